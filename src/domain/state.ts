@@ -1,0 +1,129 @@
+/**
+ * Shapes of the saga's state as workflows hold it and `saga status --json` shows it.
+ * Types come from these zod schemas so the CLI, chat bridge and workflows agree.
+ */
+import { z } from 'zod';
+import { FlagsResultSchema } from './flags';
+
+export const PHASES = [
+  'planning',
+  'implementation',
+  'validation',
+  'acceptance',
+  'complete',
+  'cancelled',
+  'failed',
+] as const;
+export const PhaseSchema = z.enum(PHASES);
+export type Phase = z.infer<typeof PhaseSchema>;
+
+export const INTERACTION_KINDS = [
+  'confirm-name',
+  'question',
+  'plan-approval',
+  'checkpoint',
+  'escalation',
+  'budget',
+  'acceptance',
+] as const;
+export const InteractionKindSchema = z.enum(INTERACTION_KINDS);
+export type InteractionKind = z.infer<typeof InteractionKindSchema>;
+
+/** Something the saga waits on a person for. `options` are the accepted choices. */
+export const InteractionSchema = z.object({
+  id: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/),
+  kind: InteractionKindSchema,
+  prompt: z.string(),
+  options: z.array(z.string()).min(1),
+  recommended: z.number().int().nullable(),
+  /** Options that need `--text` (e.g. `revise` needs the note). */
+  textRequiredFor: z.array(z.string()).default([]),
+  /** Workflow that asked and receives the answer. */
+  owner: z.string(),
+  openedAt: z.string(),
+});
+export type Interaction = z.infer<typeof InteractionSchema>;
+export type InteractionRequest = Omit<Interaction, 'owner' | 'openedAt' | 'textRequiredFor'> &
+  Partial<Pick<Interaction, 'textRequiredFor'>>;
+
+export const AnswerSchema = z.object({
+  interactionId: z.string(),
+  choice: z.string(),
+  choiceIndex: z.number().int(),
+  text: z.string().optional(),
+  user: z.string(),
+  answeredAt: z.string(),
+});
+export type Answer = z.infer<typeof AnswerSchema>;
+
+/** What a caller sends to answer an interaction (CLI, chat bridge). */
+export const RespondInputSchema = z.object({
+  interactionId: z.string().min(1),
+  choice: z.string().min(1),
+  text: z.string().max(20_000).optional(),
+  user: z.string().min(1).default('cli'),
+});
+export type RespondInput = z.input<typeof RespondInputSchema>;
+
+export const TASK_STATUSES = ['pending', 'running', 'passed', 'blocked', 'skipped', 'integrated'] as const;
+export const TaskStatusSchema = z.enum(TASK_STATUSES);
+export type TaskStatus = z.infer<typeof TaskStatusSchema>;
+
+export const UsageSchema = z.object({
+  inputTokens: z.number().default(0),
+  outputTokens: z.number().default(0),
+  costUsd: z.number().default(0),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+export const TaskStateSchema = z.object({
+  id: z.string(), // "1.2"
+  key: z.string(), // "m1t2"
+  milestone: z.number().int(),
+  task: z.number().int(),
+  slug: z.string(),
+  title: z.string(),
+  status: TaskStatusSchema,
+  branch: z.string(),
+  commit: z.string().nullable(),
+  attempts: z.number().int(),
+  delegations: z.number().int().default(0),
+  evidence: z.array(z.string()),
+  workflowId: z.string().nullable(),
+  runId: z.string().nullable(),
+  worktree: z.string().nullable(),
+  reason: z.string().nullable(),
+  changedFiles: z.array(z.string()).default([]),
+  usage: UsageSchema.optional(),
+});
+export type TaskState = z.infer<typeof TaskStateSchema>;
+
+export const MilestoneStateSchema = z.object({
+  id: z.number().int(),
+  slug: z.string(),
+  title: z.string(),
+  status: z.enum(['pending', 'running', 'integrating', 'integrated', 'failed']),
+  tasks: z.array(TaskStateSchema),
+  integrationCommit: z.string().nullable().default(null),
+});
+export type MilestoneState = z.infer<typeof MilestoneStateSchema>;
+
+export const SagaStatusSchema = z.object({
+  name: z.string(),
+  workflowId: z.string(),
+  runId: z.string().optional(),
+  phase: PhaseSchema,
+  goal: z.string(),
+  repo: z.string(),
+  flags: FlagsResultSchema,
+  executionMode: z.string(),
+  pending: z.array(InteractionSchema),
+  milestones: z.array(MilestoneStateSchema),
+  integrationBranch: z.string(),
+  sagaDir: z.string(),
+  uiUrl: z.string(),
+  round: z.number().int(),
+  usage: UsageSchema.optional(),
+  log: z.array(z.string()),
+});
+export type SagaStatus = z.infer<typeof SagaStatusSchema>;

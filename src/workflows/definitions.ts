@@ -1,0 +1,18 @@
+/**
+ * Messages of the saga workflows, defined once and shared by workflows, CLI, chat bridge and tests.
+ * Every user interaction is addressed to the saga workflow (`saga-<name>`): it is the one address.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { Answer, Interaction, RespondInput, SagaStatus } from '../domain/state';
+
+/** Answer a pending interaction. The validator rejects unknown ids and invalid choices. */
+export const respondUpdate = defineUpdate<Answer, [RespondInput]>('respond');
+/** Full status, as `saga status --json` prints it. */
+export const statusQuery = defineQuery<SagaStatus>('status');
+
+/** Child → saga: a phase workflow needs a person. */
+export const interactionOpenedSignal = defineSignal<[Interaction]>('interactionOpened');
+/** Saga → child: the person answered. */
+export const interactionAnsweredSignal = defineSignal<[Answer]>('interactionAnswered');
+/** Child → saga: progress for the status view (task and milestone state, log lines). */
+export const progressSignal = defineSignal<[import('../domain/state').ProgressEvent]>('progress');
