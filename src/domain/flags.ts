@@ -1,5 +1,12 @@
 import { z } from 'zod';
 
+/**
+ * The Sage flag contract (seed 000 + DESIGN.md 4.2). Pure: imported by workflow code.
+ *
+ * Parity matters more than taste here: the same arguments must give the same JSON as the other
+ * implementations of this contract (sage_flags.py), so whitespace, error texts and key order follow it.
+ */
+
 /** The parser's JSON contract (seed 000 + DESIGN.md 4.2): twelve keys, always present, in this order. */
 export const FlagsResultSchema = z.object({
   quality_locked: z.boolean(),
@@ -16,3 +23,283 @@ export const FlagsResultSchema = z.object({
   parallel_note: z.string().nullable(),
 });
 export type FlagsResult = z.infer<typeof FlagsResultSchema>;
+
+/**
+ * The flag vocabulary, in ONE place: every flag spelling, the config keys, the error texts and the
+ * result keys derive from it, so adding a flag cannot half-work.
+ */
+export const FLAG_VOCABULARY = {
+  keys: ['quality_locked', 'autonomous', 'subagents', 'parallel'],
+  /** The one flag that takes a value: `--parallel[=N]`, N being the lane cap. */
+  valueFlagKey: 'parallel',
+  defaultLanes: 2,
+  maxLanes: 4,
+} as const;
+
+export type FlagKey = (typeof FLAG_VOCABULARY.keys)[number];
+type FlagSource = 'flag' | 'config' | null;
+
+export const FlagKeySchema = z.enum(FLAG_VOCABULARY.keys);
+
+/** Config defaults: a key set to true turns that mode on when no flag mentions it. */
+export const ConfigDefaultsSchema = z.record(FlagKeySchema, z.boolean());
+export type ConfigDefaults = Partial<Record<FlagKey, boolean>>;
+
+/** `quality_locked` -> `--quality-locked`. */
+export function flagName(key: FlagKey): string {
+  return `--${key.replace(/_/g, '-')}`;
+}
+
+const POSITIVE_FLAGS = new Map<string, FlagKey>(FLAG_VOCABULARY.keys.map((k) => [flagName(k), k]));
+const NEGATIVE_FLAGS = new Map<string, FlagKey>(
+  FLAG_VOCABULARY.keys.map((k) => [`--no-${flagName(k).slice(2)}`, k]),
+);
+/** Sorted like the reference implementation so error texts match byte for byte. */
+const SUPPORTED_FLAGS_TEXT = [...POSITIVE_FLAGS.keys(), ...NEGATIVE_FLAGS.keys()]
+  .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  .join(', ');
+
+/**
+ * Python's `str.isspace()` set, so trimming and word splitting agree with the reference parser
+ * (JS `\s` differs: it includes U+FEFF and lacks U+001C-U+001F and U+0085).
+ */
+export const PYTHON_WHITESPACE =
+  '\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const LEADING_WS = new RegExp(`^[${PYTHON_WHITESPACE}]+`);
+const TRAILING_WS = new RegExp(`[${PYTHON_WHITESPACE}]+$`);
+const FIRST_WORD = new RegExp(`^[^${PYTHON_WHITESPACE}]+`);
+
+export function pythonStrip(text: string): string {
+  return text.replace(LEADING_WS, '').replace(TRAILING_WS, '');
+}
+
+/** Every mode off, no goal, the error set: the shape the contract demands on any failure. */
+function errorResult(message: string): FlagsResult {
+  return buildResult({}, '', message, null, null);
+}
+
+function buildResult(
+  resolved: Partial<Record<FlagKey, { value: boolean; source: FlagSource }>>,
+  goal: string,
+  error: string | null,
+  laneCap: number | null,
+  laneNote: string | null,
+): FlagsResult {
+  const draft: Record<string, unknown> = { goal, error };
+  for (const key of FLAG_VOCABULARY.keys) {
+    draft[key] = resolved[key]?.value ?? false;
+    draft[`${key}_source`] = resolved[key]?.source ?? null;
+  }
+  draft.parallel_lanes = draft.parallel ? (laneCap ?? FLAG_VOCABULARY.defaultLanes) : 0;
+  draft.parallel_note = laneNote;
+  // zod emits object keys in schema order: this is what pins the JSON to the contract order.
+  return FlagsResultSchema.parse(draft);
+}
+
+/** Strip leading zeros the way int() formatting does ("05" -> "5"), without Number overflow. */
+function canonicalDigits(digits: string): string {
+  return digits.replace(/^0+(?=\d)/, '');
+}
+
+function laneCountOf(value: string): { cap: number; note: string | null } | { error: string } {
+  const digits = /^[0-9]+$/.test(value) ? canonicalDigits(value) : null;
+  if (digits === null || digits === '0') {
+    return { error: `--parallel takes a lane count of 1 or more (got '${value}').` };
+  }
+  const max = FLAG_VOCABULARY.maxLanes;
+  if (digits.length > String(max).length || Number(digits) > max) {
+    return { cap: max, note: `--parallel=${digits} exceeds the hard cap; clamped to ${max}.` };
+  }
+  return { cap: Number(digits), note: null };
+}
+
+/**
+ * Parse slash-command arguments: leading flags, then the goal. Precedence per mode:
+ * `--no-X` / `--X` (source "flag") > config `X: true` (source "config") > off (source null).
+ * Never throws: bad input comes back as a result with `error` set.
+ */
+export function parseFlags(argumentsText: string, defaults: ConfigDefaults): FlagsResult {
+  const seen = new Map<FlagKey, 'positive' | 'negative'>();
+  let laneCap: number | null = null;
+  let laneNote: string | null = null;
+  let remaining = pythonStrip(argumentsText ?? '');
+
+  // Flags only count before the goal: parsing stops at the first word not starting with "--".
+  while (remaining.startsWith('--')) {
+    const token = (FIRST_WORD.exec(remaining) as RegExpExecArray)[0];
+    remaining = remaining.slice(token.length).replace(LEADING_WS, '');
+    const eq = token.indexOf('=');
+    const base = eq === -1 ? token : token.slice(0, eq);
+    const key = POSITIVE_FLAGS.get(base) ?? NEGATIVE_FLAGS.get(base);
+    if (key === undefined) {
+      return errorResult(`Unknown flag '${token}'. Supported flags: ${SUPPORTED_FLAGS_TEXT}.`);
+    }
+    if (eq !== -1) {
+      if (base !== flagName(FLAG_VOCABULARY.valueFlagKey)) {
+        return errorResult(`Flag '${base}' takes no value (got '${token}'); only --parallel=N does.`);
+      }
+      const lanes = laneCountOf(token.slice(eq + 1));
+      if ('error' in lanes) return errorResult(lanes.error);
+      if (laneCap === null) {
+        // The first --parallel=N counts, and only its clamp note is kept.
+        laneCap = lanes.cap;
+        laneNote = lanes.note;
+      }
+    }
+    const polarity = POSITIVE_FLAGS.has(base) ? 'positive' : 'negative';
+    const earlier = seen.get(key);
+    if (earlier !== undefined && earlier !== polarity) {
+      const dash = flagName(key).slice(2);
+      return errorResult(`Conflicting flags for ${key}: both --${dash} and --no-${dash} passed.`);
+    }
+    seen.set(key, polarity);
+  }
+
+  const resolved: Partial<Record<FlagKey, { value: boolean; source: FlagSource }>> = {};
+  for (const key of FLAG_VOCABULARY.keys) {
+    const polarity = seen.get(key);
+    if (polarity !== undefined) resolved[key] = { value: polarity === 'positive', source: 'flag' };
+    else if (defaults[key] === true) resolved[key] = { value: true, source: 'config' };
+  }
+  return buildResult(resolved, remaining, null, laneCap, laneNote);
+}
+
+/**
+ * Read config defaults with the strict one-line contract: only a top-level line that is exactly
+ * `<key>: true` counts (one space, lowercase, nothing after). Lines may end in LF, CRLF or CR.
+ */
+export function parseConfigDefaults(text: string | null): ConfigDefaults {
+  const defaults: ConfigDefaults = {};
+  if (!text) return defaults;
+  const lines = new Set(text.split(/\r\n|\r|\n/));
+  for (const key of FLAG_VOCABULARY.keys) {
+    if (lines.has(`${key}: true`)) defaults[key] = true;
+  }
+  return defaults;
+}
+
+export const ExecutionModeResolutionSchema = z.object({
+  mode: z.enum(['subagents', 'inline']),
+  /** True only when subagents were requested and refused. */
+  degraded: z.boolean(),
+  manifestValue: z.enum(['subagents', 'inline', 'inline (subagents-unavailable)']),
+  /** What to say out loud, or null when there is nothing to say. */
+  announcement: z.string().nullable(),
+});
+export type ExecutionModeResolution = z.infer<typeof ExecutionModeResolutionSchema>;
+
+/**
+ * Subagents is a capability, not a policy: a request the agent profile cannot honour is refused
+ * loudly (announced, recorded), never silently downgraded. Read the mode from here, not the flag.
+ */
+export function resolveExecutionMode(
+  requestedSubagents: boolean,
+  capabilities: { subagentDispatch: boolean; profileName?: string },
+): ExecutionModeResolution {
+  if (!requestedSubagents) {
+    return { mode: 'inline', degraded: false, manifestValue: 'inline', announcement: null };
+  }
+  if (capabilities.subagentDispatch) {
+    return { mode: 'subagents', degraded: false, manifestValue: 'subagents', announcement: null };
+  }
+  const who = capabilities.profileName
+    ? `the agent profile '${capabilities.profileName}'`
+    : 'the agent profile';
+  return {
+    mode: 'inline',
+    degraded: true,
+    manifestValue: 'inline (subagents-unavailable)',
+    announcement:
+      `Subagent execution is unavailable: ${who} cannot dispatch fresh sessions (subagent-dispatch). ` +
+      'Falling back to inline execution — implementation and review will share one context, so ' +
+      'per-task review is NOT independent. Recorded in decisions.md.',
+  };
+}
+
+export const ParallelResolutionSchema = z.object({
+  /** Effective lanes; 1 means sequential. */
+  lanes: z.number().int().min(1).max(FLAG_VOCABULARY.maxLanes),
+  /** True only when parallel was requested and cannot run (no subagent execution). */
+  degraded: z.boolean(),
+  manifestValue: z.string(),
+  announcement: z.string().nullable(),
+});
+export type ParallelResolution = z.infer<typeof ParallelResolutionSchema>;
+
+/** Parallel lanes exist only inside subagent execution; without it the saga runs sequentially, loudly. */
+export function resolveParallel(
+  flags: FlagsResult,
+  executionMode: 'subagents' | 'inline',
+): ParallelResolution {
+  if (!flags.parallel) {
+    return { lanes: 1, degraded: false, manifestValue: 'sequential', announcement: null };
+  }
+  if (executionMode !== 'subagents') {
+    return {
+      lanes: 1,
+      degraded: true,
+      manifestValue: 'sequential (parallel-requires-subagents)',
+      announcement:
+        'Parallel lanes are unavailable: --parallel requires subagent execution, and this saga ' +
+        'resolved to inline execution. Running tasks sequentially — recorded in decisions.md.',
+    };
+  }
+  const lanes = Math.min(Math.max(flags.parallel_lanes, 1), FLAG_VOCABULARY.maxLanes);
+  return {
+    lanes,
+    degraded: false,
+    manifestValue: `parallel (${lanes} ${lanes === 1 ? 'lane' : 'lanes'})`,
+    announcement: null,
+  };
+}
+
+/**
+ * The announcement made before any work starts (seed 000 "After Parsing"): the workflow line, the
+ * active modes (line omitted when none), any clamp note, then the goal. On an error: the error verbatim.
+ */
+export function announceModes(
+  flags: FlagsResult,
+  options: { product?: string; workflow?: string } = {},
+): string {
+  const product = options.product ?? 'Sage';
+  if (flags.error !== null) return `${product}: ${flags.error}`;
+  const modes = FLAG_VOCABULARY.keys
+    .filter((key) => flags[key])
+    .map((key) => (key === 'parallel' ? `--parallel=${flags.parallel_lanes}` : flagName(key)));
+  const lines = [`${product} → ${options.workflow ?? 'build'} workflow.`];
+  if (modes.length > 0) lines.push(`Modes: ${modes.join(', ')}`);
+  if (flags.parallel_note !== null) lines.push(`Note: ${flags.parallel_note}`);
+  lines.push(`Goal: ${flags.goal}`);
+  return lines.join('\n');
+}
+
+/**
+ * JSON exactly as the reference tools print it (Python `json.dumps` defaults): `", "` and `": "`
+ * separators, everything outside printable ASCII escaped as \uXXXX. Keys keep insertion order.
+ */
+export function toContractJson(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'boolean' || typeof value === 'number') return String(value);
+  if (typeof value === 'string') return quoteAscii(value);
+  if (Array.isArray(value)) return `[${value.map(toContractJson).join(', ')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  return `{${entries.map(([k, v]) => `${quoteAscii(k)}: ${toContractJson(v)}`).join(', ')}}`;
+}
+
+const SHORT_ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+};
+
+function quoteAscii(text: string): string {
+  // Iterating UTF-16 code units gives surrogate pairs as two \uXXXX escapes, as Python does.
+  const escaped = text.replace(/["\\]|[^\x20-\x7e]/g, (ch) => {
+    return SHORT_ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+  return `"${escaped}"`;
+}

@@ -127,3 +127,17 @@ export const SagaStatusSchema = z.object({
   log: z.array(z.string()),
 });
 export type SagaStatus = z.infer<typeof SagaStatusSchema>;
+
+/** Phase workflows → saga workflow: state changes for `saga status` (small; big data stays in files). */
+export const ProgressEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('milestones'), milestones: z.array(MilestoneStateSchema) }),
+  z.object({ type: z.literal('task'), task: TaskStateSchema }),
+  z.object({
+    type: z.literal('milestone'),
+    id: z.number().int(),
+    status: MilestoneStateSchema.shape.status,
+    integrationCommit: z.string().nullable(),
+  }),
+  z.object({ type: z.literal('log'), line: z.string() }),
+]);
+export type ProgressEvent = z.infer<typeof ProgressEventSchema>;

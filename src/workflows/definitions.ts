@@ -3,7 +3,7 @@
  * Every user interaction is addressed to the saga workflow (`saga-<name>`): it is the one address.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { Answer, Interaction, RespondInput, SagaStatus } from '../domain/state';
+import type { Answer, Interaction, ProgressEvent, RespondInput, SagaStatus } from '../domain/state';
 
 /** Answer a pending interaction. The validator rejects unknown ids and invalid choices. */
 export const respondUpdate = defineUpdate<Answer, [RespondInput]>('respond');
@@ -15,4 +15,4 @@ export const interactionOpenedSignal = defineSignal<[Interaction]>('interactionO
 /** Saga → child: the person answered. */
 export const interactionAnsweredSignal = defineSignal<[Answer]>('interactionAnswered');
 /** Child → saga: progress for the status view (task and milestone state, log lines). */
-export const progressSignal = defineSignal<[import('../domain/state').ProgressEvent]>('progress');
+export const progressSignal = defineSignal<[ProgressEvent]>('progress');

@@ -1,1 +1,28 @@
-export default async function globalSetup(): Promise<void> {}
+/**
+ * One real Temporal dev server (the installed `temporal` binary, SQLite file, free port) for the whole run,
+ * and the workflow code bundled once.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { freePort, startDevServer, type DevServer } from '../../src/worker/dev-server';
+import { ARTIFACTS, SERVER_FILE, WORKFLOW_BUNDLE, type TestServerInfo } from './server';
+
+declare global {
+  var __SAGA_TEST_SERVER__: DevServer | undefined;
+}
+
+export default async function globalSetup(): Promise<void> {
+  rmSync(ARTIFACTS, { recursive: true, force: true });
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const port = await freePort();
+  const dbFile = path.join(ARTIFACTS, 'temporal.db');
+  const [server, bundle] = await Promise.all([
+    startDevServer({ dbFile, port, headless: true, logFile: path.join(ARTIFACTS, 'server.log'), startTimeoutMs: 120_000 }),
+    bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: undefined }),
+  ]);
+  writeFileSync(WORKFLOW_BUNDLE, bundle.code);
+  globalThis.__SAGA_TEST_SERVER__ = server;
+  const info: TestServerInfo = { address: server.address, namespace: 'default', dbFile, port, pid: server.process.pid! };
+  writeFileSync(SERVER_FILE, JSON.stringify(info));
+}

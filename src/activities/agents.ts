@@ -1,0 +1,275 @@
+/**
+ * The `runAgent` activity: runs one coding agent process (any role, DESIGN.md 4.4 and 4.6) with its prompt
+ * file, report file and transcript under `<sagaDir>/runs/<label>/`, heartbeating while it works. Only a
+ * small summary goes back into workflow history; everything big stays in those files.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { extractReport, parseUsage } from '../domain/agent-output';
+import { expandCommand, ResolvedAgentProfileSchema } from '../domain/config';
+import type { Usage } from '../domain/state';
+import { findSagaRoot } from './config-loader';
+import { runDirectory, runProcess, SpawnError } from './process';
+
+export const AGENT_ROLES = ['planner', 'implementer', 'reviewer', 'resolver'] as const;
+
+export const RunAgentInputSchema = z.object({
+  sagaName: z.string().min(1),
+  sagaDir: z.string().refine((p) => path.isAbsolute(p), 'must be an absolute path'),
+  role: z.enum(AGENT_ROLES),
+  /** planner `questions|plan|revise`, reviewer `plan|task`, resolver `merge`, implementer e.g. `implement`. */
+  stage: z.string().min(1),
+  taskId: z.string(),
+  attempt: z.number().int().min(1),
+  profile: ResolvedAgentProfileSchema,
+  /** The instructions, short text; files and context are added to the prompt file below it. */
+  prompt: z.string(),
+  /** Files whose text is appended to the prompt file (truncated), e.g. earlier validation output. */
+  attachments: z.array(z.string()).default([]),
+  /** Machine-readable context, the last ```json block of the prompt file. */
+  context: z.record(z.unknown()).default({}),
+  workdir: z.string().refine((p) => path.isAbsolute(p), 'must be an absolute path'),
+  extraEnv: z.record(z.string()).optional(),
+  /** e.g. `m1t2-a1`; sanitised into one folder name under `<sagaDir>/runs/`. */
+  runLabel: z.string().min(1),
+});
+export type RunAgentInput = z.input<typeof RunAgentInputSchema>;
+
+export interface RunAgentResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  idle: boolean;
+  cancelled: boolean;
+  durationMs: number;
+  outputBytes: number;
+  lastLine: string;
+  transcriptPath: string;
+  promptPath: string;
+  reportPath: string;
+  report: Record<string, unknown> | null;
+  reportError: string | null;
+  /** Reviewer only: the findings text (report `findings`, report file text, or the end of stdout). */
+  findings: string | null;
+  usage: Usage | null;
+}
+
+const ATTACHMENT_MAX = 24 * 1024;
+const ATTACHMENT_HEAD = 4 * 1024;
+const ATTACHMENTS_TOTAL_MAX = 64 * 1024;
+/** Linux caps one argv element at 128 KiB; a longer prompt is passed by file reference. */
+const PROMPT_ARG_MAX = 100_000;
+const REPORT_READ_MAX = 1024 * 1024;
+const REPORT_KEEP_MAX = 64 * 1024;
+const STDOUT_SCAN_MAX = 256 * 1024;
+const FINDINGS_MAX = 16 * 1024;
+
+export function createAgentActivities(deps: { sagaHome: string; nodePath?: string; sagaRoot?: string }) {
+  const nodePath = deps.nodePath ?? process.execPath;
+  const sagaRoot = deps.sagaRoot ?? findSagaRoot();
+
+  return {
+    async runAgent(rawInput: RunAgentInput): Promise<RunAgentResult> {
+      const parsed = RunAgentInputSchema.safeParse(rawInput);
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`);
+        throw ApplicationFailure.nonRetryable(
+          `Invalid runAgent input: ${problems.join('; ')}`,
+          'InvalidInput',
+        );
+      }
+      const input = parsed.data;
+      const ctx = Context.current();
+      const runDir = runDirectory(input.sagaDir, input.runLabel);
+      await fs.mkdir(runDir, { recursive: true });
+      const promptPath = path.join(runDir, 'prompt.md');
+      const reportPath = path.join(runDir, 'report.json');
+      const transcriptPath = path.join(runDir, 'transcript.log');
+
+      const promptText = await composePrompt(input, reportPath);
+      await fs.writeFile(promptPath, promptText);
+      await fs.writeFile(reportPath, ''); // an answer left by an earlier try must not count
+      const argv = expandCommand(input.profile.command, {
+        prompt:
+          Buffer.byteLength(promptText) <= PROMPT_ARG_MAX
+            ? promptText
+            : `${input.prompt}\n\nYour full instructions and context are in ${promptPath}; read that file first.`,
+        prompt_file: promptPath,
+        workdir: input.workdir,
+        task_id: input.taskId,
+        saga_root: sagaRoot,
+        node: nodePath,
+      });
+      await fs.appendFile(
+        transcriptPath,
+        `=== saga ${input.role}/${input.stage} task ${input.taskId || '-'} attempt ${input.attempt} ` +
+          `profile ${input.profile.name} (activity attempt ${ctx.info.attempt}) ===\n`,
+      );
+      const transcriptStart = (await fs.stat(transcriptPath)).size;
+
+      ctx.heartbeat({ outputBytes: 0, lastLine: '', elapsedMs: 0 });
+      const run = await runProcess({
+        argv,
+        cwd: input.workdir,
+        env: {
+          ...process.env,
+          ...input.profile.env,
+          ...input.extraEnv,
+          SAGA_NAME: input.sagaName,
+          SAGA_TASK_ID: input.taskId,
+          SAGA_ROLE: input.role,
+          SAGA_STAGE: input.stage,
+          SAGA_ATTEMPT: String(input.attempt),
+          SAGA_PROMPT_FILE: promptPath,
+          SAGA_REPORT_FILE: reportPath,
+          SAGA_WORKTREE: input.workdir,
+        },
+        outputPath: transcriptPath,
+        timeoutMs: input.profile.timeoutMs,
+        idleTimeoutMs: input.profile.idleTimeoutMs,
+        signal: ctx.cancellationSignal,
+        onProgress: (progress) => ctx.heartbeat(progress),
+      }).catch((err: unknown) => {
+        // A missing agent CLI or worktree will not appear by retrying.
+        if (err instanceof SpawnError) throw ApplicationFailure.nonRetryable(err.message, 'SpawnError');
+        throw err;
+      });
+      if (ctx.cancellationSignal.aborted) {
+        // The tree is already dead (runProcess killed it); report the cancellation as Temporal expects.
+        throw ctx.cancellationSignal.reason ?? new CancelledFailure('Activity cancelled');
+      }
+
+      const reportText = await readHead(reportPath, REPORT_READ_MAX);
+      const stdoutText = await readTail(transcriptPath, STDOUT_SCAN_MAX, transcriptStart);
+      const extracted = extractReport(reportText, stdoutText);
+      let { report, error: reportError } = extracted;
+      // A reviewer may answer in plain text findings (DESIGN.md 4.6): that is not a JSON error.
+      if (input.role === 'reviewer' && !report) reportError = null;
+      const reportSize = report ? JSON.stringify(report).length : 0;
+      if (reportSize > REPORT_KEEP_MAX) {
+        reportError = `report is ${Math.round(reportSize / 1024)} KB, over the ${REPORT_KEEP_MAX / 1024} KB kept in workflow history; read it from ${reportPath}`;
+        report = null;
+      }
+      return {
+        exitCode: run.exitCode,
+        signal: run.signal,
+        timedOut: run.timedOut,
+        idle: run.idle,
+        cancelled: run.aborted,
+        durationMs: run.durationMs,
+        outputBytes: run.outputBytes,
+        lastLine: run.lastLine.slice(0, 200),
+        transcriptPath,
+        promptPath,
+        reportPath,
+        report,
+        reportError,
+        findings: input.role === 'reviewer' ? findingsText(extracted.report, reportText, stdoutText) : null,
+        usage: parseUsage(stdoutText),
+      };
+    },
+  };
+}
+
+/** Instructions, then attachments, then how to answer, then the machine context as the LAST json block. */
+async function composePrompt(
+  input: z.infer<typeof RunAgentInputSchema>,
+  reportPath: string,
+): Promise<string> {
+  const parts = [input.prompt.trimEnd(), ''];
+  if (input.attachments.length > 0) {
+    parts.push('## Attachments', '');
+    let budget = ATTACHMENTS_TOTAL_MAX;
+    for (const attachment of input.attachments) {
+      const file = path.resolve(input.sagaDir, attachment);
+      if (budget <= 0) {
+        parts.push(`### ${file}`, '', '(not included: attachment budget used up; read the file itself)', '');
+        continue;
+      }
+      const text = await excerpt(file, Math.min(ATTACHMENT_MAX, budget));
+      budget -= Buffer.byteLength(text);
+      parts.push(`### ${file}`, '', '~~~~text', text.trimEnd(), '~~~~', '');
+    }
+  }
+  parts.push(
+    '## Reporting',
+    '',
+    `Write your answer as one JSON object to the file named by $SAGA_REPORT_FILE (${reportPath}),` +
+      ' or print it as the last ```json block of your output.',
+    '',
+    '## Context',
+    '',
+    '```json',
+    // Backticks are escaped so the context can never close its own fence.
+    JSON.stringify(input.context, null, 2).replace(/`/g, '\\u0060'),
+    '```',
+    '',
+  );
+  return parts.join('\n');
+}
+
+/** The whole file when small, else its head and tail with a note on what was left out. */
+async function excerpt(file: string, max: number): Promise<string> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, 'r');
+  } catch (err) {
+    return `(could not read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size <= max) return (await handle.readFile()).toString('utf8');
+    const head = Math.min(ATTACHMENT_HEAD, Math.floor(max / 4));
+    const tail = max - head;
+    const headBuf = Buffer.alloc(head);
+    const tailBuf = Buffer.alloc(tail);
+    await handle.read(headBuf, 0, head, 0);
+    await handle.read(tailBuf, 0, tail, size - tail);
+    return `${headBuf.toString('utf8')}\n[... ${size - head - tail} bytes left out; full file: ${file} ...]\n${tailBuf.toString('utf8')}`;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readHead(file: string, max: number): Promise<string | null> {
+  const handle = await fs.open(file, 'r').catch(() => null);
+  if (!handle) return null;
+  try {
+    const buf = Buffer.alloc(max);
+    const { bytesRead } = await handle.read(buf, 0, max, 0);
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The last `max` bytes of the file, never before `from`. */
+async function readTail(file: string, max: number, from: number): Promise<string> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(from, size - max);
+    const buf = Buffer.alloc(Math.max(0, size - start));
+    await handle.read(buf, 0, buf.length, start);
+    return buf.toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+function findingsText(
+  report: Record<string, unknown> | null,
+  reportText: string | null,
+  stdout: string,
+): string {
+  const text =
+    typeof report?.findings === 'string'
+      ? report.findings
+      : reportText?.trim()
+        ? reportText
+        : stdout.slice(-FINDINGS_MAX);
+  return text.slice(0, FINDINGS_MAX);
+}

@@ -1,0 +1,94 @@
+/**
+ * Finds and reads `saga.config.yaml`: an explicit file, else the repo's, else the saga home's, else defaults.
+ * Per-machine placeholders (`{saga_root}`, `{node}`) of every profile are filled in here.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import {
+  BUILTIN_AGENTS,
+  DEFAULT_SAGA_CONFIG,
+  expandCommand,
+  knownAgentNames,
+  parseSagaConfigText,
+  type AgentProfile,
+  type SagaConfig,
+} from '../domain/config';
+
+export const CONFIG_FILE_NAME = 'saga.config.yaml';
+
+export interface LoadSagaConfigInput {
+  repo: string;
+  sagaHome: string;
+  /** `--config FILE`: used instead of the search when given; it must exist. */
+  configFile?: string;
+}
+
+export interface LoadedSagaConfig {
+  config: SagaConfig;
+  /** The file read, or null when the defaults apply. */
+  source: string | null;
+}
+
+export interface MachinePaths {
+  sagaRoot: string;
+  nodePath: string;
+}
+
+/** The folder holding saga's own `agents/` (works from `src/` under ts and from `dist/src/` when built). */
+export function findSagaRoot(from: string = __dirname): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'agents', 'demo-agent.js'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(__dirname, '..', '..');
+  }
+}
+
+export async function loadSagaConfig(
+  input: LoadSagaConfigInput,
+  machine: MachinePaths = { sagaRoot: findSagaRoot(), nodePath: process.execPath },
+): Promise<LoadedSagaConfig> {
+  const candidates = input.configFile
+    ? [path.resolve(input.configFile)]
+    : [path.join(input.repo, CONFIG_FILE_NAME), path.join(input.sagaHome, CONFIG_FILE_NAME)];
+  for (const file of candidates) {
+    const text = await readIfExists(file, Boolean(input.configFile));
+    if (text === null) continue;
+    const parsed = parseSagaConfigText(text, file);
+    if (!parsed.ok) {
+      throw ApplicationFailure.nonRetryable(
+        `Invalid saga config ${file}:\n${parsed.errors.map((e) => `  - ${e}`).join('\n')}`,
+        'InvalidSagaConfig',
+      );
+    }
+    return { config: fillMachinePlaceholders(parsed.config, machine), source: file };
+  }
+  return { config: fillMachinePlaceholders(DEFAULT_SAGA_CONFIG, machine), source: null };
+}
+
+async function readIfExists(file: string, required: boolean): Promise<string | null> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !required) return null;
+    const why = code === 'ENOENT' ? 'file not found' : (err as Error).message;
+    throw ApplicationFailure.nonRetryable(`Cannot read saga config ${file}: ${why}`, 'InvalidSagaConfig');
+  }
+}
+
+/** Every known profile (presets included) with `{saga_root}` and `{node}` resolved for this machine. */
+function fillMachinePlaceholders(config: SagaConfig, machine: MachinePaths): SagaConfig {
+  const agents: Record<string, AgentProfile> = {};
+  for (const name of knownAgentNames(config)) {
+    const merged: AgentProfile = { ...BUILTIN_AGENTS[name], ...config.agents[name] };
+    if (merged.command) {
+      merged.command = expandCommand(
+        merged.command,
+        { saga_root: machine.sagaRoot, node: machine.nodePath },
+        { leaveMissing: true },
+      );
+    }
+    agents[name] = merged;
+  }
+  return { ...config, agents };
+}

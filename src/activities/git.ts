@@ -1,0 +1,866 @@
+/**
+ * Every git operation of the saga as an idempotent activity: worktrees per task, durable handoff commits,
+ * milestone integration (merge, resolve, revert) and reconciliation when a saga is continued.
+ * Git runs through `runGit` with argument arrays only; errors carry git's stderr.
+ */
+import { execFile } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { asyncLocalStorage } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { z } from 'zod';
+import { SAGA_NAME_PATTERN, slugify } from '../domain/naming';
+import { runProcess } from './process';
+
+// ---------------------------------------------------------------------------------------------------------
+// Running git
+
+/** A failed git command; the message names the command, folder and git's own stderr. */
+export class GitError extends Error {
+  constructor(
+    readonly args: string[],
+    readonly cwd: string,
+    readonly exitCode: number | null,
+    readonly stderr: string,
+  ) {
+    super(`git ${args.join(' ')} failed in ${cwd} (exit ${exitCode ?? 'none'}): ${stderr.trim()}`);
+    this.name = 'GitError';
+  }
+}
+
+interface GitOutput {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Variables from a surrounding git process (e.g. a hook running the worker) would redirect our commands. */
+const INHERITED_GIT_VARS = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_PREFIX'];
+
+function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+  for (const name of INHERITED_GIT_VARS) delete env[name];
+  return env;
+}
+
+function execGit(cwd: string, args: string[]): Promise<GitOutput> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      args,
+      { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') {
+          reject(new GitError(args, cwd, null, `${error.message}\n${stderr}`));
+          return;
+        }
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+const STALE_LOCK_MS = 10_000;
+const LOCK_MESSAGE = /Unable to create '([^']+\.lock)': File exists/;
+
+/** Linux only (reads /proc); elsewhere the lock's age alone decides. */
+async function gitProcessRunningIn(dirs: string[]): Promise<boolean> {
+  const pids = await fs.readdir('/proc').catch(() => [] as string[]);
+  for (const pid of pids) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      if ((await fs.readFile(`/proc/${pid}/comm`, 'utf8')).trim() !== 'git') continue;
+      const cwd = await fs.readlink(`/proc/${pid}/cwd`);
+      if (dirs.some((dir) => isInside(dir, cwd))) return true;
+    } catch {
+      // The process ended or is not ours to inspect.
+    }
+  }
+  return false;
+}
+
+/** Removes a lock left by a crashed git; returns a note, or null when the lock may be live. */
+async function removeStaleLock(cwd: string, stderr: string): Promise<string | null> {
+  const lock = LOCK_MESSAGE.exec(stderr)?.[1];
+  if (!lock) return null;
+  const stat = await fs.stat(lock).catch(() => null);
+  if (!stat) return `lock ${lock} disappeared; retried`;
+  const ageMs = Date.now() - stat.mtimeMs;
+  if (ageMs < STALE_LOCK_MS) return null;
+  const gitDirIndex = lock.lastIndexOf(`${path.sep}.git${path.sep}`);
+  const repoDir = gitDirIndex >= 0 ? lock.slice(0, gitDirIndex) : path.dirname(lock);
+  if (await gitProcessRunningIn([cwd, repoDir])) return null;
+  await fs.rm(lock, { force: true });
+  return `removed stale lock ${lock} (${Math.round(ageMs / 1000)} s old, no git process running) and retried`;
+}
+
+/**
+ * Runs git and returns its output whatever the exit code, recovering once from a stale lock file.
+ * Notes about recoveries are appended to `notes` so activities can report them.
+ */
+async function runGitRaw(cwd: string, args: string[], notes?: string[]): Promise<GitOutput> {
+  const first = await execGit(cwd, args);
+  if (first.code === 0) return first;
+  const note = await removeStaleLock(cwd, first.stderr);
+  if (!note) return first;
+  notes?.push(note);
+  return execGit(cwd, args);
+}
+
+/** Runs git with an argument array and returns stdout; throws GitError (with stderr) on failure. */
+export async function runGit(cwd: string, args: string[], notes?: string[]): Promise<string> {
+  const out = await runGitRaw(cwd, args, notes);
+  if (out.code !== 0) throw new GitError(args, cwd, out.code, out.stderr || out.stdout);
+  return out.stdout;
+}
+
+/** `-c` options so commits work on a machine with no git identity configured. */
+async function identityArgs(cwd: string): Promise<string[]> {
+  const value = async (key: string) => (await execGit(cwd, ['config', key])).stdout.trim();
+  const [name, email] = await Promise.all([value('user.name'), value('user.email')]);
+  return [...(name ? [] : ['-c', 'user.name=Saga']), ...(email ? [] : ['-c', 'user.email=saga@localhost'])];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Small git queries
+
+const fail = (type: string, message: string) => ApplicationFailure.nonRetryable(message, type);
+
+function isInside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+const pathExists = (p: string) =>
+  fs.stat(p).then(
+    () => true,
+    () => false,
+  );
+
+/** Real path when it exists (so /tmp symlinks compare equal), else the resolved path. */
+const canonical = (p: string) => fs.realpath(p).catch(() => path.resolve(p));
+
+async function resolveCommit(cwd: string, rev: string): Promise<string | null> {
+  const out = await execGit(cwd, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);
+  return out.code === 0 ? out.stdout.trim() : null;
+}
+
+async function requireCommit(cwd: string, rev: string, type: string, what: string): Promise<string> {
+  const sha = await resolveCommit(cwd, rev);
+  if (!sha) throw fail(type, `${what} '${rev}' does not name a commit in ${cwd}`);
+  return sha;
+}
+
+const headOf = async (cwd: string) => (await runGit(cwd, ['rev-parse', 'HEAD'])).trim();
+
+async function branchHead(cwd: string, branch: string): Promise<string | null> {
+  return resolveCommit(cwd, `refs/heads/${branch}`);
+}
+
+async function isAncestorCommit(cwd: string, commit: string, of: string): Promise<boolean> {
+  const out = await execGit(cwd, ['merge-base', '--is-ancestor', commit, of]);
+  if (out.code === 0 || out.code === 1) return out.code === 0;
+  throw new GitError(['merge-base', '--is-ancestor', commit, of], cwd, out.code, out.stderr);
+}
+
+async function mergeHead(cwd: string): Promise<string | null> {
+  const out = await execGit(cwd, ['rev-parse', '-q', '--verify', 'MERGE_HEAD']);
+  return out.code === 0 ? out.stdout.trim() : null;
+}
+
+const splitZ = (out: string) => out.split('\0').filter(Boolean);
+
+/** Paths with uncommitted changes, untracked files included (ignored files are not work). */
+async function dirtyFiles(cwd: string): Promise<string[]> {
+  const tokens = splitZ(await runGit(cwd, ['status', '--porcelain=v1', '-z', '--untracked-files=all']));
+  const files: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    files.push(tokens[i].slice(3));
+    if (/^[RC]/.test(tokens[i])) i++; // a rename is followed by its original path
+  }
+  return files;
+}
+
+async function unmergedFiles(cwd: string): Promise<string[]> {
+  return splitZ(await runGit(cwd, ['diff', '--name-only', '-z', '--diff-filter=U']));
+}
+
+async function repoToplevel(repo: string): Promise<string> {
+  if (!(await pathExists(repo))) throw fail('NotAGitRepo', `Repository folder '${repo}' does not exist`);
+  const out = await execGit(repo, ['rev-parse', '--show-toplevel']);
+  if (out.code !== 0 || !out.stdout.trim()) {
+    throw fail('NotAGitRepo', `'${repo}' is not inside a git repository (${out.stderr.trim()})`);
+  }
+  return out.stdout.trim();
+}
+
+async function requireWorktreeDir(worktree: string): Promise<string> {
+  if (!(await pathExists(worktree))) throw fail('WorktreeMissing', `Worktree '${worktree}' does not exist`);
+  return worktree;
+}
+
+interface WorktreeEntry {
+  path: string;
+  canonicalPath: string;
+  head: string | null;
+  branch: string | null;
+  exists: boolean;
+  main: boolean;
+}
+
+async function listWorktrees(repo: string): Promise<WorktreeEntry[]> {
+  const blocks = (await runGit(repo, ['worktree', 'list', '--porcelain'])).split(/\n\n+/).filter(Boolean);
+  return Promise.all(
+    blocks.map(async (block, index) => {
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .find((line) => line.startsWith(`${name} `))
+          ?.slice(name.length + 1) ?? null;
+      const wtPath = field('worktree') ?? '';
+      return {
+        path: wtPath,
+        canonicalPath: await canonical(wtPath),
+        head: field('HEAD'),
+        branch: field('branch')?.replace(/^refs\/heads\//, '') ?? null,
+        exists: await pathExists(wtPath),
+        main: index === 0,
+      };
+    }),
+  );
+}
+
+/** Drops registrations whose folder was deleted, so the path or branch can be used again. */
+async function pruneIfStale(repo: string, notes: string[]): Promise<WorktreeEntry[]> {
+  const entries = await listWorktrees(repo);
+  if (entries.every((e) => e.exists)) return entries;
+  await runGit(repo, ['worktree', 'prune'], notes);
+  const stale = entries.filter((e) => !e.exists).map((e) => e.path);
+  notes.push(`pruned stale worktree registration(s): ${stale.join(', ')}`);
+  return listWorktrees(repo);
+}
+
+async function assertValidBranchName(cwd: string, branch: string): Promise<void> {
+  const out = await execGit(cwd, ['check-ref-format', '--branch', branch]);
+  if (out.code !== 0) throw fail('InvalidInput', `'${branch}' is not a valid branch name`);
+}
+
+/**
+ * Creates or reuses the worktree of `branch` at `worktree`. Reuse when already there; `worktree add` of an
+ * existing branch; otherwise a new branch from the base commit.
+ */
+async function ensureWorktree(
+  repoTop: string,
+  branch: string,
+  worktree: string,
+  base: string,
+  notes: string[],
+): Promise<{ baseCommit: string; created: boolean }> {
+  await assertValidBranchName(repoTop, branch);
+  const baseCommit = await requireCommit(repoTop, base, 'UnknownBase', 'Base');
+  const entries = await pruneIfStale(repoTop, notes);
+  const target = await canonical(worktree);
+  const atPath = entries.find((e) => e.canonicalPath === target);
+  if (atPath) {
+    if (atPath.branch === branch) return { baseCommit, created: false };
+    throw fail(
+      'WorktreeConflict',
+      `'${worktree}' is already a worktree of ${atPath.branch ?? 'a detached HEAD'}, not of '${branch}'`,
+    );
+  }
+  const elsewhere = entries.find((e) => e.branch === branch);
+  if (elsewhere) {
+    throw fail('BranchCheckedOut', `Branch '${branch}' is already checked out at '${elsewhere.path}'`);
+  }
+  if ((await pathExists(worktree)) && (await fs.readdir(worktree)).length > 0) {
+    throw fail('PathOccupied', `'${worktree}' exists, is not empty and is not a worktree of this repository`);
+  }
+  const args = (await branchHead(repoTop, branch))
+    ? ['worktree', 'add', worktree, branch]
+    : ['worktree', 'add', '-b', branch, worktree, baseCommit];
+  await runGit(repoTop, args, notes);
+  return { baseCommit, created: true };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Input schemas
+
+const nonOption = (what: string) =>
+  z
+    .string()
+    .min(1, `${what} is required`)
+    .refine((s) => !s.startsWith('-'), `${what} must not start with '-'`);
+const absolutePath = (what: string) =>
+  z
+    .string()
+    .min(1, `${what} is required`)
+    .refine((p) => path.isAbsolute(p), `${what} must be an absolute path`)
+    .transform((p) => path.resolve(p));
+const repoPath = z
+  .string()
+  .min(1, 'repo is required')
+  .transform((p) => path.resolve(p));
+const sagaName = z.string().regex(SAGA_NAME_PATTERN, 'sagaName must be a valid saga name');
+const message = z.string().trim().min(1, 'message must not be empty');
+
+export const CheckRepoInputSchema = z.object({ repo: repoPath, base: nonOption('base').optional() });
+export const PrepareWorktreeInputSchema = z.object({
+  repo: repoPath,
+  branch: nonOption('branch'),
+  worktree: absolutePath('worktree'),
+  base: nonOption('base'),
+  copyFiles: z.array(z.string().min(1)).default([]),
+  setup: z.array(z.array(z.string()).min(1, 'a setup command needs at least the program')).default([]),
+  env: z.record(z.string()).optional(),
+  setupTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(20 * 60_000),
+});
+export const CommitHandoffInputSchema = z.object({
+  worktree: absolutePath('worktree'),
+  message,
+  baseCommit: nonOption('baseCommit').optional(),
+});
+export const RemoveWorktreeInputSchema = z.object({ repo: repoPath, worktree: absolutePath('worktree') });
+export const EnsureIntegrationWorktreeInputSchema = z.object({
+  repo: repoPath,
+  branch: nonOption('branch'),
+  worktree: absolutePath('worktree'),
+  base: nonOption('base'),
+});
+export const MergeBranchInputSchema = z.object({
+  worktree: absolutePath('worktree'),
+  branch: nonOption('branch'),
+  message,
+});
+export const CompleteMergeInputSchema = z.object({ worktree: absolutePath('worktree'), message });
+export const WorktreeInputSchema = z.object({ worktree: absolutePath('worktree') });
+export const ResetHardInputSchema = z.object({
+  worktree: absolutePath('worktree'),
+  commit: nonOption('commit'),
+});
+export const IsAncestorInputSchema = z.object({
+  repo: repoPath,
+  commit: nonOption('commit'),
+  of: nonOption('of'),
+});
+export const SagaWorktreesInputSchema = z.object({ repo: repoPath, sagaName });
+export const CleanupSagaWorktreesInputSchema = SagaWorktreesInputSchema.extend({
+  force: z.boolean().default(false),
+});
+export const ReconcileGitInputSchema = z.object({
+  repo: repoPath,
+  sagaName,
+  integrationBranch: nonOption('integrationBranch'),
+  tasks: z.array(
+    z.object({
+      key: z.string().min(1),
+      branch: nonOption('branch'),
+      commit: nonOption('commit').nullable(),
+      /** When the saga records the task as integrated, a missing merge is reported. */
+      expectMerged: z.boolean().optional(),
+    }),
+  ),
+});
+export const FastForwardBaseInputSchema = z.object({
+  repo: repoPath,
+  base: nonOption('base'),
+  integrationBranch: nonOption('integrationBranch'),
+});
+
+function parseInput<S extends z.ZodTypeAny>(activity: string, schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
+  throw fail('InvalidInput', `${activity}: invalid input: ${issues}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Activities
+
+const OUTPUT_TAIL = 4000;
+const SETUP_PENDING_MARKER = 'saga-setup-pending';
+
+export function createGitActivities(deps: { sagaHome: string }) {
+  /** Setup logs go under the saga's own `runs/` folder when the branch names the saga. */
+  function setupLogPath(branch: string, index: number): string {
+    const m = /^saga\/([^/]+)\/(.+)$/.exec(branch);
+    const dir = m
+      ? path.join(deps.sagaHome, slugify(m[1], 63), 'runs', 'setup')
+      : path.join(deps.sagaHome, 'runs', 'setup');
+    return path.join(dir, `${slugify(m ? m[2] : branch, 60)}-${index + 1}.log`);
+  }
+
+  async function copyIgnoredFiles(repoTop: string, worktree: string, files: string[]) {
+    const copied: string[] = [];
+    const skipped: string[] = [];
+    const realTop = await fs.realpath(repoTop);
+    for (const rel of files) {
+      const source = path.resolve(repoTop, rel);
+      if (path.isAbsolute(rel) || !isInside(repoTop, source) || source === repoTop) {
+        throw fail('InvalidInput', `copyFiles entry '${rel}' must be a path inside the repository`);
+      }
+      const realSource = await fs.realpath(source).catch(() => null);
+      if (!realSource) {
+        skipped.push(rel);
+        continue;
+      }
+      if (!isInside(realTop, realSource)) {
+        throw fail('InvalidInput', `copyFiles entry '${rel}' resolves outside the repository`);
+      }
+      const target = path.join(worktree, path.relative(repoTop, source));
+      if (await pathExists(target)) {
+        skipped.push(rel); // tracked files are already checked out; never overwrite
+        continue;
+      }
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      await fs.cp(source, target, { recursive: true, force: false, errorOnExist: false });
+      copied.push(rel);
+    }
+    return { copied, skipped };
+  }
+
+  async function runSetup(
+    worktree: string,
+    branch: string,
+    input: z.output<typeof PrepareWorktreeInputSchema>,
+  ) {
+    const logs: string[] = [];
+    for (const [index, argv] of input.setup.entries()) {
+      const logPath = setupLogPath(branch, index);
+      logs.push(logPath);
+      await fs.mkdir(path.dirname(logPath), { recursive: true });
+      await fs.writeFile(logPath, `$ ${JSON.stringify(argv)}\n# cwd: ${worktree}\n`);
+      let run: Awaited<ReturnType<typeof runProcess>>;
+      try {
+        run = await runProcess({
+          argv,
+          cwd: worktree,
+          env: { ...process.env, ...input.env },
+          outputPath: logPath,
+          timeoutMs: input.setupTimeoutMs,
+          signal: asyncLocalStorage.getStore()?.cancellationSignal,
+          onProgress: (p) => asyncLocalStorage.getStore()?.heartbeat({ step: 'setup', argv, ...p }),
+          progressIntervalMs: 5000,
+        });
+      } catch (err) {
+        throw fail(
+          'SetupFailed',
+          `Setup command ${JSON.stringify(argv)} could not start: ${(err as Error).message}`,
+        );
+      }
+      if (run.aborted) throw new CancelledFailure(`setup of ${worktree} cancelled`);
+      if (run.exitCode !== 0) {
+        const why = run.timedOut
+          ? `timed out after ${input.setupTimeoutMs} ms`
+          : `exited ${run.exitCode ?? run.signal}`;
+        throw ApplicationFailure.retryable(
+          `Setup command ${JSON.stringify(argv)} ${why} in ${worktree} (log: ${logPath}):\n${run.tail.slice(-OUTPUT_TAIL)}`,
+          'SetupFailed',
+        );
+      }
+    }
+    return logs;
+  }
+
+  async function conflictMarkerFiles(worktree: string): Promise<string[]> {
+    const candidates = new Set([
+      ...(await unmergedFiles(worktree)),
+      ...splitZ(await runGit(worktree, ['diff', '--name-only', '-z', 'HEAD'])),
+      ...splitZ(await runGit(worktree, ['ls-files', '-z', '--others', '--exclude-standard'])),
+    ]);
+    const marked: string[] = [];
+    for (const file of [...candidates].sort()) {
+      const content = await fs.readFile(path.join(worktree, file)).catch(() => null);
+      if (!content || content.includes(0)) continue; // deleted or binary
+      if (/^(<{7}|>{7})( |$)/m.test(content.toString('utf8'))) marked.push(file);
+    }
+    return marked;
+  }
+
+  async function sagaWorktrees(repoTop: string, name: string) {
+    const prefix = `saga/${name}/`;
+    const entries = (await listWorktrees(repoTop)).filter((e) => e.branch?.startsWith(prefix));
+    return Promise.all(
+      entries.map(async (e) => {
+        const dirty = e.exists ? await dirtyFiles(e.path) : [];
+        return { ...e, dirtyFiles: dirty };
+      }),
+    );
+  }
+
+  return {
+    /** Where the saga starts from: the repo's toplevel, base branch and commit, and whether it is clean. */
+    async checkRepo(raw: z.input<typeof CheckRepoInputSchema>) {
+      const input = parseInput('checkRepo', CheckRepoInputSchema, raw);
+      const repo = await repoToplevel(input.repo);
+      let base = input.base;
+      if (!base) {
+        const out = await execGit(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+        if (out.code !== 0) {
+          throw fail('NoBaseBranch', `'${repo}' is on a detached HEAD: name the base branch explicitly`);
+        }
+        base = out.stdout.trim();
+      }
+      const baseCommit = await resolveCommit(repo, base);
+      if (!baseCommit) {
+        throw fail('UnknownBase', `Base '${base}' does not name a commit in '${repo}' (is the repo empty?)`);
+      }
+      const dirty = await dirtyFiles(repo);
+      return { repo, base, baseCommit, clean: dirty.length === 0, dirtyFiles: dirty };
+    },
+
+    /** The task's own worktree and branch; idempotent, setup runs once per created worktree. */
+    async prepareWorktree(raw: z.input<typeof PrepareWorktreeInputSchema>) {
+      const input = parseInput('prepareWorktree', PrepareWorktreeInputSchema, raw);
+      const notes: string[] = [];
+      const repoTop = await repoToplevel(input.repo);
+      const { baseCommit, created } = await ensureWorktree(
+        repoTop,
+        input.branch,
+        input.worktree,
+        input.base,
+        notes,
+      );
+      // The marker survives a crash between `worktree add` and the end of setup, so a retry finishes setup.
+      const marker = path.join(
+        (await runGit(input.worktree, ['rev-parse', '--absolute-git-dir'])).trim(),
+        SETUP_PENDING_MARKER,
+      );
+      if (created) await fs.writeFile(marker, new Date().toISOString());
+      const setupPending = await pathExists(marker);
+      let copy = { copied: [] as string[], skipped: [] as string[] };
+      let setupLogs: string[] = [];
+      if (setupPending) {
+        if (!created) notes.push('finished copy and setup left incomplete by an earlier attempt');
+        copy = await copyIgnoredFiles(repoTop, input.worktree, input.copyFiles);
+        setupLogs = await runSetup(input.worktree, input.branch, input);
+        await fs.rm(marker, { force: true });
+      }
+      return {
+        worktree: input.worktree,
+        branch: input.branch,
+        baseCommit,
+        head: await headOf(input.worktree),
+        created,
+        reused: !created,
+        copiedFiles: copy.copied,
+        skippedFiles: copy.skipped,
+        setupRan: setupPending && input.setup.length > 0,
+        setupLogs,
+        notes,
+      };
+    },
+
+    /** The durable handoff: commit everything in the worktree; nothing to commit is not an error. */
+    async commitHandoff(raw: z.input<typeof CommitHandoffInputSchema>) {
+      const input = parseInput('commitHandoff', CommitHandoffInputSchema, raw);
+      const worktree = await requireWorktreeDir(input.worktree);
+      const notes: string[] = [];
+      const previousHead = await headOf(worktree);
+      let committed = false;
+      if ((await dirtyFiles(worktree)).length > 0) {
+        await runGit(worktree, ['add', '-A'], notes);
+        const staged = await runGitRaw(worktree, ['diff', '--cached', '--quiet'], notes);
+        if (staged.code === 1) {
+          const id = await identityArgs(worktree);
+          await runGit(worktree, [...id, 'commit', '--no-verify', '-q', '-m', input.message], notes);
+          committed = true;
+        }
+      }
+      const commit = await headOf(worktree);
+      const from = input.baseCommit
+        ? (await runGit(worktree, ['merge-base', input.baseCommit, commit])).trim()
+        : previousHead;
+      const changedFiles =
+        from === commit ? [] : splitZ(await runGit(worktree, ['diff', '--name-only', '-z', from, commit]));
+      return { commit, committed, changedFiles, notes };
+    },
+
+    /** Removes a task worktree only when nothing uncommitted is inside (partial-result rule). */
+    async removeWorktree(raw: z.input<typeof RemoveWorktreeInputSchema>) {
+      const input = parseInput('removeWorktree', RemoveWorktreeInputSchema, raw);
+      const repoTop = await repoToplevel(input.repo);
+      const notes: string[] = [];
+      const target = await canonical(input.worktree);
+      const entry = (await pruneIfStale(repoTop, notes)).find((e) => e.canonicalPath === target);
+      if (!entry) {
+        if (await pathExists(input.worktree)) {
+          throw fail(
+            'NotAWorktree',
+            `'${input.worktree}' is not a worktree of '${repoTop}'; not removing it`,
+          );
+        }
+        return { removed: false, notes };
+      }
+      if (entry.main) throw fail('NotAWorktree', `'${input.worktree}' is the repository's main checkout`);
+      const dirty = await dirtyFiles(entry.path);
+      if (dirty.length > 0) {
+        throw ApplicationFailure.nonRetryable(
+          `Worktree '${input.worktree}' has uncommitted changes (${dirty.slice(0, 20).join(', ')}); ` +
+            'commit a handoff before removing it',
+          'UncommittedWork',
+          { dirtyFiles: dirty },
+        );
+      }
+      await runGit(repoTop, ['worktree', 'remove', '--force', entry.path], notes);
+      await runGit(repoTop, ['worktree', 'prune'], notes);
+      return { removed: true, notes };
+    },
+
+    /** The milestone integration worktree: branch from base when missing, reused otherwise. */
+    async ensureIntegrationWorktree(raw: z.input<typeof EnsureIntegrationWorktreeInputSchema>) {
+      const input = parseInput('ensureIntegrationWorktree', EnsureIntegrationWorktreeInputSchema, raw);
+      const notes: string[] = [];
+      const repoTop = await repoToplevel(input.repo);
+      const { created } = await ensureWorktree(repoTop, input.branch, input.worktree, input.base, notes);
+      return {
+        worktree: input.worktree,
+        branch: input.branch,
+        head: await headOf(input.worktree),
+        created,
+        notes,
+      };
+    },
+
+    /** Merges a task branch; a conflict leaves the merge in progress for a resolver agent. */
+    async mergeBranch(raw: z.input<typeof MergeBranchInputSchema>) {
+      const input = parseInput('mergeBranch', MergeBranchInputSchema, raw);
+      const worktree = await requireWorktreeDir(input.worktree);
+      const notes: string[] = [];
+      const branchCommit = await requireCommit(worktree, input.branch, 'UnknownBranch', 'Branch');
+      const pending = await mergeHead(worktree);
+      if (pending) {
+        if (pending !== branchCommit) {
+          throw fail(
+            'MergeInProgress',
+            `Another merge (${pending.slice(0, 12)}) is in progress in '${worktree}'`,
+          );
+        }
+        // A retry of the same merge: report the conflict again.
+        const conflictedFiles = await unmergedFiles(worktree);
+        return { status: 'conflict' as const, head: await headOf(worktree), conflictedFiles, notes };
+      }
+      if (await isAncestorCommit(worktree, branchCommit, 'HEAD')) {
+        return {
+          status: 'already-merged' as const,
+          head: await headOf(worktree),
+          conflictedFiles: [],
+          notes,
+        };
+      }
+      const id = await identityArgs(worktree);
+      const args = [...id, 'merge', '--no-ff', '--no-edit', '--no-verify', '-m', input.message, input.branch];
+      const out = await runGitRaw(worktree, args, notes);
+      const head = await headOf(worktree);
+      if (out.code === 0) return { status: 'merged' as const, head, conflictedFiles: [], notes };
+      const conflictedFiles = await unmergedFiles(worktree);
+      if ((await mergeHead(worktree)) && conflictedFiles.length > 0) {
+        return { status: 'conflict' as const, head, conflictedFiles, notes };
+      }
+      throw fail('MergeFailed', new GitError(args, worktree, out.code, out.stderr || out.stdout).message);
+    },
+
+    /** Finishes a resolved merge; refuses while conflict markers remain. */
+    async completeMerge(raw: z.input<typeof CompleteMergeInputSchema>) {
+      const input = parseInput('completeMerge', CompleteMergeInputSchema, raw);
+      const worktree = await requireWorktreeDir(input.worktree);
+      const notes: string[] = [];
+      const remainingMarkers = await conflictMarkerFiles(worktree);
+      if (remainingMarkers.length > 0) {
+        return { ok: false, remainingMarkers, head: await headOf(worktree), committed: false, notes };
+      }
+      await runGit(worktree, ['add', '-A'], notes);
+      const merging = (await mergeHead(worktree)) !== null;
+      const staged = (await runGitRaw(worktree, ['diff', '--cached', '--quiet'], notes)).code === 1;
+      if (merging || staged) {
+        const id = await identityArgs(worktree);
+        await runGit(worktree, [...id, 'commit', '--no-verify', '-q', '-m', input.message], notes);
+      }
+      return {
+        ok: true,
+        remainingMarkers,
+        head: await headOf(worktree),
+        committed: merging || staged,
+        notes,
+      };
+    },
+
+    async abortMerge(raw: z.input<typeof WorktreeInputSchema>) {
+      const input = parseInput('abortMerge', WorktreeInputSchema, raw);
+      const worktree = await requireWorktreeDir(input.worktree);
+      const aborted = (await mergeHead(worktree)) !== null;
+      if (aborted) await runGit(worktree, ['merge', '--abort']);
+      return { aborted, head: await headOf(worktree) };
+    },
+
+    /**
+     * Reverts the integration worktree to the pre-integration commit. Task branches and commits stay in git.
+     * Only saga branches are reset, so a wrong path can never discard the user's own work.
+     */
+    async resetHard(raw: z.input<typeof ResetHardInputSchema>) {
+      const input = parseInput('resetHard', ResetHardInputSchema, raw);
+      const worktree = await requireWorktreeDir(input.worktree);
+      const commit = await requireCommit(worktree, input.commit, 'UnknownCommit', 'Commit');
+      const branch = (await execGit(worktree, ['symbolic-ref', '--quiet', '--short', 'HEAD'])).stdout.trim();
+      if (!branch.startsWith('saga/')) {
+        throw fail(
+          'NotASagaBranch',
+          `Refusing to reset '${worktree}': it is on '${branch || 'detached HEAD'}'`,
+        );
+      }
+      const notes: string[] = [];
+      const previousHead = await headOf(worktree);
+      await runGit(worktree, ['reset', '--hard', '-q', commit], notes);
+      await runGit(worktree, ['clean', '-fdq'], notes);
+      return { head: await headOf(worktree), previousHead, notes };
+    },
+
+    async headCommit(raw: z.input<typeof WorktreeInputSchema>) {
+      const input = parseInput('headCommit', WorktreeInputSchema, raw);
+      const worktree = await requireWorktreeDir(input.worktree);
+      const branch = (await execGit(worktree, ['symbolic-ref', '--quiet', '--short', 'HEAD'])).stdout.trim();
+      return { commit: await headOf(worktree), branch: branch || null };
+    },
+
+    async isAncestor(raw: z.input<typeof IsAncestorInputSchema>) {
+      const input = parseInput('isAncestor', IsAncestorInputSchema, raw);
+      const repo = await repoToplevel(input.repo);
+      const commit = await requireCommit(repo, input.commit, 'UnknownCommit', 'Commit');
+      const of = await requireCommit(repo, input.of, 'UnknownCommit', 'Commit');
+      return { ancestor: await isAncestorCommit(repo, commit, of) };
+    },
+
+    /** Worktrees whose branch belongs to the saga (`saga/<name>/...`). */
+    async listSagaWorktrees(raw: z.input<typeof SagaWorktreesInputSchema>) {
+      const input = parseInput('listSagaWorktrees', SagaWorktreesInputSchema, raw);
+      const entries = await sagaWorktrees(await repoToplevel(input.repo), input.sagaName);
+      return entries.map((e) => ({
+        path: e.path,
+        branch: e.branch ?? '',
+        dirty: e.dirtyFiles.length > 0,
+        exists: e.exists,
+      }));
+    },
+
+    /** Removes the saga's clean worktrees; dirty ones are kept (unless forced) and reported. */
+    async cleanupSagaWorktrees(raw: z.input<typeof CleanupSagaWorktreesInputSchema>) {
+      const input = parseInput('cleanupSagaWorktrees', CleanupSagaWorktreesInputSchema, raw);
+      const repoTop = await repoToplevel(input.repo);
+      const notes: string[] = [];
+      await pruneIfStale(repoTop, notes);
+      const removed: string[] = [];
+      const kept: { path: string; reason: string }[] = [];
+      for (const e of await sagaWorktrees(repoTop, input.sagaName)) {
+        if (e.main) {
+          kept.push({ path: e.path, reason: 'the repository main checkout is never removed' });
+        } else if (e.dirtyFiles.length > 0 && !input.force) {
+          kept.push({ path: e.path, reason: `uncommitted changes: ${e.dirtyFiles.slice(0, 10).join(', ')}` });
+        } else {
+          await runGit(repoTop, ['worktree', 'remove', '--force', e.path], notes);
+          removed.push(e.path);
+        }
+      }
+      if (removed.length > 0) await runGit(repoTop, ['worktree', 'prune'], notes);
+      return { removed, kept, notes };
+    },
+
+    /** What git says about each task, for continuing a saga; differences from the record are listed. */
+    async reconcileGit(raw: z.input<typeof ReconcileGitInputSchema>) {
+      const input = parseInput('reconcileGit', ReconcileGitInputSchema, raw);
+      const repo = await repoToplevel(input.repo);
+      const discrepancies: string[] = [];
+      const integrationHead = await branchHead(repo, input.integrationBranch);
+      const worktrees = await sagaWorktrees(repo, input.sagaName);
+      const tasks = [];
+      for (const task of input.tasks) {
+        const head = await branchHead(repo, task.branch);
+        const commit = task.commit ? await resolveCommit(repo, task.commit) : null;
+        const wt = worktrees.find((w) => w.branch === task.branch);
+        const subject = commit ?? (task.commit ? null : head);
+        const merged = !!(
+          subject &&
+          integrationHead &&
+          (await isAncestorCommit(repo, subject, integrationHead))
+        );
+        const short = task.commit?.slice(0, 12);
+        if (task.commit && !head) discrepancies.push(`${task.key}: branch '${task.branch}' is missing`);
+        if (task.commit && !commit) {
+          discrepancies.push(`${task.key}: recorded commit ${short} does not exist in the repository`);
+        }
+        if (commit && head && commit !== head) {
+          discrepancies.push(
+            (await isAncestorCommit(repo, commit, head))
+              ? `${task.key}: branch '${task.branch}' has commits after the recorded handoff ${short}`
+              : `${task.key}: branch '${task.branch}' does not contain the recorded commit ${short}`,
+          );
+        }
+        if (task.expectMerged && !merged) {
+          discrepancies.push(
+            `${task.key}: recorded as integrated but not merged into '${input.integrationBranch}'`,
+          );
+        }
+        if (wt && !wt.exists) {
+          discrepancies.push(`${task.key}: worktree '${wt.path}' is registered but its folder is missing`);
+        }
+        if (wt && wt.dirtyFiles.length > 0) {
+          discrepancies.push(`${task.key}: worktree '${wt.path}' has uncommitted changes`);
+        }
+        tasks.push({
+          key: task.key,
+          branch: task.branch,
+          branchExists: head !== null,
+          branchHead: head,
+          commitExists: commit !== null,
+          mergedIntoIntegration: merged,
+          worktreeExists: !!wt?.exists,
+          worktreePath: wt?.path ?? null,
+          worktreeDirty: !!wt && wt.dirtyFiles.length > 0,
+        });
+      }
+      const known = new Set([...input.tasks.map((t) => t.branch), input.integrationBranch]);
+      for (const w of worktrees.filter((w) => !known.has(w.branch ?? ''))) {
+        discrepancies.push(`worktree '${w.path}' (branch '${w.branch}') belongs to no known task`);
+      }
+      return {
+        tasks,
+        integrationBranchExists: integrationHead !== null,
+        integrationHead,
+        discrepancies,
+      };
+    },
+
+    /** Moves the base branch to the integrated result, only as a fast-forward. */
+    async fastForwardBase(raw: z.input<typeof FastForwardBaseInputSchema>) {
+      const input = parseInput('fastForwardBase', FastForwardBaseInputSchema, raw);
+      const repo = await repoToplevel(input.repo);
+      const baseHead = await branchHead(repo, input.base);
+      const target = await branchHead(repo, input.integrationBranch);
+      if (!baseHead) return { ok: false, reason: `base branch '${input.base}' does not exist` };
+      if (!target)
+        return { ok: false, reason: `integration branch '${input.integrationBranch}' does not exist` };
+      if (baseHead === target) return { ok: true, reason: 'already up to date' };
+      if (!(await isAncestorCommit(repo, baseHead, target))) {
+        return {
+          ok: false,
+          reason: `'${input.base}' has moved on: it is not an ancestor of the integration`,
+        };
+      }
+      const checkedOut = (await listWorktrees(repo)).find((e) => e.branch === input.base);
+      if (checkedOut) {
+        // Moving the ref under a checkout would desynchronise its files: let git fast-forward it instead.
+        const out = await runGitRaw(checkedOut.path, ['merge', '--ff-only', '-q', target]);
+        if (out.code !== 0) {
+          return { ok: false, reason: `fast-forward in '${checkedOut.path}' failed: ${out.stderr.trim()}` };
+        }
+      } else {
+        await runGit(repo, ['update-ref', `refs/heads/${input.base}`, target, baseHead]);
+      }
+      return { ok: true, reason: `fast-forwarded '${input.base}' to ${target.slice(0, 12)}` };
+    },
+  };
+}
+
+export type GitActivities = ReturnType<typeof createGitActivities>;

@@ -1,0 +1,31 @@
+/**
+ * All activities of a saga worker, built from their factories. Every one of them is host-bound: it touches
+ * the repo, its worktrees or the saga directory, so it runs on the per-host task queue.
+ */
+import { createAgentActivities } from './agents';
+import { createArtifactActivities } from './artifacts';
+import { createDiscoveryActivities } from './discovery';
+import { createGitActivities } from './git';
+import { createRoleAgentActivities } from './role-agents';
+import { createSagaSetupActivities } from './saga-setup';
+import { createValidationActivities } from './validation';
+
+export interface ActivityDeps {
+  sagaHome: string;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  const artifacts = createArtifactActivities({ sagaHome: deps.sagaHome });
+  const agents = createAgentActivities({ sagaHome: deps.sagaHome });
+  return {
+    ...createGitActivities({ sagaHome: deps.sagaHome }),
+    ...createDiscoveryActivities(),
+    ...createValidationActivities(),
+    ...artifacts,
+    ...agents,
+    ...createRoleAgentActivities({ agents }),
+    ...createSagaSetupActivities({ artifacts }),
+  };
+}
+
+export type SagaActivities = ReturnType<typeof createActivities>;

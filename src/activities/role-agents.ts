@@ -1,0 +1,55 @@
+/**
+ * Agents in a role (planner, implementer, reviewer, resolver): the prompt comes from a template file in
+ * `templates/`, so prompts are edited as text, not code. The machine-readable context goes below it.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { classifyReview, type ReviewCounts } from '../domain/review';
+import type { createAgentActivities, RunAgentInput, RunAgentResult } from './agents';
+import { findSagaRoot } from './config-loader';
+
+type Agents = ReturnType<typeof createAgentActivities>;
+export type RoleAgentInput = Omit<RunAgentInput, 'prompt'> & { template: string };
+
+/** `{{key}}` is replaced by the context value of that key (objects as JSON); unknown keys stay visible. */
+export function renderTemplate(template: string, context: Record<string, unknown>): string {
+  return template.replace(/\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}/g, (whole, key: string) => {
+    const value = context[key];
+    if (value === undefined || value === null) return whole;
+    return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+  });
+}
+
+export function createRoleAgentActivities(deps: { agents: Agents; templatesDir?: string }) {
+  const templatesDir = deps.templatesDir ?? path.join(findSagaRoot(), 'templates');
+
+  async function runRoleAgent(input: RoleAgentInput): Promise<RunAgentResult> {
+    if (!/^[a-z-]+$/.test(input.template)) {
+      throw ApplicationFailure.nonRetryable(`Invalid prompt template name '${input.template}'`, 'BadTemplate');
+    }
+    const file = path.join(templatesDir, `${input.template}.md`);
+    const template = await fs.readFile(file, 'utf8').catch(() => {
+      throw ApplicationFailure.nonRetryable(`Prompt template ${file} is missing`, 'BadTemplate');
+    });
+    const { template: _name, ...rest } = input;
+    return deps.agents.runAgent({ ...rest, prompt: renderTemplate(template, input.context ?? {}) });
+  }
+
+  return {
+    runRoleAgent,
+
+    /** A fresh reviewer session; its findings are classified here so history holds counts, not text. */
+    async runReviewer(
+      input: Omit<RoleAgentInput, 'template' | 'role' | 'attachments'>,
+    ): Promise<{ counts: ReviewCounts; findingsPath: string; summary: string; exitCode: number | null }> {
+      const run = await runRoleAgent({ ...input, template: `reviewer-${input.stage}`, role: 'reviewer', attachments: [] });
+      const findings = run.findings ?? '';
+      const findingsPath = path.join(path.dirname(run.transcriptPath), 'findings.md');
+      await fs.writeFile(findingsPath, findings);
+      const counts = run.exitCode === 0 ? classifyReview(findings) : { critical: 1, major: 0, substantive: 0, cosmetic: 0 };
+      const summary = findings.length > 4000 ? `${findings.slice(0, 4000)}\n[... see ${findingsPath}]` : findings;
+      return { counts, findingsPath, summary: run.exitCode === 0 ? summary : `CRITICAL: the reviewer failed (exit ${run.exitCode}); see ${run.transcriptPath}`, exitCode: run.exitCode };
+    },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * The `runChecks` activity: runs the validation checks a plan author wrote (DESIGN.md 4.3) in a checkout.
+ * Each check is one command line given to `/bin/sh -c` as a single argv element, in its own process group,
+ * with a timeout that kills its whole tree. Output goes to `<sagaDir>/runs/<label>/check-<n>.log`.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { runDirectory, runProcess, SpawnError } from './process';
+
+const TAIL_MAX = 1024;
+
+export const RunChecksInputSchema = z.object({
+  sagaDir: z.string().refine((p) => path.isAbsolute(p), 'must be an absolute path'),
+  cwd: z.string().refine((p) => path.isAbsolute(p), 'must be an absolute path'),
+  checks: z.array(z.object({ text: z.string(), check: z.string().min(1, 'the check command is empty') })),
+  /** e.g. `m1t2-a1-checks`; sanitised into one folder name under `<sagaDir>/runs/`. */
+  label: z.string().min(1),
+  /** Per check. */
+  timeoutMs: z.number().int().positive(),
+  env: z.record(z.string()).optional(),
+});
+export type RunChecksInput = z.input<typeof RunChecksInputSchema>;
+
+export const CheckResultSchema = z.object({
+  text: z.string(),
+  check: z.string(),
+  exitCode: z.number().int().nullable(),
+  timedOut: z.boolean(),
+  durationMs: z.number(),
+  outputPath: z.string(),
+  /** The last ~1 KB of output. */
+  tail: z.string(),
+});
+export type CheckResult = z.infer<typeof CheckResultSchema>;
+export const RunChecksResultSchema = z.object({ passed: z.boolean(), results: z.array(CheckResultSchema) });
+export type RunChecksResult = z.infer<typeof RunChecksResultSchema>;
+
+/** The activity context when running as an activity; undefined when called directly (CLI, scripts). */
+function currentContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
+}
+
+export function createValidationActivities(deps: { shell?: string; killGraceMs?: number } = {}) {
+  const shell = deps.shell ?? '/bin/sh';
+
+  return {
+    async runChecks(rawInput: RunChecksInput): Promise<RunChecksResult> {
+      const parsed = RunChecksInputSchema.safeParse(rawInput);
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`);
+        throw ApplicationFailure.nonRetryable(
+          `Invalid runChecks input: ${problems.join('; ')}`,
+          'InvalidInput',
+        );
+      }
+      const input = parsed.data;
+      const ctx = currentContext();
+      const runDir = runDirectory(input.sagaDir, input.label);
+      await fs.mkdir(runDir, { recursive: true });
+
+      const results: CheckResult[] = [];
+      for (const [index, { text, check }] of input.checks.entries()) {
+        const n = index + 1;
+        const outputPath = path.join(runDir, `check-${n}.log`);
+        await fs.writeFile(outputPath, `$ ${check}\n`); // a retried run starts its evidence afresh
+        ctx?.heartbeat({ check: n, of: input.checks.length, outputBytes: 0, lastLine: '', elapsedMs: 0 });
+        const run = await runProcess({
+          argv: [shell, '-c', check],
+          cwd: input.cwd,
+          env: { ...process.env, ...input.env },
+          outputPath,
+          timeoutMs: input.timeoutMs,
+          signal: ctx?.cancellationSignal,
+          onProgress: (progress) => ctx?.heartbeat({ check: n, of: input.checks.length, ...progress }),
+          killGraceMs: deps.killGraceMs,
+        }).catch((err: unknown) => {
+          if (err instanceof SpawnError) throw ApplicationFailure.nonRetryable(err.message, 'SpawnError');
+          throw err;
+        });
+        if (run.aborted) {
+          throw ctx?.cancellationSignal.reason ?? new CancelledFailure('Validation cancelled');
+        }
+        if (run.timedOut) {
+          await fs.appendFile(outputPath, `\n[saga] check killed after ${input.timeoutMs} ms (timeout)\n`);
+        }
+        results.push({
+          text,
+          check,
+          exitCode: run.exitCode,
+          timedOut: run.timedOut,
+          durationMs: run.durationMs,
+          outputPath,
+          tail: tailOf(run.tail),
+        });
+      }
+      return { passed: results.every((r) => r.exitCode === 0 && !r.timedOut), results };
+    },
+  };
+}
+
+function tailOf(text: string): string {
+  return text.length <= TAIL_MAX ? text : text.slice(-TAIL_MAX);
+}

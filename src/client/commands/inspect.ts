@@ -1,0 +1,132 @@
+/** `saga status`, `saga list`, `saga logs`: reading a saga's state without changing it. */
+import { createReadStream, existsSync, promises as fs, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { SagaStatus } from '../../domain/state';
+import { defaultSagaHome } from '../../worker/worker';
+import { bool, parseArgs } from '../args';
+import { UserError } from '../errors';
+import { describeSaga, getStatus, listSagas } from '../saga-client';
+import type { Io } from './server';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function renderStatus(s: SagaStatus): string {
+  const lines = [`Saga ${s.name} — ${s.phase}${s.round > 1 ? ` (round ${s.round})` : ''}`, `Goal: ${s.goal}`];
+  lines.push(`Mode: ${s.executionMode}`);
+  for (const m of s.milestones) {
+    const done = m.tasks.filter((t) => ['passed', 'integrated', 'skipped'].includes(t.status)).length;
+    lines.push(`  Milestone ${m.id} ${m.title}: ${m.status}, ${done}/${m.tasks.length} tasks done`);
+    for (const t of m.tasks) {
+      const extra = [t.commit ? t.commit.slice(0, 10) : null, t.attempts ? `${t.attempts} attempt(s)` : null, t.reason]
+        .filter(Boolean)
+        .join(', ');
+      lines.push(`    ${t.id} ${t.slug}: ${t.status}${extra ? ` (${extra})` : ''}`);
+    }
+  }
+  if (s.pending.length) {
+    lines.push('Waiting for you:');
+    for (const p of s.pending) {
+      lines.push(`  [${p.id}] (${p.kind}) ${p.prompt}`);
+      p.options.forEach((o, i) => lines.push(`      ${i + 1}) ${o}${p.recommended === i ? '  (recommended)' : ''}`));
+      lines.push(`      answer: saga respond ${s.name} ${p.id} <choice>${p.textRequiredFor.length ? ' [--text "..."]' : ''}`);
+    }
+  }
+  if (s.usage && s.usage.costUsd > 0) lines.push(`Usage: $${s.usage.costUsd.toFixed(2)}`);
+  lines.push(`Integration branch: ${s.integrationBranch}`, `Saga directory: ${s.sagaDir}`);
+  if (s.uiUrl) lines.push(`Web UI: ${s.uiUrl}`);
+  if (s.log.length) lines.push('Recent:', ...s.log.slice(0, 5).map((l) => `  ${l}`));
+  return lines.join('\n');
+}
+
+export async function statusCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
+  const args = parseArgs('status', argv, { options: { json: 'boolean', watch: 'boolean' }, positionals: ['NAME'] });
+  const client = await connect();
+  const name = args.positionals[0]!;
+  if (!bool(args, 'watch')) {
+    const status = await getStatus(client, name);
+    io.out(bool(args, 'json') ? JSON.stringify(status, null, 2) : renderStatus(status));
+    return 0;
+  }
+  for (;;) {
+    const status = await getStatus(client, name);
+    io.out(bool(args, 'json') ? JSON.stringify(status) : `\x1b[2J\x1b[H${renderStatus(status)}`);
+    if (['complete', 'cancelled', 'failed'].includes(status.phase)) return 0;
+    await sleep(1000);
+  }
+}
+
+/** Prints each new interaction until the saga ends (`saga start --wait`). */
+export async function watchUntilDone(client: Client, name: string, io: Io): Promise<number> {
+  const seen = new Set<string>();
+  for (;;) {
+    const desc = await describeSaga(client, name);
+    if (desc.status.name !== 'RUNNING') {
+      io.out(`Saga ${name} ended: ${desc.status.name}`);
+      return desc.status.name === 'COMPLETED' ? 0 : 1;
+    }
+    const status = await getStatus(client, name);
+    for (const p of status.pending) {
+      if (seen.has(p.id)) continue;
+      seen.add(p.id);
+      io.out(`[${p.id}] (${p.kind}) ${p.prompt}\n  options: ${p.options.map((o, i) => `${i + 1}) ${o}`).join('  ')}`);
+    }
+    await sleep(1000);
+  }
+}
+
+export async function listCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
+  const args = parseArgs('list', argv, { options: { json: 'boolean' }, positionals: [] });
+  const sagas = await listSagas(await connect());
+  if (bool(args, 'json')) io.out(JSON.stringify(sagas, null, 2));
+  else if (!sagas.length) io.out('No sagas yet. Start one: saga start --repo PATH -- "Ship dark mode"');
+  else
+    for (const s of sagas)
+      io.out(`${s.name.padEnd(40)} ${(s.phase ?? '-').padEnd(15)} ${s.status}${s.awaitingInput ? '  (waiting for input)' : ''}`);
+  return 0;
+}
+
+/** Newest transcript of a task: `<sagaDir>/runs/<key>-d<D>-a<A>/transcript.log`. */
+export async function findTranscript(sagaDir: string, taskId: string): Promise<string> {
+  const key = /^(\d+)\.(\d+)$/.test(taskId) ? taskId.replace(/^(\d+)\.(\d+)$/, 'm$1t$2') : taskId;
+  if (!/^m\d+t\d+$/.test(key)) throw new UserError(`Task id '${taskId}': expected a form like 1.2 or m1t2.`);
+  const runs = path.join(sagaDir, 'runs');
+  const dirs = existsSync(runs) ? (await fs.readdir(runs)).filter((d) => d.startsWith(`${key}-`) && !d.endsWith('-checks')) : [];
+  const candidates = dirs
+    .map((d) => path.join(runs, d, 'transcript.log'))
+    .filter((f) => existsSync(f))
+    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
+  if (!candidates.length) throw new UserError(`No agent transcript for task ${taskId} yet (looked in ${runs}).`);
+  return candidates[candidates.length - 1]!;
+}
+
+export async function logsCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
+  const args = parseArgs('logs', argv, { options: { follow: 'boolean' }, positionals: ['NAME', 'TASK_ID'] });
+  const [name, taskId] = args.positionals as [string, string];
+  let sagaDir = path.join(defaultSagaHome(), name);
+  try {
+    sagaDir = (await getStatus(await connect(), name)).sagaDir;
+  } catch (error) {
+    if (!existsSync(sagaDir)) throw error;
+  }
+  const file = await findTranscript(sagaDir, taskId);
+  let offset = 0;
+  const pump = async () => {
+    const size = statSync(file).size;
+    if (size <= offset) return;
+    await new Promise<void>((resolve, reject) => {
+      createReadStream(file, { start: offset, end: size - 1 })
+        .on('data', (chunk) => process.stdout.write(chunk))
+        .on('end', () => resolve())
+        .on('error', reject);
+    });
+    offset = size;
+  };
+  await pump();
+  if (!bool(args, 'follow')) return 0;
+  io.err(`(following ${file}; Ctrl-C to stop)`);
+  for (;;) {
+    await sleep(500);
+    await pump();
+  }
+}

@@ -1,0 +1,76 @@
+/** Commands that answer a saga: respond, approve, revise, accept, report, cancel. */
+import os from 'node:os';
+import type { Client } from '@temporalio/client';
+import { sagaWorkflowId } from '../../domain/naming';
+import { bool, parseArgs, str, strs } from '../args';
+import { UserError } from '../errors';
+import { describeSaga, respond, respondToKind } from '../saga-client';
+import type { Io } from './server';
+
+const cliUser = (): string => `cli:${process.env.USER ?? os.userInfo().username}`;
+
+export async function respondCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
+  const args = parseArgs('respond', argv, {
+    options: { text: 'string' },
+    positionals: ['NAME', 'INTERACTION_ID', 'CHOICE'],
+  });
+  const [name, interactionId, choice] = args.positionals as [string, string, string];
+  const text = str(args, 'text');
+  const answer = await respond(await connect(), name, {
+    interactionId,
+    choice,
+    ...(text !== undefined ? { text } : {}),
+    user: cliUser(),
+  });
+  io.out(`Answered ${answer.interactionId}: ${answer.choice}${answer.text ? ` — ${answer.text}` : ''}`);
+  return 0;
+}
+
+export async function approveCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
+  const [name] = parseArgs('approve', argv, { options: {}, positionals: ['NAME'] }).positionals as [string];
+  const answer = await respondToKind(await connect(), name, 'plan-approval', 'approve', { user: cliUser() });
+  io.out(`Approved (${answer.interactionId}). Implementation starts now.`);
+  return 0;
+}
+
+export async function reviseCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
+  const args = parseArgs('revise', argv, { options: { note: 'string' }, positionals: ['NAME'] });
+  const note = str(args, 'note');
+  if (!note?.trim()) throw new UserError('saga revise: --note TEXT is required (what should change in the plan).');
+  const answer = await respondToKind(await connect(), args.positionals[0]!, 'plan-approval', 'revise', {
+    text: note,
+    user: cliUser(),
+  });
+  io.out(`Revision requested (${answer.interactionId}); the planner is revising the plan.`);
+  return 0;
+}
+
+export async function acceptCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
+  const args = parseArgs('accept', argv, { options: { 'fast-forward': 'boolean' }, positionals: ['NAME'] });
+  const choice = bool(args, 'fast-forward') ? 'accept and fast-forward' : 'accept';
+  const answer = await respondToKind(await connect(), args.positionals[0]!, 'acceptance', choice, { user: cliUser() });
+  io.out(`Accepted (${answer.interactionId}). The saga is complete.`);
+  return 0;
+}
+
+export async function reportCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
+  const args = parseArgs('report', argv, { options: { issue: 'strings' }, positionals: ['NAME'] });
+  const issues = strs(args, 'issue').map((i) => i.replace(/\s+/g, ' ').trim()).filter(Boolean);
+  if (!issues.length) throw new UserError('saga report: give at least one --issue TEXT.');
+  const answer = await respondToKind(await connect(), args.positionals[0]!, 'acceptance', 'report issues', {
+    text: issues.join('\n'),
+    user: cliUser(),
+  });
+  io.out(`Reported ${issues.length} issue(s) (${answer.interactionId}); a focused implementation round starts.`);
+  return 0;
+}
+
+export async function cancelCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
+  const [name] = parseArgs('cancel', argv, { options: {}, positionals: ['NAME'] }).positionals as [string];
+  const client = await connect();
+  const desc = await describeSaga(client, name);
+  if (desc.status.name !== 'RUNNING') throw new UserError(`Saga '${name}' is not running (${desc.status.name}).`);
+  await client.workflow.getHandle(sagaWorkflowId(name)).cancel();
+  io.out(`Cancellation requested for saga '${name}': running agents are stopped, work is committed, worktrees removed.`);
+  return 0;
+}

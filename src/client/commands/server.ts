@@ -1,0 +1,104 @@
+/** `saga dev` (embedded dev server + worker) and `saga worker` (worker only). */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { NativeConnection } from '@temporalio/worker';
+import { connectionSettings } from '../connection';
+import { EnvironmentError } from '../errors';
+import { parseArgs, str } from '../args';
+import { startDevServer, waitForServer, type DevServer } from '../../worker/dev-server';
+import { findTemporalBinary } from '../../worker/temporal-binary';
+import { defaultHostId, defaultSagaHome, runSagaWorkers } from '../../worker/worker';
+
+export interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+async function serverAnswers(address: string, namespace: string): Promise<boolean> {
+  try {
+    await waitForServer(address, { namespace, timeoutMs: 1_500 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the embedded dev server unless one already answers at TEMPORAL_ADDRESS. */
+export async function ensureDevServer(
+  io: Io,
+  opts: { sagaHome: string; uiPort?: number },
+): Promise<{ address: string; namespace: string; uiUrl: string | null; server: DevServer | null }> {
+  const settings = connectionSettings();
+  const binary = findTemporalBinary();
+  if (await serverAnswers(settings.address, settings.namespace)) {
+    io.out(`Using the Temporal server already answering at ${settings.address}.`);
+    return { address: settings.address, namespace: settings.namespace, uiUrl: uiUrlFor(settings.address), server: null };
+  }
+  const [host, portText] = settings.address.split(':');
+  if (!['localhost', '127.0.0.1'].includes(host ?? '')) {
+    throw new EnvironmentError(`No Temporal server answers at ${settings.address}, and it is not local, so saga dev will not start one there.`);
+  }
+  const port = Number(portText ?? 7233);
+  const dataDir = path.join(opts.sagaHome, '.temporal');
+  mkdirSync(dataDir, { recursive: true });
+  const uiPort = opts.uiPort ?? port + 1000;
+  io.out(`Starting the Temporal dev server (${binary}) with its database at ${path.join(dataDir, 'temporal.db')}...`);
+  const server = await startDevServer({
+    binary,
+    dbFile: path.join(dataDir, 'temporal.db'),
+    port,
+    uiPort,
+    namespace: settings.namespace,
+    logFile: path.join(dataDir, 'server.log'),
+  });
+  return { address: server.address, namespace: settings.namespace, uiUrl: server.uiUrl, server };
+}
+
+export function uiUrlFor(address: string): string | null {
+  if (process.env.SAGA_UI_URL) return process.env.SAGA_UI_URL;
+  const [host, port] = address.split(':');
+  if (['localhost', '127.0.0.1'].includes(host ?? '')) return `http://${host}:${Number(port ?? 7233) + 1000}`;
+  return null;
+}
+
+export async function devCommand(argv: string[], io: Io): Promise<number> {
+  const args = parseArgs('dev', argv, { options: { 'ui-port': 'string' }, positionals: [] });
+  const sagaHome = defaultSagaHome();
+  const uiPortText = str(args, 'ui-port');
+  const dev = await ensureDevServer(io, { sagaHome, uiPort: uiPortText ? Number(uiPortText) : undefined });
+  const connection = await NativeConnection.connect({ ...connectionSettings().connectionOptions, address: dev.address });
+  io.out(`Temporal Web UI: ${dev.uiUrl ?? '(not available)'}`);
+  io.out(`Worker for host '${defaultHostId()}' running; saga home ${sagaHome}. Press Ctrl-C to stop.`);
+  try {
+    await runSagaWorkers({ connection, namespace: dev.namespace, sagaHome });
+  } finally {
+    await connection.close();
+    if (dev.server) {
+      io.out('Stopping the Temporal dev server...');
+      await dev.server.stop();
+    }
+  }
+  return 0;
+}
+
+export async function workerCommand(argv: string[], io: Io): Promise<number> {
+  const args = parseArgs('worker', argv, { options: { 'host-id': 'string' }, positionals: [] });
+  const settings = connectionSettings();
+  let connection: NativeConnection;
+  try {
+    connection = await NativeConnection.connect(settings.connectionOptions);
+  } catch (error) {
+    throw new EnvironmentError(
+      `Cannot reach a Temporal server at ${settings.address} (${(error as Error).message}). ` +
+        'Start one with `saga dev`, or set TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE / TEMPORAL_API_KEY.',
+    );
+  }
+  const hostId = str(args, 'host-id') ?? defaultHostId();
+  io.out(`Saga worker for host '${hostId}' connected to ${settings.address} (namespace ${settings.namespace}).`);
+  try {
+    await runSagaWorkers({ connection, namespace: settings.namespace, sagaHome: defaultSagaHome(), hostId });
+  } finally {
+    await connection.close();
+  }
+  return 0;
+}

@@ -1,0 +1,174 @@
+/** `saga start`: validate everything a user typed before anything starts, then start the saga workflow. */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { createGitActivities } from '../../activities/git';
+import { loadSagaConfig } from '../../activities/config-loader';
+import { knownAgentNames } from '../../domain/config';
+import { announceModes, parseFlags } from '../../domain/flags';
+import { assertSagaName, hostTaskQueue, proposeSagaName, sagaWorkflowId, WORKFLOW_TASK_QUEUE } from '../../domain/naming';
+import { parsePlanText, type Plan } from '../../domain/plan';
+import type { SagaInput } from '../../domain/saga-input';
+import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/search-attributes';
+import { sagaWorkflow } from '../../workflows/saga';
+import { defaultHostId, defaultSagaHome } from '../../worker/worker';
+import { bool, parseArgs, str, type ArgSpec } from '../args';
+import { connectionSettings } from '../connection';
+import { UserError } from '../errors';
+import { loadSageConfigDefaults } from '../sage-config';
+import { uiUrlFor, type Io } from './server';
+
+export const START_SPEC: ArgSpec = {
+  options: {
+    repo: 'string',
+    plan: 'string',
+    agent: 'string',
+    config: 'string',
+    name: 'string',
+    base: 'string',
+    wait: 'boolean',
+    'allow-dirty': 'boolean',
+  },
+  positionals: ['...arguments'],
+  minPositionals: 0,
+};
+
+export interface StartRequest {
+  repo: string;
+  argumentsText: string;
+  plan?: string;
+  agent?: string;
+  config?: string;
+  name?: string;
+  base?: string;
+  allowDirty?: boolean;
+}
+
+/** Builds the saga's input from what the user typed; every problem is a UserError naming it. */
+export async function prepareSaga(request: StartRequest, now = new Date()): Promise<SagaInput> {
+  const repoArg = path.resolve(request.repo);
+  if (!existsSync(repoArg)) throw new UserError(`--repo ${request.repo}: no such folder.`);
+  const git = createGitActivities({ sagaHome: defaultSagaHome() });
+  let repoInfo: Awaited<ReturnType<typeof git.checkRepo>>;
+  try {
+    repoInfo = await git.checkRepo({ repo: repoArg, ...(request.base ? { base: request.base } : {}) });
+  } catch (error) {
+    throw new UserError(`--repo ${request.repo}: ${(error as Error).message}`);
+  }
+  if (!repoInfo.clean && !request.allowDirty) {
+    throw new UserError(
+      `--repo ${repoInfo.repo} has uncommitted changes (${repoInfo.dirtyFiles.slice(0, 5).join(', ')}` +
+        `${repoInfo.dirtyFiles.length > 5 ? ', ...' : ''}). Commit or stash them first: task branches start from ` +
+        `'${repoInfo.base}' and would not contain them (or pass --allow-dirty).`,
+    );
+  }
+
+  const flags = parseFlags(request.argumentsText, loadSageConfigDefaults(path.join(repoInfo.repo, '.sage', 'config.yaml')));
+  if (flags.error) throw new UserError(`Saga: ${flags.error}`);
+
+  let plan: Plan | null = null;
+  if (request.plan) {
+    const file = path.resolve(request.plan);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UserError(`--plan ${request.plan}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}).`);
+    }
+    const parsed = parsePlanText(text, path.basename(file));
+    if (!parsed.ok) throw new UserError(`Invalid plan file ${file}:\n  - ${parsed.errors.join('\n  - ')}`);
+    plan = parsed.plan;
+  }
+
+  const sagaHome = defaultSagaHome();
+  let config;
+  try {
+    config = (await loadSagaConfig({ repo: repoInfo.repo, sagaHome, ...(request.config ? { configFile: request.config } : {}) })).config;
+  } catch (error) {
+    throw new UserError((error as Error).message);
+  }
+  if (request.agent && !knownAgentNames(config).includes(request.agent)) {
+    throw new UserError(`--agent ${request.agent}: unknown agent profile. Known: ${knownAgentNames(config).join(', ')}.`);
+  }
+
+  const goal = flags.goal || plan?.problem.split('\n')[0] || '';
+  if (!goal && !plan) throw new UserError('Say what the saga should deliver: saga start --repo PATH -- "Ship dark mode".');
+  const name = assertSagaName(request.name ?? plan?.name ?? proposeSagaName(goal, now));
+  const sagaDir = path.join(sagaHome, name);
+  if (existsSync(sagaDir)) throw new UserError(`A saga named '${name}' already exists (${sagaDir}). Pick another --name.`);
+  const hostId = defaultHostId();
+  return {
+    name,
+    repo: repoInfo.repo,
+    base: repoInfo.base,
+    goal,
+    arguments: request.argumentsText,
+    flags,
+    plan,
+    planSource: request.plan ? path.resolve(request.plan) : null,
+    agent: request.agent ?? null,
+    sagaHome,
+    sagaDir,
+    worktreeRoot: config.worktree.root ? path.resolve(repoInfo.repo, config.worktree.root) : path.dirname(repoInfo.repo),
+    hostId,
+    hostQueue: hostTaskQueue(hostId),
+    uiBaseUrl: null,
+    startedAt: now.toISOString(),
+  };
+}
+
+export async function startSaga(client: Client, input: SagaInput): Promise<string> {
+  try {
+    const handle = await client.workflow.start(sagaWorkflow, {
+      taskQueue: WORKFLOW_TASK_QUEUE,
+      workflowId: sagaWorkflowId(input.name),
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      args: [input],
+      staticSummary: `Saga ${input.name}: ${input.goal}`.slice(0, 200),
+      typedSearchAttributes: [
+        { key: SagaName, value: input.name },
+        { key: SagaPhase, value: 'planning' },
+        { key: SagaRepo, value: input.repo },
+        { key: SagaAwaitingInput, value: false },
+      ],
+    });
+    return handle.firstExecutionRunId;
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) {
+      throw new UserError(`A saga named '${input.name}' already exists on this server. Pick another --name.`);
+    }
+    throw error;
+  }
+}
+
+export function joinArguments(args: { positionals: string[]; rest: string[] | null }): string {
+  return [...args.positionals, ...(args.rest ?? [])].join(' ');
+}
+
+export async function startCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
+  const args = parseArgs('start', argv, START_SPEC);
+  const repo = str(args, 'repo');
+  if (!repo) throw new UserError('saga start: --repo PATH is required.');
+  const input = await prepareSaga({
+    repo,
+    argumentsText: joinArguments(args),
+    plan: str(args, 'plan'),
+    agent: str(args, 'agent'),
+    config: str(args, 'config'),
+    name: str(args, 'name'),
+    base: str(args, 'base'),
+    allowDirty: bool(args, 'allow-dirty'),
+  });
+  const client = await connect();
+  input.uiBaseUrl = uiUrlFor(connectionSettings().address);
+  await startSaga(client, input);
+  io.out(announceModes(input.flags, { product: 'Saga', workflow: 'saga' }));
+  io.out(`Started saga '${input.name}' (workflow ${sagaWorkflowId(input.name)}).`);
+  if (input.uiBaseUrl) io.out(`Web UI: ${input.uiBaseUrl}/namespaces/default/workflows/${sagaWorkflowId(input.name)}`);
+  io.out(`It waits for you to confirm its name: saga respond ${input.name} confirm-name confirm`);
+  if (bool(args, 'wait')) {
+    const { watchUntilDone } = await import('./inspect');
+    return watchUntilDone(client, input.name, io);
+  }
+  return 0;
+}

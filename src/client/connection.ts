@@ -1,0 +1,35 @@
+import { Client, Connection } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { EnvironmentError } from '../worker/temporal-binary';
+
+export interface ConnectionSettings {
+  address: string;
+  namespace: string;
+  connectionOptions: ReturnType<typeof loadClientConnectConfig>['connectionOptions'];
+}
+
+/**
+ * Temporal's own conventions: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*,
+ * TEMPORAL_PROFILE and the TOML profile file. Defaults to the local dev server.
+ */
+export function connectionSettings(): ConnectionSettings {
+  const config = loadClientConnectConfig();
+  const address = config.connectionOptions.address ?? 'localhost:7233';
+  return {
+    address,
+    namespace: config.namespace ?? 'default',
+    connectionOptions: { ...config.connectionOptions, address },
+  };
+}
+
+export async function connectClient(settings = connectionSettings()): Promise<{ client: Client; connection: Connection; settings: ConnectionSettings }> {
+  try {
+    const connection = await Connection.connect({ ...settings.connectionOptions, connectTimeout: '5s' } as Parameters<typeof Connection.connect>[0]);
+    return { client: new Client({ connection, namespace: settings.namespace }), connection, settings };
+  } catch (error) {
+    throw new EnvironmentError(
+      `Cannot reach a Temporal server at ${settings.address} (${(error as Error).message}). ` +
+        'Start one with `saga dev` (embedded dev server + worker), or set TEMPORAL_ADDRESS to your cluster.',
+    );
+  }
+}

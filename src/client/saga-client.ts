@@ -1,0 +1,98 @@
+/**
+ * Everything a caller (CLI, chat bridge, tests) does to a saga, addressed by its name.
+ * Errors are UserError (bad input, unknown saga) or EnvironmentError (no server).
+ */
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowExecutionDescription,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { sagaNameFromWorkflowId, sagaWorkflowId } from '../domain/naming';
+import { SagaName, SagaPhase, SagaAwaitingInput } from '../domain/search-attributes';
+import type { Answer, InteractionKind, RespondInput, SagaStatus } from '../domain/state';
+import { respondUpdate, statusQuery } from '../workflows/definitions';
+import { UserError } from './errors';
+
+export class RespondRefused extends UserError {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function describeSaga(client: Client, name: string): Promise<WorkflowExecutionDescription> {
+  try {
+    return await client.workflow.getHandle(sagaWorkflowId(name)).describe();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) {
+      throw new UserError(`No saga named '${name}'. See \`saga list\` for the sagas this server knows.`);
+    }
+    throw error;
+  }
+}
+
+/** The saga's live status (a query, answered by a worker). */
+export async function getStatus(client: Client, name: string): Promise<SagaStatus> {
+  await describeSaga(client, name);
+  return client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
+}
+
+export async function respond(client: Client, name: string, input: RespondInput): Promise<Answer> {
+  await describeSaga(client, name);
+  try {
+    return await client.workflow.getHandle(sagaWorkflowId(name)).executeUpdate(respondUpdate, { args: [input] });
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+      throw new RespondRefused(error.cause.type ?? 'Refused', error.cause.message);
+    }
+    throw error;
+  }
+}
+
+/** Answers the one pending interaction of a kind (approve, accept, report...). */
+export async function respondToKind(
+  client: Client,
+  name: string,
+  kind: InteractionKind,
+  choice: string,
+  extra: { text?: string; user?: string } = {},
+): Promise<Answer> {
+  const status = await getStatus(client, name);
+  const pending = status.pending.filter((p) => p.kind === kind);
+  if (pending.length === 0) {
+    const waiting = status.pending.map((p) => `${p.id} (${p.kind})`).join(', ') || 'nothing';
+    throw new UserError(`Saga '${name}' is not waiting for ${kind}; it waits for: ${waiting}.`);
+  }
+  return respond(client, name, { interactionId: pending[0]!.id, choice, ...extra });
+}
+
+export interface SagaListEntry {
+  name: string;
+  workflowId: string;
+  status: string;
+  phase: string | null;
+  awaitingInput: boolean;
+  startTime: string;
+}
+
+export async function listSagas(client: Client): Promise<SagaListEntry[]> {
+  const out: SagaListEntry[] = [];
+  for await (const wf of client.workflow.list({ query: `WorkflowType = 'sagaWorkflow'` })) {
+    const attrs = wf.typedSearchAttributes;
+    const name = attrs.get(SagaName) ?? sagaNameFromWorkflowId(wf.workflowId) ?? wf.workflowId;
+    if (out.some((e) => e.workflowId === wf.workflowId)) continue;
+    out.push({
+      name,
+      workflowId: wf.workflowId,
+      status: wf.status.name,
+      phase: attrs.get(SagaPhase) ?? null,
+      awaitingInput: attrs.get(SagaAwaitingInput) ?? false,
+      startTime: wf.startTime.toISOString(),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,252 @@
+/**
+ * `saga.config.yaml` (DESIGN.md 4.4): agent profiles, worktree preparation, attempts, timeouts and budget.
+ * Pure: the workflow resolves profiles from a config that an activity loaded.
+ */
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
+
+/** "45m", "90s", "2h", "1h30m", "500ms" → milliseconds. Throws on anything else. */
+export function parseDuration(text: string): number {
+  const compact = text.trim().replace(/\s+/g, '');
+  if (!DURATION_PATTERN.test(compact)) {
+    throw new Error(`Invalid duration '${text}': expected a number with a unit, like 45m, 90s, 2h or 1h30m.`);
+  }
+  let total = 0;
+  for (const [, amount, unit] of compact.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
+    total += Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS];
+  }
+  if (total <= 0) throw new Error(`Invalid duration '${text}': it must be longer than zero.`);
+  return Math.round(total);
+}
+
+const DurationSchema = z.string().superRefine((text, ctx) => {
+  try {
+    parseDuration(text);
+  } catch (err) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: (err as Error).message });
+  }
+});
+
+/** Placeholders an agent command may use; `{saga_root}` and `{node}` are filled in per machine. */
+export const COMMAND_PLACEHOLDERS = [
+  'prompt',
+  'prompt_file',
+  'workdir',
+  'task_id',
+  'saga_root',
+  'node',
+] as const;
+export type CommandPlaceholder = (typeof COMMAND_PLACEHOLDERS)[number];
+const PLACEHOLDER_PATTERN = /\{([a-z_]+)\}/g;
+
+const CommandSchema = z
+  .array(z.string().min(1, 'must not be empty'))
+  .min(1, 'needs at least the program to run')
+  .superRefine((argv, ctx) => {
+    argv.forEach((arg, index) => {
+      for (const [, name] of arg.matchAll(PLACEHOLDER_PATTERN)) {
+        if (!(COMMAND_PLACEHOLDERS as readonly string[]).includes(name)) {
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            path: [index],
+            message: `unknown placeholder {${name}}; known: ${COMMAND_PLACEHOLDERS.map((p) => `{${p}}`).join(' ')}`,
+          });
+        }
+      }
+    });
+  });
+
+/** One entry under `agents:`. Fields left out come from the built-in preset of the same name, then defaults. */
+export const AgentProfileSchema = z
+  .object({
+    command: CommandSchema.optional(),
+    timeout: DurationSchema.optional(),
+    idle_timeout: DurationSchema.optional(),
+    subagent_dispatch: z.boolean().optional(),
+    env: z.record(z.string()).optional(),
+  })
+  .strict();
+export type AgentProfile = z.infer<typeof AgentProfileSchema>;
+
+const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+/** A relative path that stays inside the worktree. */
+const InsidePathSchema = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith('/') && !p.split(/[\\/]/).includes('..'), {
+    message: 'must be a relative path inside the repository (no leading / and no ..)',
+  });
+
+export const BUILTIN_AGENTS: Readonly<Record<string, AgentProfile>> = {
+  claude: { command: ['claude', '-p', '{prompt}', '--output-format', 'json'], subagent_dispatch: true },
+  codex: { command: ['codex', 'exec', '{prompt}'] },
+  gemini: { command: ['gemini', '-p', '{prompt}'] },
+  aider: { command: ['aider', '--yes', '--message-file', '{prompt_file}'] },
+  // The deterministic demo agent shipped with saga, run with the worker's own node.
+  demo: { command: ['{node}', '{saga_root}/agents/demo-agent.js'], subagent_dispatch: true },
+};
+
+export const DEFAULT_AGENT_TIMEOUT = '45m';
+export const DEFAULT_IDLE_TIMEOUT = '10m';
+
+export const SagaConfigSchema = z
+  .object({
+    default_agent: z.string().regex(AGENT_NAME, 'must be an agent profile name').default('claude'),
+    agents: z
+      .record(z.string().regex(AGENT_NAME, 'agent names use letters, digits, - and _'), AgentProfileSchema)
+      .default({}),
+    worktree: z
+      .object({
+        /** Where worktrees are created; default: beside the repo. */
+        root: z.string().min(1).optional(),
+        /** Git-ignored files copied into each worktree (e.g. `.env`). */
+        copy: z.array(InsidePathSchema).default([]),
+        /** argv lists run in the worktree before the agent, e.g. `[["npm", "ci"]]`. */
+        setup: z.array(z.array(z.string().min(1)).min(1, 'needs at least the program to run')).default([]),
+        port_range_size: z.number().int().min(1).max(1000).default(10),
+      })
+      .strict()
+      .default({}),
+    attempts: z.number().int().min(1).max(20).default(3),
+    check_timeout: DurationSchema.default('10m'),
+    budget: z
+      .object({ task_usd: z.number().positive().optional(), saga_usd: z.number().positive().optional() })
+      .strict()
+      .default({}),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    for (const [name, profile] of Object.entries(config.agents)) {
+      if (!profile.command && !BUILTIN_AGENTS[name]) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['agents', name, 'command'],
+          message: `required: '${name}' is not a built-in preset (${Object.keys(BUILTIN_AGENTS).join(', ')})`,
+        });
+      }
+    }
+    const known = knownAgentNames(config);
+    if (!known.includes(config.default_agent)) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['default_agent'],
+        message: `unknown agent profile '${config.default_agent}'; known: ${known.join(', ')}`,
+      });
+    }
+  });
+export type SagaConfig = z.infer<typeof SagaConfigSchema>;
+
+export const DEFAULT_SAGA_CONFIG: SagaConfig = SagaConfigSchema.parse({});
+
+/** A profile ready to run: every field filled in, durations in milliseconds. Travels in activity inputs. */
+export const ResolvedAgentProfileSchema = z.object({
+  name: z.string(),
+  command: z.array(z.string()).min(1),
+  timeoutMs: z.number().int().positive(),
+  idleTimeoutMs: z.number().int().positive(),
+  subagentDispatch: z.boolean(),
+  env: z.record(z.string()).default({}),
+});
+export type ResolvedAgentProfile = z.infer<typeof ResolvedAgentProfileSchema>;
+
+export function knownAgentNames(config: Pick<SagaConfig, 'agents'>): string[] {
+  return [...new Set([...Object.keys(BUILTIN_AGENTS), ...Object.keys(config.agents)])].sort();
+}
+
+/** The named profile (default: `default_agent`), the user's fields over the preset of the same name. */
+export function resolveAgentProfile(config: SagaConfig, name?: string): ResolvedAgentProfile {
+  const wanted = name ?? config.default_agent;
+  const preset = BUILTIN_AGENTS[wanted];
+  const user = config.agents[wanted];
+  if (!preset && !user) {
+    throw new Error(
+      `Unknown agent profile '${wanted}'. Known profiles: ${knownAgentNames(config).join(', ')}.`,
+    );
+  }
+  const merged: AgentProfile = {
+    ...preset,
+    ...definedOnly(user ?? {}),
+    env: { ...preset?.env, ...user?.env },
+  };
+  if (!merged.command) throw new Error(`Agent profile '${wanted}' has no command.`);
+  return {
+    name: wanted,
+    command: [...merged.command],
+    timeoutMs: parseDuration(merged.timeout ?? DEFAULT_AGENT_TIMEOUT),
+    idleTimeoutMs: parseDuration(merged.idle_timeout ?? DEFAULT_IDLE_TIMEOUT),
+    subagentDispatch: merged.subagent_dispatch ?? false,
+    env: merged.env ?? {},
+  };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export const checkTimeoutMs = (config: SagaConfig): number => parseDuration(config.check_timeout);
+
+/**
+ * Fills `{placeholder}`s inside each argv element. Never joins into a shell string; substituted values are
+ * not expanded again. A placeholder without a value is an error naming it, unless `leaveMissing` keeps it
+ * for a later step (the loader fills only the per-machine ones).
+ */
+export function expandCommand(
+  command: readonly string[],
+  values: Partial<Record<CommandPlaceholder, string>>,
+  opts: { leaveMissing?: boolean } = {},
+): string[] {
+  return command.map((arg) =>
+    arg.replace(PLACEHOLDER_PATTERN, (whole, name: string) => {
+      const value = values[name as CommandPlaceholder];
+      if (value === undefined) {
+        if (opts.leaveMissing) return whole;
+        throw new Error(`Agent command argument '${arg}' uses ${whole}, but no value was given for it.`);
+      }
+      return value;
+    }),
+  );
+}
+
+export type ParseSagaConfigResult = { ok: true; config: SagaConfig } | { ok: false; errors: string[] };
+
+/** Parses the YAML (or JSON) text of a config file; every error names the file and the path inside it. */
+export function parseSagaConfigText(text: string, fileName: string): ParseSagaConfigResult {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      errors: doc.errors.map((e) => {
+        const where = e.linePos?.[0] ? ` at line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '';
+        const message = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+        return `${fileName}: YAML syntax error${where}: ${message}`;
+      }),
+    };
+  }
+  const raw: unknown = doc.toJS() ?? {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    return { ok: false, errors: [`${fileName}: expected a mapping of settings at the top level.`] };
+  }
+  const parsed = SagaConfigSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, config: parsed.data };
+  return { ok: false, errors: parsed.error.issues.map((issue) => formatIssue(fileName, issue)) };
+}
+
+function formatIssue(fileName: string, issue: z.ZodIssue): string {
+  const where = formatPath(issue.path) || '(top level)';
+  if (issue.code === z.ZodIssueCode.unrecognized_keys) {
+    return `${fileName}: ${where}: unknown setting${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+  }
+  return `${fileName}: ${where}: ${issue.message}`;
+}
+
+/** `["agents", "mine", "command", 0]` → `agents.mine.command[0]`. */
+export function formatPath(path: ReadonlyArray<string | number>): string {
+  return path.reduce<string>(
+    (out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${part}` : part),
+    '',
+  );
+}

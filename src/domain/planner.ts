@@ -1,0 +1,69 @@
+/** The planner/reviewer protocol of DESIGN.md 4.6: what agents answer, validated before the saga trusts it. */
+import { z } from 'zod';
+import type { InteractionRequest } from './state';
+
+export const PlannerQuestionSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'ids are 1-40 letters, digits, _ or -'),
+  text: z.string().min(1),
+  options: z.array(z.string().min(1)).min(2, 'a question needs at least 2 options'),
+  recommended: z.number().int().min(0).nullable().default(null),
+  substantive: z.boolean().default(true),
+  why: z.string().optional(),
+});
+export type PlannerQuestion = z.infer<typeof PlannerQuestionSchema>;
+
+export const PlannerDecisionSchema = z.object({
+  question: z.string(),
+  choice: z.string(),
+  citation: z.string().default('default — no signal'),
+  confident: z.boolean(),
+  substantive: z.boolean().default(true),
+});
+export type PlannerDecision = z.infer<typeof PlannerDecisionSchema>;
+
+export const PlannerQuestionsOutputSchema = z
+  .object({
+    problem: z.string().default(''),
+    questions: z.array(PlannerQuestionSchema).default([]),
+    decisions: z.array(PlannerDecisionSchema).default([]),
+  })
+  .superRefine((out, ctx) => {
+    out.questions.forEach((q, i) => {
+      if (q.recommended !== null && q.recommended >= q.options.length) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['questions', i, 'recommended'],
+          message: `recommended is ${q.recommended} but there are only ${q.options.length} options (0-based)`,
+        });
+      }
+    });
+  });
+export type PlannerQuestionsOutput = z.infer<typeof PlannerQuestionsOutputSchema>;
+
+export function zodErrors(error: z.ZodError): string[] {
+  return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+}
+
+export const QUESTION_BATCH = 4;
+
+/** Splits questions into batches of at most 4 (the Saga procedure's limit per ask). */
+export function batches<T>(items: T[], size = QUESTION_BATCH): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Interaction id for a planner question: `q<round>-<id>`, lowercased for the id alphabet. */
+export const questionInteractionId = (round: number, id: string): string =>
+  `q${round}-${id.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`;
+
+export function questionInteraction(round: number, q: PlannerQuestion, withDefault: boolean): InteractionRequest {
+  const options = withDefault ? [...q.options, '[D] default'] : q.options;
+  return {
+    id: questionInteractionId(round, q.id),
+    kind: 'question',
+    prompt: q.why ? `${q.text}\n(${q.why})` : q.text,
+    options,
+    recommended: q.recommended,
+  };
+}

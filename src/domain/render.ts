@@ -1,0 +1,530 @@
+/**
+ * Markdown projections of saga state (DESIGN.md 4.5, Saga seed): SAGA.md, MILESTONE.md, task specs,
+ * PROGRESS.md, REPORT.md, manifest.md front matter and decisions.md entries. Pure and deterministic:
+ * the same state always renders the same bytes, so rewriting a file after every change is idempotent.
+ * These files are read by people only; the saga never reads them back (Temporal history is the truth).
+ */
+import { z } from 'zod';
+import YAML from 'yaml';
+import type { Environment } from './environment';
+import { FlagsResultSchema } from './flags';
+import { milestoneDirName, sagaWorkflowId, taskFileName, taskRef } from './naming';
+import type { Plan, PlanMilestone, PlanTask } from './plan';
+import { ReviewActionSchema, ReviewCountsSchema } from './review';
+import type { MilestoneState, SagaStatus, TaskState, TaskStatus } from './state';
+
+// ---- markdown helpers ------------------------------------------------------------------------------
+
+const oneLine = (s: string): string => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+/** Inline code that survives backticks inside the text. */
+const code = (s: string): string => (s.includes('`') ? `\`\` ${oneLine(s)} \`\`` : `\`${oneLine(s)}\``);
+/** A table cell: one line, pipes escaped. */
+const cell = (s: string): string => oneLine(s).replace(/\|/g, '\\|') || '—';
+const bullets = (items: string[], empty = 'None.'): string =>
+  items.length ? items.map((i) => `- ${oneLine(i)}`).join('\n') : empty;
+const table = (header: string[], rows: string[][]): string =>
+  [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
+/** Preformatted text (keeps line breaks), fenced so backticks inside cannot close it. */
+const fenced = (s: string): string => {
+  const fence = '`'.repeat(Math.max(3, ...(s.match(/`+/g) ?? []).map((run) => run.length + 1)));
+  return `${fence}text\n${s.trim()}\n${fence}`;
+};
+const section = (title: string, body: string): string => `## ${title}\n\n${body.trim()}\n`;
+const doc = (parts: (string | false | undefined)[]): string =>
+  `${parts
+    .filter((p): p is string => typeof p === 'string' && p.trim() !== '')
+    .map((p) => p.trim())
+    .join('\n\n')}\n`;
+
+/** For display only (nothing here is ever executed): quote an argument the way a POSIX shell would read it. */
+export function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+const shortCommit = (commit: string | null): string => (commit ? code(commit.slice(0, 12)) : '—');
+const checkLine = (c: { text: string; check: string }): string =>
+  `${oneLine(c.text)} — check: ${code(c.check)}`;
+
+const STATUS_MARK: Record<TaskStatus, string> = {
+  pending: '[ ]',
+  running: '[~]',
+  passed: '[x]',
+  integrated: '[x]',
+  blocked: '[!]',
+  skipped: '[-]',
+};
+
+export const milestoneSpecPath = (m: { id: number; slug: string }): string =>
+  `milestones/${milestoneDirName(m.id, m.slug)}/MILESTONE.md`;
+export const taskSpecPath = (m: { id: number; slug: string }, t: { id: number; slug: string }): string =>
+  `milestones/${milestoneDirName(m.id, m.slug)}/tasks/${taskFileName(t.id, t.slug)}`;
+
+export function findTaskState(
+  status: SagaStatus | null,
+  milestone: number,
+  task: number,
+): TaskState | undefined {
+  return status?.milestones.find((m) => m.id === milestone)?.tasks.find((t) => t.task === task);
+}
+
+// ---- SAGA.md -----------------------------------------------------------------------------------------
+
+export interface SagaMdInput {
+  name: string;
+  /** Null before the saga has published any state (the header then says "planning"). */
+  status: SagaStatus | null;
+  plan: Plan;
+  environment: Environment | null;
+  /** The announcement of active modes and any refusals (flags module), shown verbatim. */
+  flagsAnnouncement: string;
+  /** Questions the autonomous planner asked the user instead of deciding (rationale block). */
+  askedBack?: string[];
+  /** Whether `--autonomous` was on; defaults to `status.flags.autonomous`. */
+  autonomous?: boolean;
+}
+
+const MAX_RATIONALE_BULLETS = 10;
+
+/** Seed 001 "Recommendation Rationale" block; empty when the plan carries no rationale or tradeoffs. */
+export function renderRationaleBlock(plan: Plan, autonomous: boolean, askedBack: string[] = []): string {
+  const rationale = plan.rationale ?? [];
+  if (!rationale.length && !plan.tradeoffs) return '';
+  const shown = rationale.slice(0, MAX_RATIONALE_BULLETS);
+  const lines = [
+    '## Recommendation Rationale',
+    '',
+    autonomous ? 'This artifact was produced with `--autonomous`. Key decisions:' : 'Key decisions:',
+    '',
+    ...shown.map((r) => `- ${oneLine(r)}`),
+  ];
+  if (rationale.length > shown.length) {
+    lines.push(`- …and ${rationale.length - shown.length} more in decisions.md`);
+  }
+  if (plan.tradeoffs) {
+    lines.push(
+      '',
+      '**Tradeoffs accepted:**',
+      `- Short-term: ${oneLine(plan.tradeoffs.short_term)}`,
+      `- Long-term: ${oneLine(plan.tradeoffs.long_term)}`,
+      `- Why this is the right balance: ${oneLine(plan.tradeoffs.balance)}`,
+    );
+  }
+  lines.push(
+    '',
+    `**Decisions asked back to user:** ${askedBack.length ? askedBack.map(oneLine).join('; ') : 'None'}`,
+  );
+  return lines.join('\n');
+}
+
+export function renderEnvironmentSection(environment: Environment | null): string {
+  if (!environment) return section('Environment', 'Not discovered yet.');
+  const commands = environment.commands.map((c) => [
+    c.purpose,
+    code(c.argv.map(shellQuote).join(' ')),
+    cell(c.source),
+    cell(
+      `${c.confirmed}${c.exitCode === null ? '' : ` (exit ${c.exitCode})`}` +
+        `${c.outputPath ? ` — output: ${c.outputPath}` : ''}`,
+    ),
+  ]);
+  const body = [
+    `- **Program type:** ${environment.programType} — ${oneLine(environment.programTypeReason)}`,
+    `- **Languages:** ${environment.languages.join(', ') || 'unknown'}`,
+    `- **Computer use:** ${environment.computerUse}`,
+    `- **Launch for manual verification:** ${environment.launch ? code(environment.launch) : 'not found'}`,
+    '',
+    '### Commands',
+    '',
+    commands.length ? table(['Purpose', 'Command', 'Source', 'Confirmed'], commands) : 'None found.',
+    '',
+    '### Notes',
+    '',
+    bullets(environment.notes),
+  ];
+  return section('Environment', body.join('\n'));
+}
+
+function milestoneStatus(status: SagaStatus | null, id: number): MilestoneState['status'] {
+  return status?.milestones.find((m) => m.id === id)?.status ?? 'pending';
+}
+
+export function renderSagaMd(input: SagaMdInput): string {
+  const { name, status, plan, environment } = input;
+  const index = plan.milestones.map((m) => [
+    String(m.id),
+    cell(m.title),
+    m.depends_on.length ? m.depends_on.map((d) => `M${d}`).join(', ') : '—',
+    m.tasks.map((t) => taskRef(m.id, t.id)).join(', '),
+    milestoneStatus(status, m.id),
+    `[${milestoneSpecPath(m)}](${milestoneSpecPath(m)})`,
+  ]);
+  const exits = plan.exit_criteria.map((c) => [cell(c.id), cell(c.text), code(c.check)]);
+  const header = status
+    ? [
+        `- **Goal:** ${oneLine(status.goal) || '—'}`,
+        `- **Phase:** ${status.phase}`,
+        `- **Repo:** ${code(status.repo)}`,
+        `- **Execution mode:** ${status.executionMode}`,
+        `- **Integration branch:** ${code(status.integrationBranch)}`,
+        `- **Web UI:** ${status.uiUrl || '—'}`,
+      ]
+    : ['- **Phase:** planning'];
+  return doc([
+    `# Saga: ${name}`,
+    `> Projection of workflow ${code(status?.workflowId ?? sagaWorkflowId(name))}; Temporal history is the ` +
+      'source of truth and edits here are not read back. Live state: [PROGRESS.md](PROGRESS.md).',
+    header.join('\n'),
+    renderRationaleBlock(plan, input.autonomous ?? status?.flags.autonomous ?? false, input.askedBack),
+    section('Problem statement', plan.problem),
+    section(
+      'Scope and non-goals',
+      [
+        '### In scope',
+        '',
+        bullets(plan.scope.in),
+        '',
+        '### Out of scope (non-goals)',
+        '',
+        bullets(plan.scope.out),
+        '',
+        '### Delegated',
+        '',
+        bullets(plan.scope.delegated),
+      ].join('\n'),
+    ),
+    section('Flags', input.flagsAnnouncement.trim() ? fenced(input.flagsAnnouncement) : 'No modes active.'),
+    renderEnvironmentSection(environment),
+    section('Exit criteria', table(['ID', 'Criterion', 'Check'], exits)),
+    section('Milestone index', table(['#', 'Milestone', 'Depends on', 'Tasks', 'Status', 'Spec'], index)),
+  ]);
+}
+
+// ---- MILESTONE.md and task specs -----------------------------------------------------------------------
+
+export function renderMilestoneMd(
+  milestone: PlanMilestone,
+  state: MilestoneState | null | undefined,
+): string {
+  const rows = milestone.tasks.map((t) => {
+    const file = `tasks/${taskFileName(t.id, t.slug)}`;
+    return [
+      taskRef(milestone.id, t.id),
+      cell(t.title),
+      t.depends_on.join(', ') || '—',
+      t.owns.map(code).join(', ') || '—',
+      state?.tasks.find((s) => s.task === t.id)?.status ?? 'pending',
+      `[${file}](${file})`,
+    ];
+  });
+  return doc([
+    `# Milestone ${milestone.id}: ${oneLine(milestone.title)}`,
+    [
+      `- **Status:** ${state?.status ?? 'pending'}`,
+      `- **Depends on:** ${milestone.depends_on.length ? milestone.depends_on.map((d) => `M${d}`).join(', ') : 'none'}`,
+      `- **Integration commit:** ${shortCommit(state?.integrationCommit ?? null)}`,
+      '- **Saga:** [SAGA.md](../../SAGA.md)',
+    ].join('\n'),
+    section('Goal', milestone.goal),
+    section('Validation', bullets(milestone.validation.map(checkLine), 'No milestone-level checks listed.')),
+    section('Tasks', table(['Task', 'Title', 'Depends on', 'Owns', 'Status', 'Spec'], rows)),
+  ]);
+}
+
+export function renderTaskMd(
+  milestoneId: number,
+  task: PlanTask,
+  state: TaskState | null | undefined,
+): string {
+  const statusLines = [
+    `- **Task:** ${taskRef(milestoneId, task.id)} (milestone ${milestoneId}, [MILESTONE.md](../MILESTONE.md))`,
+    `- **Status:** ${state?.status ?? 'pending'}`,
+    `- **Branch:** ${state?.branch ? code(state.branch) : 'not created yet'}`,
+    `- **Commit:** ${shortCommit(state?.commit ?? null)}`,
+    `- **Attempts:** ${state?.attempts ?? 0}`,
+  ];
+  if (task.agent) statusLines.push(`- **Agent profile:** ${task.agent}`);
+  if (state?.reason) statusLines.push(`- **Reason:** ${oneLine(state.reason)}`);
+  return doc([
+    `# Task ${taskRef(milestoneId, task.id)}: ${oneLine(task.title)}`,
+    statusLines.join('\n'),
+    section('Scope', task.scope),
+    section('Owned files', bullets(task.owns.map(code))),
+    section('Interfaces', task.interfaces || 'None declared.'),
+    section('Dependencies', bullets(task.depends_on.map((d) => `Task ${d}`))),
+    section('Validation method', task.validation_method),
+    section('Validation criteria', bullets(task.validation.map(checkLine))),
+    section('Evidence required', task.evidence),
+    section('Evidence collected', bullets(state?.evidence ?? [], 'None yet.')),
+  ]);
+}
+
+// ---- PROGRESS.md ---------------------------------------------------------------------------------------
+
+export interface ProgressExtra {
+  integrationNotes: string[];
+  decisions: string[];
+  /** Oldest first, like `status.log`; the file shows both newest first. */
+  log: string[];
+}
+
+const MAX_LOG_LINES = 200;
+
+function currentMilestone(status: SagaStatus): string {
+  const current = status.milestones.find((m) => m.status !== 'integrated');
+  if (!status.milestones.length) return 'none yet (planning)';
+  if (!current) return 'all milestones integrated';
+  return `${current.id} — ${oneLine(current.title)} (${current.status})`;
+}
+
+function taskProgressLine(t: TaskState): string {
+  const parts = [`${STATUS_MARK[t.status]} ${t.id} ${t.slug} — ${t.status}`];
+  if (t.branch) parts.push(`branch ${code(t.branch)}`);
+  if (t.commit) parts.push(`commit ${shortCommit(t.commit)}`);
+  if (t.attempts) parts.push(`attempts ${t.attempts}`);
+  if (t.evidence.length) parts.push(`evidence: ${t.evidence.join(', ')}`);
+  if (t.status === 'running') {
+    if (t.workflowId) parts.push(`workflow ${code(t.workflowId)}${t.runId ? ` run ${code(t.runId)}` : ''}`);
+    if (t.worktree) parts.push(`worktree ${code(t.worktree)}`);
+  }
+  if (t.reason) parts.push(`reason: ${oneLine(t.reason)}`);
+  return `- ${parts.join(' · ')}`;
+}
+
+export function renderProgressMd(status: SagaStatus, extra: ProgressExtra): string {
+  const tasks = status.milestones.length
+    ? status.milestones
+        .map((m) =>
+          [
+            `### Milestone ${m.id}: ${oneLine(m.title)} — ${m.status}`,
+            '',
+            ...m.tasks.map(taskProgressLine),
+          ].join('\n'),
+        )
+        .join('\n\n')
+    : 'No tasks yet.';
+  const questions = status.pending.map((p) => {
+    const options = p.options
+      .map((o, i) => `[${i}] ${o}${p.recommended === i ? ' (recommended)' : ''}`)
+      .join(', ');
+    return `**${p.id}** (${p.kind}): ${oneLine(p.prompt)} — options: ${options}`;
+  });
+  const log = [...status.log, ...extra.log].reverse();
+  const shownLog = log.slice(0, MAX_LOG_LINES);
+  if (log.length > shownLog.length) shownLog.push(`…${log.length - shownLog.length} older lines not shown`);
+  return doc([
+    `# Progress: ${status.name}`,
+    [
+      `- **Phase:** ${status.phase}`,
+      `- **Round:** ${status.round}`,
+      `- **Current milestone:** ${currentMilestone(status)}`,
+      `- **Execution mode:** ${status.executionMode}`,
+      `- **Integration branch:** ${code(status.integrationBranch)}`,
+      `- **Workflow:** ${code(status.workflowId)}${status.runId ? ` run ${code(status.runId)}` : ''}`,
+      `- **Web UI:** ${status.uiUrl || '—'}`,
+    ].join('\n'),
+    section('Tasks', tasks),
+    section('Open questions', bullets(questions)),
+    section('Integration notes', bullets(extra.integrationNotes)),
+    section('Decisions & Deviations', bullets(extra.decisions)),
+    section('Log (newest first)', bullets(shownLog, 'Empty.')),
+  ]);
+}
+
+// ---- REPORT.md -----------------------------------------------------------------------------------------
+
+export const ExitCriterionResultSchema = z.object({
+  id: z.string(),
+  result: z.enum(['passed', 'failed', 'not-checkable']),
+  /** Path (relative to the saga directory) of the kept check output. */
+  evidence: z.string().nullable(),
+  summary: z.string().optional(),
+});
+export type ExitCriterionResult = z.infer<typeof ExitCriterionResultSchema>;
+
+export interface ReportInput {
+  status: SagaStatus;
+  plan: Plan;
+  exitResults: ExitCriterionResult[];
+  environment?: Environment | null;
+  /** Extra, feature-specific steps; the checkout, checks and launch steps are always listed first. */
+  manualSteps?: string[];
+}
+
+function manualVerificationSteps(input: ReportInput): string[] {
+  const { status, plan, environment } = input;
+  const steps = [
+    `Check out the integrated result: ${code(`git -C ${shellQuote(status.repo)} switch ${shellQuote(status.integrationBranch)}`)}`,
+    ...plan.exit_criteria.map(
+      (c) => `${oneLine(c.text)} (${c.id}): run ${code(c.check)} in the repo root and expect exit code 0.`,
+    ),
+  ];
+  if (environment?.launch)
+    steps.push(`Launch the program with ${code(environment.launch)} and try the feature by hand.`);
+  return [...steps, ...(input.manualSteps ?? []).map(oneLine)];
+}
+
+export function renderReportMd(input: ReportInput): string {
+  const { status, plan, exitResults } = input;
+  const results = plan.exit_criteria.map((c) => ({
+    criterion: c,
+    result: exitResults.find((r) => r.id === c.id),
+  }));
+  const passed = results.filter((r) => r.result?.result === 'passed').length;
+  const built = status.milestones.map((m) => {
+    const rows = m.tasks.map((t) => [
+      t.id,
+      cell(t.title),
+      t.status,
+      t.branch ? code(t.branch) : '—',
+      shortCommit(t.commit),
+      cell(
+        t.changedFiles.length
+          ? `${t.changedFiles.slice(0, 5).join(', ')}${t.changedFiles.length > 5 ? ` (+${t.changedFiles.length - 5} more)` : ''}`
+          : '—',
+      ),
+    ]);
+    return [
+      `### Milestone ${m.id}: ${oneLine(m.title)} — ${m.status}`,
+      '',
+      `Integration commit: ${shortCommit(m.integrationCommit)}`,
+      '',
+      table(['Task', 'Title', 'Status', 'Branch', 'Commit', 'Changed files'], rows),
+    ].join('\n');
+  });
+  const exitRows = results.map(({ criterion, result }) => [
+    cell(criterion.id),
+    cell(criterion.text),
+    code(criterion.check),
+    result ? `**${result.result}**` : 'not run',
+    result?.evidence ? `[${result.evidence}](${result.evidence})` : '—',
+    cell(result?.summary ?? ''),
+  ]);
+  const open = status.milestones
+    .flatMap((m) => m.tasks)
+    .filter((t) => t.status === 'blocked' || t.status === 'skipped')
+    .map((t) => `${t.id} ${t.slug} — ${t.status}${t.reason ? `: ${oneLine(t.reason)}` : ''}`);
+  return doc([
+    `# Completion report: ${status.name}`,
+    [
+      `- **Goal:** ${oneLine(status.goal) || '—'}`,
+      `- **Round:** ${status.round}`,
+      `- **Integration branch:** ${code(status.integrationBranch)}`,
+      `- **Exit criteria passed:** ${passed} of ${plan.exit_criteria.length}`,
+    ].join('\n'),
+    section('What was built', built.join('\n\n') || 'Nothing yet.'),
+    section('Exit criteria', table(['ID', 'Criterion', 'Check', 'Result', 'Evidence', 'Summary'], exitRows)),
+    section(
+      'Manual verification',
+      manualVerificationSteps(input)
+        .map((s, i) => `${i + 1}. ${s}`)
+        .join('\n'),
+    ),
+    section('Open issues', bullets(open)),
+  ]);
+}
+
+// ---- manifest.md -----------------------------------------------------------------------------------------
+
+const FlagSourceSchema = z.enum(['flag', 'config']).nullable();
+export const ManifestFlagsSchema = FlagsResultSchema.omit({ goal: true, error: true });
+
+/** Seed 001: one entry per checkpoint that proceeded without the user, with the flag sources behind it. */
+export const AutoPickedCheckpointSchema = z.object({
+  phase: z.string(),
+  checkpoint: z.string(),
+  decision: z.string(),
+  timestamp: z.string(),
+  reason: z.string(),
+  flag_sources: z.record(z.string(), FlagSourceSchema),
+});
+
+/** Seed 001: per-phase autonomy budget. */
+export const AutonomousDecisionCountSchema = z.object({
+  phase: z.string(),
+  decided: z.number().int().min(0),
+  asked: z.number().int().min(0),
+  sources: z.record(z.string(), z.number().int().min(0)),
+});
+
+/**
+ * One quality-locked review iteration of one subject (plan, task result...): the review module's
+ * iteration record plus where the findings are. Extra keys are kept, never dropped from the audit trail.
+ */
+export const QualityLockedEntrySchema = z
+  .object({
+    subject: z.string(),
+    iteration: z.number().int().min(1),
+    counts: ReviewCountsSchema,
+    result: ReviewActionSchema,
+    findings: z.string().optional(),
+    timestamp: z.string().optional(),
+  })
+  .passthrough();
+
+export const ManifestFrontSchema = z.object({
+  saga: z.string(),
+  flags: ManifestFlagsSchema,
+  execution_mode: z.string(),
+  auto_picked_checkpoints: z.array(AutoPickedCheckpointSchema).default([]),
+  autonomous_decisions: z.array(AutonomousDecisionCountSchema).default([]),
+  quality_locked_history: z.array(QualityLockedEntrySchema).default([]),
+});
+export type ManifestFront = z.infer<typeof ManifestFrontSchema>;
+export type ManifestFrontInput = z.input<typeof ManifestFrontSchema>;
+/** The list fields of the manifest, which `updateManifest` can append to. */
+export const MANIFEST_LIST_KEYS = [
+  'auto_picked_checkpoints',
+  'autonomous_decisions',
+  'quality_locked_history',
+] as const;
+
+export const defaultManifestBody = (saga: string): string =>
+  `\n# Manifest: ${saga}\n\nFlags, execution mode and the audit trail of automatic decisions (front matter ` +
+  'above, machine-readable). Human-readable entries are in [decisions.md](decisions.md).\n';
+
+/** YAML front matter between `---` lines, then the body. Throws if `front` does not fit the schema. */
+export function renderManifest(front: ManifestFrontInput, body?: string): string {
+  const parsed = ManifestFrontSchema.parse(front);
+  const yaml = YAML.stringify(parsed, { lineWidth: 0, aliasDuplicateObjects: false });
+  return `---\n${yaml}---\n${body ?? defaultManifestBody(parsed.saga)}`;
+}
+
+/** Inverse of renderManifest. Throws an Error naming what is wrong with the text. */
+export function parseManifest(text: string): { front: ManifestFront; body: string } {
+  // The closing `---` must be a line of its own; YAML never emits such a line inside a mapping value.
+  const match = /^---\r?\n([\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
+  if (!match) throw new Error('manifest.md: expected YAML front matter between "---" lines at the top');
+  let raw: unknown;
+  try {
+    raw = YAML.parse(match[1] ?? '');
+  } catch (err) {
+    throw new Error(`manifest.md: front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const parsed = ManifestFrontSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(front matter)'}: ${i.message}`);
+    throw new Error(`manifest.md: invalid front matter: ${issues.join('; ')}`);
+  }
+  return { front: parsed.data, body: match[2] };
+}
+
+// ---- decisions.md ------------------------------------------------------------------------------------------
+
+export const DECISIONS_HEADER = '# Decisions\n\nNewest first. Each entry: when, what was decided, and why.\n';
+
+/** Seed 001 format: `### YYYY-MM-DD HH:MM — title` (UTC) followed by the entry's lines. */
+export function renderDecisionEntry(entry: { at: string; title: string; lines: string[] }): string {
+  const at = new Date(entry.at);
+  if (Number.isNaN(at.getTime()))
+    throw new Error(`decision entry: 'at' must be an ISO timestamp, got "${entry.at}"`);
+  const stamp = at.toISOString().slice(0, 16).replace('T', ' ');
+  return (
+    [`### ${stamp} — ${oneLine(entry.title)}`, ...entry.lines.map((l) => l.replace(/\r?\n/g, '\n  '))].join(
+      '\n',
+    ) + '\n'
+  );
+}

@@ -1,0 +1,63 @@
+/**
+ * What a saga is started with, and the context every phase and task workflow receives.
+ * Paths are computed by the client (Node) so workflow code never touches `path` or `fs`.
+ */
+import { z } from 'zod';
+import { ResolvedAgentProfileSchema } from './config';
+import { FlagsResultSchema } from './flags';
+import { PlanSchema } from './plan';
+
+/** Settings read from saga.config.yaml by an activity at start (host-bound), then fixed in history. */
+export const RunSettingsSchema = z.object({
+  attempts: z.number().int().min(1),
+  checkTimeoutMs: z.number().int().positive(),
+  defaultAgent: z.string(),
+  /** Resolved agent profiles by name. */
+  profiles: z.record(z.string(), ResolvedAgentProfileSchema),
+  subagentDispatch: z.record(z.string(), z.boolean()),
+  agentTimeoutMs: z.record(z.string(), z.number()),
+  worktree: z.object({
+    copy: z.array(z.string()),
+    setup: z.array(z.array(z.string())),
+    portRangeSize: z.number().int().positive(),
+  }),
+  budget: z.object({ taskUsd: z.number().nullable(), sagaUsd: z.number().nullable() }),
+});
+export type RunSettings = z.infer<typeof RunSettingsSchema>;
+
+export const SagaInputSchema = z.object({
+  name: z.string(),
+  repo: z.string(),
+  base: z.string(),
+  goal: z.string(),
+  arguments: z.string(),
+  flags: FlagsResultSchema,
+  plan: PlanSchema.nullable(),
+  planSource: z.string().nullable(),
+  agent: z.string().nullable(),
+  sagaHome: z.string(),
+  sagaDir: z.string(),
+  /** Folder that holds task worktrees (default: the repo's parent). */
+  worktreeRoot: z.string(),
+  hostId: z.string(),
+  hostQueue: z.string(),
+  uiBaseUrl: z.string().nullable(),
+  startedAt: z.string(),
+});
+export type SagaInput = z.infer<typeof SagaInputSchema>;
+
+/** The slice of the saga every child workflow needs. */
+export interface SagaContext {
+  name: string;
+  sagaWorkflowId: string;
+  repo: string;
+  base: string;
+  goal: string;
+  sagaDir: string;
+  worktreeRoot: string;
+  hostQueue: string;
+  flags: SagaInput['flags'];
+  executionMode: 'subagents' | 'inline';
+  settings: RunSettings;
+  agent: string | null;
+}

@@ -1,0 +1,136 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdirSync, openSync, closeSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { devServerSearchAttributeArgs } from '../domain/search-attributes';
+import { EnvironmentError, findTemporalBinary } from './temporal-binary';
+
+export interface DevServerOptions {
+  /** SQLite file: sagas survive restarts of the server. */
+  dbFile: string;
+  port?: number;
+  /** Web UI port; omit with `headless`. */
+  uiPort?: number;
+  headless?: boolean;
+  namespace?: string;
+  ip?: string;
+  /** Server output goes here (not to the user's terminal). */
+  logFile?: string;
+  binary?: string;
+  /** How long to wait for the server to answer health checks. */
+  startTimeoutMs?: number;
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl: string | null;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function healthy(binary: string, address: string, namespace: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(
+      binary,
+      ['operator', 'namespace', 'describe', '--address', address, '--namespace', namespace],
+      { timeout: 5_000 },
+      (error) => resolve(!error),
+    );
+  });
+}
+
+/** Polls until the server answers for the namespace (the SDK's own 5 s wait is too short on 2 loaded cores). */
+export async function waitForServer(
+  address: string,
+  {
+    binary = findTemporalBinary(),
+    namespace = 'default',
+    timeoutMs = 60_000,
+    isAlive = (): boolean => true,
+  }: { binary?: string; namespace?: string; timeoutMs?: number; isAlive?: () => boolean } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isAlive()) throw new EnvironmentError(`The Temporal dev server exited before it answered at ${address}.`);
+    if (await healthy(binary, address, namespace)) return;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new EnvironmentError(`The Temporal dev server did not answer at ${address} within ${timeoutMs} ms.`);
+}
+
+/** Starts `temporal server start-dev` with persistence and the saga search attributes registered. */
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const binary = options.binary ?? findTemporalBinary();
+  const ip = options.ip ?? '127.0.0.1';
+  const port = options.port ?? 7233;
+  const namespace = options.namespace ?? 'default';
+  mkdirSync(path.dirname(options.dbFile), { recursive: true });
+  const args = [
+    'server',
+    'start-dev',
+    '--db-filename',
+    options.dbFile,
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--namespace',
+    namespace,
+    '--log-level',
+    'error',
+    ...devServerSearchAttributeArgs(),
+    ...(options.headless ? ['--headless'] : options.uiPort ? ['--ui-port', String(options.uiPort)] : []),
+  ];
+  const logFd = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
+  const child = spawn(binary, args, { stdio: ['ignore', logFd, logFd], detached: true });
+  if (typeof logFd === 'number') closeSync(logFd);
+  let exited = false;
+  const exitedPromise = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  const address = `${ip}:${port}`;
+  const stop = async () => {
+    if (exited) return;
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      return;
+    }
+    const killer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }, 10_000);
+    await exitedPromise;
+    clearTimeout(killer);
+  };
+  try {
+    await waitForServer(address, {
+      binary,
+      namespace,
+      timeoutMs: options.startTimeoutMs ?? 60_000,
+      isAlive: () => !exited,
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const uiUrl = options.headless ? null : `http://${ip}:${options.uiPort ?? port + 1000}`;
+  return { address, uiUrl, process: child, stop };
+}

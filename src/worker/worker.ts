@@ -1,0 +1,58 @@
+/**
+ * A saga worker: workflow tasks from the shared `saga` queue (any machine may run workflow code), and the
+ * host-bound activities from this host's own queue (only the machine holding the repo touches it).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { hostTaskQueue, WORKFLOW_TASK_QUEUE } from '../domain/naming';
+
+export interface SagaWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  sagaHome: string;
+  hostId?: string;
+  /** Prebuilt workflow bundle (tests and production); otherwise bundled from src at start. */
+  workflowBundlePath?: string;
+  /** Serve only host activities, no workflows (e.g. a second checkout machine). */
+  activitiesOnly?: boolean;
+}
+
+export const defaultHostId = (): string => process.env.SAGA_HOST_ID || os.hostname();
+export const defaultSagaHome = (): string => process.env.SAGA_HOME || path.join(os.homedir(), '.sagas');
+
+export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Worker[]> {
+  const hostId = options.hostId ?? defaultHostId();
+  const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = options.workflowBundlePath
+    ? { workflowBundle: { codePath: options.workflowBundlePath } }
+    : { workflowsPath: require.resolve('../workflows') };
+  const common = { connection: options.connection, namespace: options.namespace, shutdownGraceTime: '10s' } as const;
+  const workers: Worker[] = [];
+  if (!options.activitiesOnly) {
+    workers.push(
+      await Worker.create({
+        ...common,
+        taskQueue: WORKFLOW_TASK_QUEUE,
+        ...workflowSource,
+        // Replaying a long saga from history is the resume path: keep enough cached to avoid it when possible.
+        maxCachedWorkflows: 200,
+      }),
+    );
+  }
+  workers.push(
+    await Worker.create({
+      ...common,
+      taskQueue: hostTaskQueue(hostId),
+      activities: createActivities({ sagaHome: options.sagaHome }),
+      maxConcurrentActivityTaskExecutions: 16,
+    }),
+  );
+  return workers;
+}
+
+/** Runs workers until shut down (SIGINT/SIGTERM are handled by the SDK runtime: activities are cancelled and drained). */
+export async function runSagaWorkers(options: SagaWorkerOptions): Promise<void> {
+  const workers = await createSagaWorkers(options);
+  await Promise.all(workers.map((w) => w.run()));
+}

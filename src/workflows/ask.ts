@@ -1,0 +1,58 @@
+/**
+ * Asking a person from any saga workflow. The question is registered with the saga workflow (the one
+ * address users answer at) and the answer comes back as a signal to the workflow that asked.
+ */
+import { condition, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { Answer, Interaction, InteractionRequest } from '../domain/state';
+import { interactionAnsweredSignal, interactionOpenedSignal } from './definitions';
+
+const answers = new Map<string, Answer>();
+let listening = false;
+
+function listen(): void {
+  if (listening) return;
+  listening = true;
+  setHandler(interactionAnsweredSignal, (answer) => {
+    answers.set(answer.interactionId, answer);
+  });
+}
+
+/** Records an answer delivered in-process (the saga workflow answering its own questions). */
+export function deliverAnswer(answer: Answer): void {
+  answers.set(answer.interactionId, answer);
+}
+
+export function toInteraction(request: InteractionRequest): Interaction {
+  return {
+    ...request,
+    textRequiredFor: request.textRequiredFor ?? [],
+    owner: workflowInfo().workflowId,
+    openedAt: new Date().toISOString(),
+  };
+}
+
+/** Opens several interactions at once (a batch of questions) and waits for all of their answers. */
+export async function askAll(
+  sagaWorkflowId: string,
+  requests: InteractionRequest[],
+  open?: (interaction: Interaction) => void,
+): Promise<Answer[]> {
+  listen();
+  const interactions = requests.map(toInteraction);
+  for (const interaction of interactions) {
+    if (answers.has(interaction.id)) continue;
+    if (open) open(interaction);
+    else await getExternalWorkflowHandle(sagaWorkflowId).signal(interactionOpenedSignal, interaction);
+  }
+  await condition(() => interactions.every((i) => answers.has(i.id)));
+  return interactions.map((i) => answers.get(i.id)!);
+}
+
+export async function ask(
+  sagaWorkflowId: string,
+  request: InteractionRequest,
+  open?: (interaction: Interaction) => void,
+): Promise<Answer> {
+  const [answer] = await askAll(sagaWorkflowId, [request], open);
+  return answer!;
+}

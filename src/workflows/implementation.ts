@@ -1,0 +1,245 @@
+/**
+ * Phase 2 (Saga procedure): the worker fleet. Milestones run in dependency order; within one, tasks start
+ * as soon as their dependencies are done, up to the lane count, never two with overlapping `owns` at once.
+ * Blocked tasks are re-delegated once, then escalated while the rest keeps running. Each milestone is
+ * integrated (merged in dependency order, conflicts to a resolver agent) and validated.
+ */
+import {
+  condition,
+  continueAsNew,
+  ParentClosePolicy,
+  setCurrentDetails,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { initialMilestones, schedView } from '../domain/fleet';
+import { integrationBranch, taskWorkflowId, worktreeDirName } from '../domain/naming';
+import type { Plan, PlanMilestone } from '../domain/plan';
+import type { SagaContext } from '../domain/saga-input';
+import { milestoneOrder, readyTasks } from '../domain/schedule';
+import type { Answer, MilestoneState, TaskState, Usage } from '../domain/state';
+import { ask } from './ask';
+import { integrateMilestone } from './integration';
+import { report, sagaLog } from './shared';
+import { taskWorkflow, type TaskReport } from './task';
+
+export interface ImplementationInput {
+  ctx: SagaContext;
+  plan: Plan;
+  /** Milestones this round runs (a report round runs only its new milestone). */
+  milestoneIds: number[];
+  round: number;
+  lanes: number;
+  /** Carried over continue-as-new. */
+  carried?: { milestones: MilestoneState[]; usage: Usage };
+}
+
+export interface ImplementationResult {
+  outcome: 'integrated' | 'aborted';
+  milestones: MilestoneState[];
+  usage: Usage;
+}
+
+type FleetEvent = { type: 'done'; ref: string; report: TaskReport } | { type: 'failed'; ref: string; error: string } | { type: 'escalation'; ref: string; answer: Answer };
+
+export async function implementationWorkflow(input: ImplementationInput): Promise<ImplementationResult> {
+  const { ctx, plan } = input;
+  const milestones: MilestoneState[] = input.carried?.milestones ?? initialMilestones(ctx.name, plan);
+  const states = new Map<string, TaskState>();
+  for (const m of milestones) for (const t of m.tasks) states.set(t.id, t);
+  let usage: Usage = input.carried?.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  let sagaBudget = ctx.settings.budget.sagaUsd;
+  const retained = new Map<string, { evidence: string[]; notes: string[] }>();
+  const baseOverride = new Map<string, string>();
+  /** Blocked outcomes in a row: one re-delegation, then the user decides. */
+  const blockedStreak = new Map<string, number>();
+  const events: FleetEvent[] = [];
+
+  const update = async (task: TaskState, patch: Partial<TaskState>) => {
+    Object.assign(task, patch);
+    await report(ctx, { type: 'task', task: { ...task } });
+  };
+  const milestoneState = (id: number) => milestones.find((m) => m.id === id)!;
+  const setMilestone = async (m: MilestoneState, status: MilestoneState['status']) => {
+    m.status = status;
+    await report(ctx, { type: 'milestone', id: m.id, status, integrationCommit: m.integrationCommit });
+  };
+
+  await report(ctx, { type: 'milestones', milestones });
+  const order = milestoneOrder(plan.milestones.map((m) => ({ id: m.id, dependsOn: m.depends_on })));
+
+  for (const id of order) {
+    if (!input.milestoneIds.includes(id)) continue;
+    const spec = plan.milestones.find((m) => m.id === id)!;
+    const mState = milestoneState(id);
+    if (mState.status === 'integrated') continue;
+    await setMilestone(mState, 'running');
+
+    for (;;) {
+      const aborted = await runMilestoneTasks(spec);
+      if (aborted) return { outcome: 'aborted', milestones, usage };
+      await setMilestone(mState, 'integrating');
+      setCurrentDetails(`Integrating milestone ${id}`);
+      const result = await integrateMilestone(ctx, spec, mState, input.round);
+      if (result.ok) {
+        mState.integrationCommit = result.head;
+        for (const t of mState.tasks) if (t.status === 'passed') await update(t, { status: 'integrated' });
+        await setMilestone(mState, 'integrated');
+        break;
+      }
+      // Re-delegate what integration sent back, with the failure output as retained context.
+      for (const redo of result.redelegate) {
+        const task = states.get(redo.ref)!;
+        retained.set(redo.ref, { evidence: redo.evidence, notes: [redo.note] });
+        if (redo.base) baseOverride.set(redo.ref, redo.base);
+        await update(task, { status: 'pending', reason: redo.note });
+      }
+      await setMilestone(mState, 'running');
+    }
+
+    if (workflowInfo().continueAsNewSuggested && id !== order[order.length - 1]) {
+      await continueAsNew<typeof implementationWorkflow>({ ...input, carried: { milestones, usage } });
+    }
+  }
+  return { outcome: 'integrated', milestones, usage };
+
+  /** Runs the milestone's pending tasks until all passed or skipped; returns true when the user aborted. */
+  async function runMilestoneTasks(spec: PlanMilestone): Promise<boolean> {
+    for (;;) {
+      const view = schedView(spec, states);
+      if (view.every((t) => t.status === 'done' || t.status === 'skipped')) return false;
+      if (!(await withinBudget())) return true;
+      for (const ref of readyTasks(view, input.lanes)) {
+        await launch(spec, states.get(ref)!);
+      }
+      await condition(() => events.length > 0);
+      const event = events.shift()!;
+      const task = states.get(event.ref)!;
+      if (event.type === 'escalation') {
+        const choice = event.answer.choice;
+        await sagaLog(ctx, `Escalation of ${event.ref} answered by ${event.answer.user}: ${choice}`);
+        if (choice === 'abort') return true;
+        if (choice === 'skip') await update(task, { status: 'skipped' });
+        else {
+          const note = event.answer.text ?? '';
+          if (choice === 'edit') retained.set(event.ref, { evidence: [], notes: [`The task's spec was changed by the user: ${note}`] });
+          else retained.set(event.ref, { evidence: task.evidence, notes: note ? [note] : [] });
+          blockedStreak.set(event.ref, 1);
+          await update(task, { status: 'pending' });
+        }
+        continue;
+      }
+      const rep = event.type === 'done' ? event.report : null;
+      if (rep) usage = addUsage(usage, rep.usage);
+      if (rep?.status === 'passed') {
+        blockedStreak.delete(event.ref);
+        await update(task, {
+          status: 'passed',
+          commit: rep.commit,
+          evidence: rep.evidence,
+          changedFiles: rep.changedFiles,
+          attempts: task.attempts + rep.attempts,
+          worktree: null,
+          reason: null,
+          usage: addUsage(task.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 }, rep.usage),
+        });
+        continue;
+      }
+      const reason = rep?.reason ?? (event.type === 'failed' ? event.error : 'blocked');
+      await update(task, {
+        status: 'blocked',
+        reason,
+        commit: rep?.commit ?? task.commit,
+        evidence: rep?.evidence ?? task.evidence,
+        attempts: task.attempts + (rep?.attempts ?? 0),
+        worktree: null,
+      });
+      const streak = (blockedStreak.get(event.ref) ?? 0) + 1;
+      blockedStreak.set(event.ref, streak);
+      if (streak < 2) {
+        // Re-delegate once with the retained context (failures and the agent's transcript).
+        retained.set(event.ref, { evidence: rep?.evidence ?? [], notes: [`Previous delegation was blocked: ${reason}`] });
+        await sagaLog(ctx, `Task ${event.ref} blocked (${reason}); re-delegating with retained context`);
+        await update(task, { status: 'pending' });
+        continue;
+      }
+      void ask(ctx.sagaWorkflowId, {
+        id: `esc-${task.key}-d${task.delegations}`,
+        kind: 'escalation',
+        prompt: `Task ${event.ref} (${task.title}) is still blocked after re-delegation: ${reason}. Evidence: ${task.evidence.join(', ') || 'none'}`,
+        options: ['retry', 'skip', 'edit', 'abort'],
+        recommended: 0,
+        textRequiredFor: ['edit'],
+      }).then(
+        (answer) => events.push({ type: 'escalation', ref: event.ref, answer }),
+        () => undefined, // cancelled with the workflow; the main loop sees the cancellation itself
+      );
+    }
+  }
+
+  async function launch(spec: PlanMilestone, task: TaskState): Promise<void> {
+    const taskSpec = spec.tasks.find((t) => t.id === task.task)!;
+    const delegation = task.delegations + 1;
+    // Start from the integrated state (or the base branch), plus the branches of same-milestone dependencies.
+    const base = baseOverride.get(task.id) ?? (milestones.some((m) => m.status === 'integrated') ? integrationBranch(ctx.name) : ctx.base);
+    const mergeBranches = taskSpec.depends_on
+      .map((ref) => states.get(ref))
+      .filter((dep): dep is TaskState => !!dep && dep.milestone === task.milestone)
+      .map((dep) => dep.branch);
+    const worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, task.key)}`;
+    const workflowId = taskWorkflowId(ctx.name, task.milestone, task.task, delegation);
+    const handle = await startChild(taskWorkflow, {
+      workflowId,
+      taskQueue: workflowInfo().taskQueue,
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      staticSummary: `Task ${task.id} ${task.title} (delegation ${delegation})`,
+      args: [
+        {
+          ctx,
+          milestone: spec.id,
+          spec: taskSpec,
+          ref: task.id,
+          key: task.key,
+          branch: task.branch,
+          worktree,
+          base,
+          mergeBranches,
+          delegation,
+          retained: retained.get(task.id) ?? { evidence: [], notes: [] },
+          portBase: 20_000 + (task.milestone * 50 + task.task) * ctx.settings.worktree.portRangeSize,
+        },
+      ],
+    });
+    await update(task, { status: 'running', delegations: delegation, workflowId, runId: handle.firstExecutionRunId, worktree });
+    void handle.result().then(
+      (rep) => events.push({ type: 'done', ref: task.id, report: rep }),
+      (error: unknown) => events.push({ type: 'failed', ref: task.id, error: String((error as Error).message ?? error) }),
+    );
+  }
+
+  /** A crossed saga budget stops new agent runs until the user raises it or stops. */
+  async function withinBudget(): Promise<boolean> {
+    while (sagaBudget !== null && usage.costUsd >= sagaBudget) {
+      const answer = await ask(ctx.sagaWorkflowId, {
+        id: `budget-${input.round}-${Math.round(usage.costUsd * 100)}`,
+        kind: 'budget',
+        prompt: `The saga has spent $${usage.costUsd.toFixed(2)}, over its budget of $${sagaBudget}. Raise the budget (new amount in --text) or stop?`,
+        options: ['raise', 'stop'],
+        recommended: null,
+        textRequiredFor: ['raise'],
+      });
+      if (answer.choice === 'stop') return false;
+      const raised = Number(answer.text);
+      sagaBudget = Number.isFinite(raised) && raised > usage.costUsd ? raised : usage.costUsd + 1;
+    }
+    return true;
+  }
+}
+
+function addUsage(a: Usage, b: Usage | undefined): Usage {
+  return {
+    inputTokens: a.inputTokens + (b?.inputTokens ?? 0),
+    outputTokens: a.outputTokens + (b?.outputTokens ?? 0),
+    costUsd: a.costUsd + (b?.costUsd ?? 0),
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * Milestone integration (Saga procedure Phase 2, step 5): merge the milestone's task branches into the
+ * integration branch in dependency order, hand conflicts to a resolver agent, run milestone validation,
+ * and revert to the pre-integration commit when it fails (the branches and commits stay in git).
+ */
+import { integrationBranch, taskRef, worktreeDirName } from '../domain/naming';
+import type { PlanMilestone } from '../domain/plan';
+import type { SagaContext } from '../domain/saga-input';
+import { mergeOrder } from '../domain/schedule';
+import type { MilestoneState } from '../domain/state';
+import { longActivities, quickActivities } from './activities';
+import { maxAgentTimeout, profileFor, sagaLog } from './shared';
+
+export type IntegrationResult =
+  | { ok: true; head: string }
+  | { ok: false; redelegate: { ref: string; evidence: string[]; note: string; base?: string }[] };
+
+export async function integrateMilestone(
+  ctx: SagaContext,
+  spec: PlanMilestone,
+  state: MilestoneState,
+  round: number,
+): Promise<IntegrationResult> {
+  const quick = quickActivities(ctx.hostQueue);
+  const long = longActivities(ctx.hostQueue, maxAgentTimeout(ctx));
+  const branch = integrationBranch(ctx.name);
+  const worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'integration')}`;
+  const { head: pre } = await quick.ensureIntegrationWorktree({ repo: ctx.repo, branch, worktree, base: ctx.base });
+  const label = `m${spec.id}-r${round}`;
+
+  const toMerge = mergeOrder(
+    spec.tasks.map((t) => ({ ref: taskRef(spec.id, t.id), dependsOn: t.depends_on })),
+  ).filter((ref) => state.tasks.find((t) => t.id === ref)?.status === 'passed');
+
+  const conflicted: { ref: string; files: string[] }[] = [];
+  for (const ref of toMerge) {
+    const task = state.tasks.find((t) => t.id === ref)!;
+    const message = `saga(${ctx.name}): integrate ${ref} ${task.slug}`;
+    const merge = await quick.mergeBranch({ worktree, branch: task.branch, message });
+    if (merge.status !== 'conflict') continue;
+    await sagaLog(ctx, `Merge conflict integrating ${ref}: ${merge.conflictedFiles.join(', ')}; asking the resolver`);
+    await long.runRoleAgent({
+      template: 'resolver',
+      sagaName: ctx.name,
+      sagaDir: ctx.sagaDir,
+      role: 'resolver',
+      stage: 'merge',
+      taskId: ref,
+      attempt: 1,
+      profile: profileFor(ctx),
+      workdir: worktree,
+      attachments: [],
+      context: { branch: task.branch, conflictedFiles: merge.conflictedFiles, milestone: spec.id },
+      runLabel: `${label}-resolve-${task.key}`,
+    });
+    const done = await quick.completeMerge({ worktree, message });
+    if (done.ok) {
+      await sagaLog(ctx, `Resolver fixed the conflict of ${ref}`);
+      continue;
+    }
+    await quick.abortMerge({ worktree });
+    conflicted.push({ ref, files: merge.conflictedFiles });
+    await sagaLog(ctx, `Resolver could not fix ${ref} (markers left in ${done.remainingMarkers.join(', ')})`);
+  }
+
+  if (conflicted.length > 0) {
+    // The others stay merged (that is the integrated state the conflicting tasks are redone on top of).
+    const { commit: head } = await quick.headCommit({ worktree });
+    await quick.removeWorktree({ repo: ctx.repo, worktree });
+    return {
+      ok: false,
+      redelegate: conflicted.map((c) => ({
+        ref: c.ref,
+        evidence: [],
+        base: head,
+        note: `Your branch conflicted with the integration branch in ${c.files.join(', ')}; redo the task on top of the integrated state.`,
+      })),
+    };
+  }
+
+  const checks = await long.runChecks({
+    sagaDir: ctx.sagaDir,
+    cwd: worktree,
+    checks: spec.validation,
+    label: `${label}-validation`,
+    timeoutMs: ctx.settings.checkTimeoutMs,
+  });
+  if (checks.passed) {
+    const { commit: head } = await quick.headCommit({ worktree });
+    await quick.removeWorktree({ repo: ctx.repo, worktree });
+    await sagaLog(ctx, `Milestone ${spec.id} integrated at ${head.slice(0, 10)}; merge order ${toMerge.join(', ')}; validation passed`);
+    return { ok: true, head };
+  }
+  await quick.resetHard({ worktree, commit: pre });
+  await quick.removeWorktree({ repo: ctx.repo, worktree });
+  const failures = checks.results.filter((r) => r.exitCode !== 0 || r.timedOut);
+  await sagaLog(ctx, `Milestone ${spec.id} validation failed (${failures.map((f) => f.text).join('; ')}); reverted to ${pre.slice(0, 10)}`);
+  return {
+    ok: false,
+    redelegate: toMerge.map((ref) => ({
+      ref,
+      evidence: failures.map((f) => f.outputPath),
+      note: `Milestone ${spec.id} validation failed after integration: ${failures.map((f) => `${f.text} (\`${f.check}\`)`).join('; ')}`,
+    })),
+  };
+}

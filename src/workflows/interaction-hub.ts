@@ -1,0 +1,105 @@
+/**
+ * The saga workflow's register of who it waits for. Children open interactions by signal; users answer
+ * through the `respond` update, whose validator refuses bad answers before they reach history.
+ */
+import { ApplicationFailure, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
+import { RespondError, toAnswer, validateResponse } from '../domain/interactions';
+import { RespondInputSchema, type Answer, type Interaction, type RespondInput } from '../domain/state';
+import { deliverAnswer } from './ask';
+import { interactionAnsweredSignal, interactionOpenedSignal, respondUpdate } from './definitions';
+
+export interface HubSnapshot {
+  pending: Interaction[];
+  answered: Answer[];
+}
+
+export class InteractionHub {
+  private readonly pending = new Map<string, Interaction>();
+  private readonly answered = new Map<string, Answer>();
+
+  constructor(
+    snapshot: HubSnapshot | undefined,
+    private readonly onChange: (event: { opened?: Interaction; answered?: Answer }) => void,
+  ) {
+    for (const i of snapshot?.pending ?? []) this.pending.set(i.id, i);
+    for (const a of snapshot?.answered ?? []) this.answered.set(a.interactionId, a);
+  }
+
+  install(): void {
+    setHandler(interactionOpenedSignal, (interaction) => this.open(interaction));
+    setHandler(respondUpdate, (input) => this.respond(input), {
+      validator: (input) => {
+        this.check(input);
+      },
+    });
+  }
+
+  /** Registers an interaction; re-opening one that was answered re-sends its answer (idempotent for retried children). */
+  open(interaction: Interaction): void {
+    const done = this.answered.get(interaction.id);
+    if (done) {
+      void this.deliver(interaction.owner, done);
+      return;
+    }
+    if (this.pending.has(interaction.id)) return;
+    this.pending.set(interaction.id, interaction);
+    this.onChange({ opened: interaction });
+  }
+
+  /** Drops pending interactions of a workflow that ended (e.g. a cancelled task). */
+  closeOwnedBy(owner: string): void {
+    for (const [id, i] of this.pending) if (i.owner === owner) this.pending.delete(id);
+  }
+
+  list(): Interaction[] {
+    return [...this.pending.values()];
+  }
+
+  snapshot(): HubSnapshot {
+    return { pending: this.list(), answered: [...this.answered.values()] };
+  }
+
+  private check(raw: RespondInput): { index: number; option: string } {
+    const parsed = RespondInputSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw ApplicationFailure.create({
+        type: 'InvalidRequest',
+        message: `Invalid answer: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        nonRetryable: true,
+      });
+    }
+    const input = parsed.data;
+    try {
+      return validateResponse(this.pending.get(input.interactionId), this.answered.has(input.interactionId), input);
+    } catch (error) {
+      if (error instanceof RespondError) {
+        throw ApplicationFailure.create({ type: error.type, message: error.message, nonRetryable: true });
+      }
+      throw error;
+    }
+  }
+
+  private async respond(raw: RespondInput): Promise<Answer> {
+    const match = this.check(raw);
+    const input = RespondInputSchema.parse(raw);
+    const interaction = this.pending.get(input.interactionId)!;
+    const answer = toAnswer(input, match, new Date().toISOString());
+    this.pending.delete(interaction.id);
+    this.answered.set(interaction.id, answer);
+    this.onChange({ answered: answer });
+    await this.deliver(interaction.owner, answer);
+    return answer;
+  }
+
+  private async deliver(owner: string, answer: Answer): Promise<void> {
+    if (owner === workflowInfo().workflowId) {
+      deliverAnswer(answer);
+      return;
+    }
+    try {
+      await getExternalWorkflowHandle(owner).signal(interactionAnsweredSignal, answer);
+    } catch {
+      // The asking workflow has ended (cancelled or replaced); the answer stays recorded here.
+    }
+  }
+}

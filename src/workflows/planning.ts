@@ -1,0 +1,215 @@
+/**
+ * Phase 1 (Saga procedure steps 2-6): discovery, closing ambiguity with the planner, exit criteria and
+ * decomposition, the spec tree on disk, and the approval gate. Intake (name confirmation) happens in the
+ * saga workflow before this phase, so nothing is created on disk before the user confirms.
+ */
+import { log, setCurrentDetails } from '@temporalio/workflow';
+import type { Environment } from '../domain/environment';
+import { validatePlan, type Plan } from '../domain/plan';
+import {
+  batches,
+  PlannerQuestionsOutputSchema,
+  questionInteraction,
+  zodErrors,
+  type PlannerDecision,
+  type PlannerQuestion,
+} from '../domain/planner';
+import type { SagaContext } from '../domain/saga-input';
+import type { Answer } from '../domain/state';
+import { longActivities, quickActivities } from './activities';
+import { ask, askAll } from './ask';
+import { reviewLoop } from './review-loop';
+import { plannerProfile, sagaLog } from './shared';
+
+export interface PlanningInput {
+  ctx: SagaContext;
+  /** From `--plan`: the question loop is skipped, everything else still happens. */
+  plan: Plan | null;
+}
+
+export interface PlanningResult {
+  approved: boolean;
+  plan: Plan | null;
+  environment: Environment;
+  problem: string;
+  versions: number;
+}
+
+const MAX_INVALID_OUTPUTS = 3;
+
+export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput): Promise<PlanningResult> {
+  const quick = quickActivities(ctx.hostQueue);
+  const long = longActivities(ctx.hostQueue, 60 * 60_000);
+
+  setCurrentDetails('Discovering the environment of the target repo');
+  const environment = await long.discoverEnvironment({ repo: ctx.repo, sagaDir: ctx.sagaDir, timeoutMs: 5 * 60_000 });
+  await sagaLog(ctx, `Discovery: ${environment.programType}; ${environment.commands.length} commands checked`);
+
+  /** Runs the planner at a stage and validates its answer; invalid answers are retried with the errors. */
+  async function planner<T>(
+    stage: string,
+    context: Record<string, unknown>,
+    validate: (raw: unknown) => { ok: true; value: T } | { ok: false; errors: string[] },
+  ): Promise<T | null> {
+    let errors: string[] = [];
+    for (let round = 1; ; round++) {
+      for (let attempt = 1; attempt <= MAX_INVALID_OUTPUTS; attempt++) {
+        const run = await long.runRoleAgent({
+          template: `planner-${stage === 'revise' ? 'revise' : stage}`,
+          sagaName: ctx.name,
+          sagaDir: ctx.sagaDir,
+          role: 'planner',
+          stage,
+          taskId: 'plan',
+          attempt,
+          profile: plannerProfile(ctx),
+          workdir: ctx.repo,
+          context: { ...context, goal: ctx.goal, stage, previousErrors: errors },
+          attachments: [],
+          runLabel: `planner-${stage}-${String(context.round ?? context.version ?? 1)}-${round}-a${attempt}`,
+        });
+        const raw = run.report ?? null;
+        const checked = raw === null ? { ok: false as const, errors: [run.reportError ?? 'no JSON answer'] } : validate(raw);
+        if (checked.ok) return checked.value;
+        errors = checked.errors;
+        log.warn('Planner output invalid', { stage, attempt, errors });
+      }
+      const answer = await ask(ctx.sagaWorkflowId, {
+        id: `planner-invalid-${stage}-${String(context.round ?? context.version ?? 1)}-${round}`,
+        kind: 'question',
+        prompt:
+          `The planner gave an invalid answer ${MAX_INVALID_OUTPUTS} times at stage '${stage}':\n- ` +
+          errors.slice(0, 10).join('\n- '),
+        options: ['retry', 'abort'],
+        recommended: 0,
+      });
+      if (answer.choice === 'abort') return null;
+    }
+  }
+
+  let problem = ctx.goal;
+  const answers: { question: string; answer: string; text?: string }[] = [];
+  const decisions: PlannerDecision[] = [];
+  let asked = 0;
+
+  if (!givenPlan) {
+    // Close ambiguity: rounds of questions until the planner has none left.
+    for (let round = 1; round <= 10; round++) {
+      setCurrentDetails(`Planner: questions, round ${round}`);
+      const out = await planner(
+        'questions',
+        { round, answers, autonomous: ctx.flags.autonomous, environment },
+        (raw) => {
+          const parsed = PlannerQuestionsOutputSchema.safeParse(raw);
+          return parsed.success ? { ok: true, value: parsed.data } : { ok: false, errors: zodErrors(parsed.error) };
+        },
+      );
+      if (!out) return { approved: false, plan: null, environment, problem, versions: 0 };
+      if (out.problem) problem = out.problem;
+      const questions: PlannerQuestion[] = [...out.questions];
+      if (ctx.flags.autonomous) {
+        for (const d of out.decisions) {
+          if (!d.confident && d.substantive) {
+            questions.push({
+              id: `d${questions.length + 1}`,
+              text: d.question,
+              options: [d.choice, 'Something else (say which with --text)'],
+              recommended: 0,
+              substantive: true,
+              why: `--autonomous could not decide confidently: ${d.citation}`,
+            });
+          } else decisions.push(d);
+        }
+      }
+      if (questions.length === 0) break;
+      for (const batch of batches(questions)) {
+        const replies: Answer[] = await askAll(
+          ctx.sagaWorkflowId,
+          batch.map((q) => questionInteraction(round, q, ctx.flags.autonomous)),
+        );
+        asked += batch.length;
+        batch.forEach((q, i) =>
+          answers.push({ question: q.text, answer: replies[i]!.choice, ...(replies[i]!.text ? { text: replies[i]!.text } : {}) }),
+        );
+      }
+    }
+    if (ctx.flags.autonomous) {
+      await quick.updateManifest({
+        sagaDir: ctx.sagaDir,
+        patch: { autonomous_decisions: [{ phase: 'planning', decided: decisions.length, asked, sources: countSources(decisions) }] },
+        append: true,
+      });
+    }
+  }
+
+  const validatePlanned = (raw: unknown) => {
+    const result = validatePlan(raw, 'planner output');
+    return result.ok ? { ok: true as const, value: result.plan } : { ok: false as const, errors: result.errors };
+  };
+
+  const first: Plan | null =
+    givenPlan ??
+    (await planner('plan', { problem, answers, decisions, environment, autonomous: ctx.flags.autonomous }, validatePlanned));
+  if (!first) return { approved: false, plan: null, environment, problem, versions: 0 };
+  let plan: Plan = first;
+
+  for (let version = 1; ; version++) {
+    await quick.writeSpecTree({ sagaDir: ctx.sagaDir, name: ctx.name, plan, environment, flags: ctx.flags });
+    if (ctx.flags.quality_locked) {
+      const current: Plan = plan;
+      const reviewed = await reviewLoop(ctx, {
+        phase: 'planning',
+        checkpoint: 'plan-approval',
+        subject: 'plan',
+        taskId: 'plan',
+        workdir: ctx.repo,
+        context: { plan: current },
+        revise: async (findings, iteration) =>
+          (await planner('revise', { plan: current, note: findings, version: `${version}-r${iteration}` }, validatePlanned)) ?? current,
+        onRevised: async (next) => {
+          plan = next;
+          await quick.writeSpecTree({ sagaDir: ctx.sagaDir, name: ctx.name, plan: next, environment, flags: ctx.flags });
+        },
+      });
+      if (reviewed === 'abort') return { approved: false, plan, environment, problem, versions: version };
+    }
+    setCurrentDetails('Waiting for plan approval');
+    const answer = await ask(ctx.sagaWorkflowId, {
+      id: `plan-approval-${version}`,
+      kind: 'plan-approval',
+      prompt: `Approve the plan (version ${version}) written to ${ctx.sagaDir}/SAGA.md?`,
+      options: ['approve', 'revise', 'reject'],
+      recommended: 0,
+      textRequiredFor: ['revise'],
+    });
+    if (answer.choice === 'approve') {
+      await sagaLog(ctx, `Plan version ${version} approved by ${answer.user}`);
+      return { approved: true, plan, environment, problem, versions: version };
+    }
+    if (answer.choice === 'reject') {
+      await sagaLog(ctx, `Plan rejected by ${answer.user}`);
+      return { approved: false, plan, environment, problem, versions: version };
+    }
+    await sagaLog(ctx, `Revision requested by ${answer.user}: ${answer.text ?? ''}`);
+    const revised: Plan | null = await planner('revise', { plan, note: answer.text, version: version + 1, problem }, validatePlanned);
+    if (!revised) return { approved: false, plan, environment, problem, versions: version };
+    plan = revised;
+  }
+}
+
+function countSources(decisions: PlannerDecision[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const d of decisions) {
+    const key = /memory/i.test(d.citation)
+      ? 'memory'
+      : /codebase|pattern/i.test(d.citation)
+        ? 'codebase'
+        : /principle|constitution/i.test(d.citation)
+          ? 'principle'
+          : /prior|decision/i.test(d.citation)
+            ? 'prior'
+            : 'default';
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}

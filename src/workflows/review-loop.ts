@@ -1,0 +1,102 @@
+/**
+ * Quality-locked review (seed 001 + DESIGN.md 5): a fresh reviewer reviews; the flag module decides
+ * PASS / REVISE / CAP_REACHED / ESCALATE; exception checkpoints always wait for the user.
+ */
+import { qualityDecision, type IterationRecord } from '../domain/review';
+import type { SagaContext } from '../domain/saga-input';
+import { quickActivities, longActivities } from './activities';
+import { ask } from './ask';
+import { maxAgentTimeout, profileFor, sagaLog } from './shared';
+
+export type ReviewOutcome = 'pass' | 'skipped' | 'forced' | 'escalated' | 'abort';
+
+export interface ReviewLoopOptions<T> {
+  phase: string;
+  checkpoint: string;
+  subject: 'plan' | 'task';
+  taskId: string;
+  workdir: string;
+  context: Record<string, unknown>;
+  /** Hands the findings back to the author; returns the revised artifact. */
+  revise: (findings: string, iteration: number) => Promise<T>;
+  onRevised: (next: T) => Promise<void>;
+  /** Artifact checkpoints offer [A] Review / [S] Skip; task results are reviewed without asking. */
+  askCheckpoint?: boolean;
+}
+
+const MAX_ITERATIONS = 10;
+
+export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>): Promise<ReviewOutcome> {
+  const quick = quickActivities(ctx.hostQueue);
+  const long = longActivities(ctx.hostQueue, maxAgentTimeout(ctx));
+  const id = `${opts.subject}-${opts.taskId}`.replace(/[^a-z0-9-]/gi, '-').toLowerCase();
+
+  if (opts.askCheckpoint !== false) {
+    if (ctx.flags.autonomous && ctx.flags.quality_locked) {
+      // Both flags: [A] Review is the only consistent choice. Logged BEFORE the review runs.
+      await quick.logAutoPick({
+        sagaDir: ctx.sagaDir,
+        phase: opts.phase,
+        checkpoint: opts.checkpoint,
+        flags: ctx.flags,
+      });
+      await sagaLog(ctx, `Auto-picked [A] Review at ${opts.checkpoint} (--autonomous --quality-locked)`);
+    } else {
+      const choice = await ask(ctx.sagaWorkflowId, {
+        id: `${opts.checkpoint}-review`,
+        kind: 'checkpoint',
+        prompt: `Quality-locked: review the ${opts.subject} before approval?`,
+        options: ['[A] Review', '[S] Skip review'],
+        recommended: 0,
+      });
+      if (choice.choice.startsWith('[S]')) return 'skipped';
+    }
+  }
+
+  const history: IterationRecord[] = [];
+  for (let iteration = 1; ; iteration++) {
+    const review = await long.runReviewer({
+      sagaName: ctx.name,
+      sagaDir: ctx.sagaDir,
+      stage: opts.subject,
+      taskId: opts.taskId,
+      attempt: iteration,
+      profile: profileFor(ctx),
+      workdir: opts.workdir,
+      context: { ...opts.context, iteration },
+      runLabel: `review-${id}-i${iteration}`,
+    });
+    const decision = qualityDecision(review.counts, iteration, history);
+    history.push(decision.iteration_record);
+    await quick.updateManifest({
+      sagaDir: ctx.sagaDir,
+      patch: { quality_locked_history: [{ subject: id, ...decision.iteration_record, findings: review.findingsPath }] },
+      append: true,
+    });
+    await sagaLog(ctx, `Review of ${id}, iteration ${iteration}: ${decision.action}`);
+    if (decision.action === 'PASS') return 'pass';
+    if (decision.action === 'REVISE') {
+      await opts.onRevised(await opts.revise(review.summary, iteration));
+      continue;
+    }
+    const capped = decision.action === 'CAP_REACHED';
+    const answer = await ask(ctx.sagaWorkflowId, {
+      id: `${id}-${capped ? 'cap' : 'stuck'}-${iteration}`,
+      kind: 'checkpoint',
+      prompt: capped
+        ? `Quality-locked review of ${id} reached the cap of ${MAX_ITERATIONS} iterations without converging.`
+        : `Quality-locked review of ${id} is stuck: the last three reviews found the same number of critical and major issues.`,
+      options: capped
+        ? ['[F] Force', '[R] Revise manually', '[E] Escalate', '[A] Abort']
+        : ['[E] Escalate', '[C] Continue', '[R] Revise manually'],
+      recommended: null,
+      textRequiredFor: ['[R] Revise manually'],
+    });
+    const key = answer.choice.slice(1, 2);
+    if (key === 'F') return 'forced';
+    if (key === 'A') return 'abort';
+    if (key === 'E') return 'escalated';
+    if (key === 'R') await opts.onRevised(await opts.revise(answer.text ?? '', iteration));
+    // [C] Continue and [R] keep iterating.
+  }
+}

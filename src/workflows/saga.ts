@@ -1,0 +1,303 @@
+/**
+ * The saga: one workflow per feature (`saga-<name>`), the single address for every user interaction.
+ * It runs the phases as child workflows (planning → implementation → validation → acceptance, looping
+ * on reported issues) and keeps the status that `saga status` and the Web UI show.
+ */
+import {
+  CancellationScope,
+  condition,
+  continueAsNew,
+  executeChild,
+  isCancellation,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Environment } from '../domain/environment';
+import { resolveExecutionMode, resolveParallel } from '../domain/flags';
+import { integrationBranch, phaseWorkflowId } from '../domain/naming';
+import type { Plan } from '../domain/plan';
+import type { SagaContext, SagaInput } from '../domain/saga-input';
+import { SagaAwaitingInput, SagaPhase } from '../domain/search-attributes';
+import type { Interaction, MilestoneState, Phase, ProgressEvent, SagaStatus, Usage } from '../domain/state';
+import { acceptanceWorkflow } from './acceptance';
+import { quickActivities } from './activities';
+import { ask } from './ask';
+import { progressSignal, statusQuery } from './definitions';
+import { implementationWorkflow } from './implementation';
+import { InteractionHub, type HubSnapshot } from './interaction-hub';
+import { planningWorkflow } from './planning';
+import { validationWorkflow } from './validation';
+
+/** State carried across continue-as-new between rounds, so history stays bounded. */
+export interface SagaCarry {
+  ctx: SagaContext;
+  executionModeLabel: string;
+  lanes: number;
+  plan: Plan;
+  problem: string;
+  environment: Environment | null;
+  milestones: MilestoneState[];
+  round: number;
+  hub: HubSnapshot;
+  log: string[];
+  usage: Usage;
+}
+
+export interface SagaOutcome {
+  phase: Extract<Phase, 'complete' | 'cancelled'>;
+  rounds: number;
+  integrationBranch: string;
+  reportPath: string | null;
+}
+
+const LOG_KEEP = 40;
+
+export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise<SagaOutcome> {
+  const self = workflowInfo().workflowId;
+  const quick = quickActivities(input.hostQueue);
+  let phase: Phase = 'planning';
+  let ctx: SagaContext | null = carry?.ctx ?? null;
+  let executionModeLabel = carry?.executionModeLabel ?? 'pending';
+  let lanes = carry?.lanes ?? 1;
+  let plan: Plan | null = carry?.plan ?? input.plan;
+  let problem = carry?.problem ?? input.goal;
+  let environment = carry?.environment ?? null;
+  let milestones: MilestoneState[] = carry?.milestones ?? [];
+  let round = carry?.round ?? 1;
+  let usage: Usage = carry?.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  let reportPath: string | null = null;
+  const log: string[] = carry?.log ?? [];
+  let dirty = false;
+  let sagaDirReady = carry !== undefined;
+
+  const addLog = (line: string) => {
+    log.unshift(`${new Date().toISOString()} ${line}`);
+    log.length = Math.min(log.length, LOG_KEEP);
+    dirty = true;
+  };
+  const hub = new InteractionHub(carry?.hub, ({ opened, answered }) => {
+    if (opened) addLog(`Waiting for input: ${opened.kind} ${opened.id}`);
+    if (answered) addLog(`${answered.user} answered ${answered.interactionId}: ${answered.choice}${answered.text ? ` (${answered.text})` : ''}`);
+    upsertSearchAttributes([{ key: SagaAwaitingInput, value: hub.list().length > 0 }]);
+    dirty = true;
+  });
+  hub.install();
+
+  const status = (): SagaStatus => ({
+    name: input.name,
+    workflowId: self,
+    runId: workflowInfo().runId,
+    phase,
+    goal: input.goal,
+    repo: input.repo,
+    flags: input.flags,
+    executionMode: executionModeLabel,
+    pending: hub.list(),
+    milestones,
+    integrationBranch: integrationBranch(input.name),
+    sagaDir: input.sagaDir,
+    uiUrl: input.uiBaseUrl ? `${input.uiBaseUrl}/namespaces/${workflowInfo().namespace}/workflows/${self}` : '',
+    round,
+    usage,
+    log,
+  });
+  setHandler(statusQuery, status);
+  setHandler(progressSignal, (event: ProgressEvent) => {
+    applyProgress(event);
+    dirty = true;
+  });
+
+  function applyProgress(event: ProgressEvent): void {
+    if (event.type === 'log') addLog(event.line);
+    else if (event.type === 'milestones') {
+      const known = new Set(milestones.map((m) => m.id));
+      milestones = [...milestones, ...event.milestones.filter((m) => !known.has(m.id))];
+    } else if (event.type === 'milestone') {
+      const m = milestones.find((x) => x.id === event.id);
+      if (m) Object.assign(m, { status: event.status, integrationCommit: event.integrationCommit });
+    } else {
+      const m = milestones.find((x) => x.id === event.task.milestone);
+      const i = m?.tasks.findIndex((t) => t.id === event.task.id) ?? -1;
+      if (m && i >= 0) m.tasks[i] = event.task;
+    }
+  }
+
+  const setPhase = (next: Phase) => {
+    phase = next;
+    upsertSearchAttributes([{ key: SagaPhase, value: next }]);
+    setCurrentDetails(`Phase: ${next}`);
+    addLog(`Phase: ${next}`);
+  };
+
+  // PROGRESS.md is a projection of this state; changes are coalesced into one write at a time.
+  const progressWriter = async () => {
+    for (;;) {
+      await condition(() => dirty && sagaDirReady);
+      dirty = false;
+      await quick.writeProgress({ sagaDir: input.sagaDir, status: status() });
+    }
+  };
+
+  const askHere = (request: Parameters<typeof ask>[1]) => ask(self, request, (i: Interaction) => hub.open(i));
+
+  try {
+    setPhase(carry ? 'implementation' : 'planning');
+    void CancellationScope.nonCancellable(progressWriter).catch(() => undefined);
+
+    if (!ctx) {
+      // Intake: nothing is created on disk before the user confirms the name.
+      const confirm = await askHere({
+        id: 'confirm-name',
+        kind: 'confirm-name',
+        prompt:
+          `Create saga '${input.name}' in ${input.sagaDir} for: ${input.goal || '(no goal given)'}? ` +
+          'To use another name, cancel and start again with --name.',
+        options: ['confirm', 'cancel'],
+        recommended: 0,
+      });
+      if (confirm.choice === 'cancel') return await finish('cancelled');
+
+      const settings = await quick.loadRunSettings({ repo: input.repo, sagaHome: input.sagaHome });
+      const agentName = input.agent ?? settings.defaultAgent;
+      const mode = resolveExecutionMode(input.flags.subagents, {
+        subagentDispatch: settings.subagentDispatch[agentName] ?? false,
+        profileName: agentName,
+      });
+      const parallel = resolveParallel(input.flags, mode.mode);
+      lanes = parallel.lanes;
+      executionModeLabel = `${mode.manifestValue}; ${parallel.manifestValue}`;
+      ctx = {
+        name: input.name,
+        sagaWorkflowId: self,
+        repo: input.repo,
+        base: input.base,
+        goal: input.goal,
+        sagaDir: input.sagaDir,
+        worktreeRoot: input.worktreeRoot,
+        hostQueue: input.hostQueue,
+        flags: input.flags,
+        executionMode: mode.mode,
+        settings,
+        agent: input.agent,
+      };
+      // Flags and modes are persisted before any artifact work.
+      await quick.initSagaDir({
+        sagaDir: input.sagaDir,
+        name: input.name,
+        flags: input.flags,
+        executionMode: mode.manifestValue,
+        parallelMode: parallel.manifestValue,
+        degradations: [mode.announcement, parallel.announcement].filter((a): a is string => !!a),
+      });
+      sagaDirReady = true;
+      dirty = true;
+      for (const note of [mode.announcement, parallel.announcement]) if (note) addLog(note);
+      if (mode.degraded) {
+        // An exception checkpoint: degraded quality must be acknowledged, even in autonomous mode.
+        const ack = await askHere({
+          id: 'subagents-unavailable',
+          kind: 'checkpoint',
+          prompt: mode.announcement!,
+          options: ['continue inline', 'abort'],
+          recommended: 0,
+        });
+        if (ack.choice === 'abort') return await finish('cancelled');
+      }
+
+      const planning = await executeChild(planningWorkflow, {
+        workflowId: phaseWorkflowId(input.name, 'planning'),
+        staticSummary: `Planning of saga ${input.name}`,
+        args: [{ ctx, plan: input.plan }],
+      });
+      environment = planning.environment;
+      problem = planning.problem;
+      if (!planning.approved || !planning.plan) return await finish('cancelled');
+      plan = planning.plan;
+    }
+
+    for (;;) {
+      setPhase('implementation');
+      const newest = plan!.milestones[plan!.milestones.length - 1]!.id;
+      const impl = await executeChild(implementationWorkflow, {
+        workflowId: phaseWorkflowId(input.name, 'implementation', round),
+        staticSummary: `Implementation round ${round} of saga ${input.name}`,
+        args: [
+          {
+            ctx: ctx!,
+            plan: plan!,
+            milestoneIds: round === 1 ? plan!.milestones.map((m) => m.id) : [newest],
+            round,
+            lanes,
+          },
+        ],
+      });
+      usage = impl.usage;
+      if (impl.outcome === 'aborted') return await finish('cancelled');
+
+      setPhase('validation');
+      const validation = await executeChild(validationWorkflow, {
+        workflowId: phaseWorkflowId(input.name, 'validation', round),
+        staticSummary: `Final validation, round ${round}`,
+        args: [{ ctx: ctx!, plan: plan!, round }],
+      });
+      // The report needs the whole saga's status, which lives here.
+      ({ path: reportPath } = await quick.writeReport({
+        sagaDir: input.sagaDir,
+        status: status(),
+        plan: plan!,
+        environment,
+        exitResults: validation.criteria.map((c) => ({ id: c.id, result: c.result, evidence: c.evidence })),
+      }));
+
+      setPhase('acceptance');
+      const acceptance = await executeChild(acceptanceWorkflow, {
+        workflowId: phaseWorkflowId(input.name, 'acceptance', round),
+        staticSummary: `Acceptance, round ${round}`,
+        args: [{ ctx: ctx!, plan: plan!, round, validation, reportPath: reportPath! }],
+      });
+      if (acceptance.accepted) {
+        addLog(`Accepted by ${acceptance.by}`);
+        if (acceptance.fastForward) {
+          const ff = await quick.fastForwardBase({ repo: input.repo, base: input.base, integrationBranch: integrationBranch(input.name) });
+          addLog(ff.ok ? `Fast-forwarded ${input.base} to the integration branch` : `Did not fast-forward ${input.base}: ${ff.reason}`);
+        }
+        return await finish('complete');
+      }
+      addLog(`${acceptance.by} reported ${acceptance.issues.length} issue(s); starting round ${round + 1}`);
+      plan = { ...plan!, milestones: [...plan!.milestones, acceptance.milestone] };
+      round++;
+      if (workflowInfo().continueAsNewSuggested) {
+        await continueAsNew<typeof sagaWorkflow>(input, {
+          ctx: ctx!,
+          executionModeLabel,
+          lanes,
+          plan: plan!,
+          problem,
+          environment,
+          milestones,
+          round,
+          hub: hub.snapshot(),
+          log,
+          usage,
+        });
+      }
+    }
+  } catch (error) {
+    if (isCancellation(error)) return await CancellationScope.nonCancellable(() => finish('cancelled'));
+    setPhase('failed');
+    throw error;
+  }
+
+  async function finish(end: SagaOutcome['phase']): Promise<SagaOutcome> {
+    setPhase(end);
+    if (sagaDirReady) {
+      // No saga worktree outlives the saga (branches stay).
+      const cleanup = await quick.cleanupSagaWorktrees({ repo: input.repo, sagaName: input.name });
+      if (cleanup.kept.length) addLog(`Kept worktrees with uncommitted work: ${cleanup.kept.map((k) => k.path).join(', ')}`);
+      await quick.writeProgress({ sagaDir: input.sagaDir, status: status() });
+    }
+    return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };
+  }
+}

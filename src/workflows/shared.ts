@@ -1,0 +1,33 @@
+/** Small helpers every saga workflow uses. */
+import { ApplicationFailure, getExternalWorkflowHandle, log } from '@temporalio/workflow';
+import type { ResolvedAgentProfile } from '../domain/config';
+import type { SagaContext } from '../domain/saga-input';
+import type { ProgressEvent } from '../domain/state';
+import { progressSignal } from './definitions';
+
+/** Sends a state change to the saga workflow; a saga that is gone must not fail the sender. */
+export async function report(ctx: SagaContext, event: ProgressEvent): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(ctx.sagaWorkflowId).signal(progressSignal, event);
+  } catch (error) {
+    log.warn('Could not report progress to the saga workflow', { error: String(error) });
+  }
+}
+
+export const sagaLog = (ctx: SagaContext, line: string): Promise<void> => report(ctx, { type: 'log', line });
+
+/** The agent profile for a role: the saga's `--agent` override, else the config's default. */
+export function profileFor(ctx: SagaContext, name?: string | null): ResolvedAgentProfile {
+  const chosen = name ?? ctx.agent ?? ctx.settings.defaultAgent;
+  const profile = ctx.settings.profiles[chosen];
+  if (!profile) {
+    throw ApplicationFailure.nonRetryable(`Unknown agent profile '${chosen}'. Known: ${Object.keys(ctx.settings.profiles).join(', ')}`, 'UnknownAgentProfile');
+  }
+  return profile;
+}
+
+export const plannerProfile = (ctx: SagaContext): ResolvedAgentProfile => profileFor(ctx);
+
+export function maxAgentTimeout(ctx: SagaContext): number {
+  return Math.max(60_000, ...Object.values(ctx.settings.agentTimeoutMs));
+}

@@ -1,0 +1,197 @@
+/**
+ * One worker task (Saga procedure Phase 2, steps 2-4): its own worktree and branch, the agent in a
+ * fix→validate loop, a durable handoff (a commit on the task branch), and only then the worktree's removal.
+ * The history stays small: prompts, transcripts and check output live in files; history holds paths.
+ */
+import { CancellationScope, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import type { PlanTask } from '../domain/plan';
+import type { SagaContext } from '../domain/saga-input';
+import type { TaskStatus, Usage } from '../domain/state';
+import { longActivities, quickActivities } from './activities';
+import { reviewLoop } from './review-loop';
+import { maxAgentTimeout, profileFor } from './shared';
+
+export interface TaskInput {
+  ctx: SagaContext;
+  milestone: number;
+  spec: PlanTask;
+  ref: string;
+  key: string;
+  branch: string;
+  worktree: string;
+  /** Branch or commit the task branch starts from (only used when the branch does not exist yet). */
+  base: string;
+  /** Branches of finished same-milestone dependencies, merged in so the agent builds on their work. */
+  mergeBranches: string[];
+  delegation: number;
+  /** Context kept from earlier delegations: failure output files and notes. */
+  retained: { evidence: string[]; notes: string[] };
+  portBase: number;
+}
+
+export interface TaskReport {
+  ref: string;
+  status: Extract<TaskStatus, 'passed' | 'blocked'>;
+  reason: string | null;
+  branch: string;
+  commit: string;
+  changedFiles: string[];
+  evidence: string[];
+  attempts: number;
+  usage: Usage;
+  workflowId: string;
+  runId: string;
+}
+
+const addUsage = (a: Usage, b: Usage | null | undefined): Usage => ({
+  inputTokens: a.inputTokens + (b?.inputTokens ?? 0),
+  outputTokens: a.outputTokens + (b?.outputTokens ?? 0),
+  costUsd: a.costUsd + (b?.costUsd ?? 0),
+});
+
+export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
+  const { ctx, spec, key } = input;
+  const quick = quickActivities(ctx.hostQueue);
+  const long = longActivities(ctx.hostQueue, maxAgentTimeout(ctx));
+  const profile = profileFor(ctx, spec.agent ?? null);
+  const label = `${key}-d${input.delegation}`;
+  const env = { SAGA_PORT_BASE: String(input.portBase) };
+
+  setCurrentDetails(`Preparing worktree ${input.worktree}`);
+  const prepared = await long.prepareWorktree({
+    repo: ctx.repo,
+    branch: input.branch,
+    worktree: input.worktree,
+    base: input.base,
+    copyFiles: ctx.settings.worktree.copy,
+    setup: ctx.settings.worktree.setup,
+    env,
+  });
+
+  let usage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  let failures = [...input.retained.evidence];
+  let notes = [...input.retained.notes];
+  for (const branch of input.mergeBranches) {
+    const merge = await quick.mergeBranch({
+      worktree: input.worktree,
+      branch,
+      message: `saga(${ctx.name}): bring dependency ${branch} into ${input.ref}`,
+    });
+    if (merge.status === 'conflict') {
+      await quick.abortMerge({ worktree: input.worktree });
+      notes.push(`Dependency branch ${branch} conflicts with this one in ${merge.conflictedFiles.join(', ')}; merge it yourself.`);
+    }
+  }
+  let evidence: string[] = [];
+  let status: TaskReport['status'] = 'blocked';
+  let reason: string | null = null;
+  let attempts = 0;
+  let handoffResult: { commit: string; changedFiles: string[] } | undefined;
+
+  /** One implementer run followed by the task's checks; returns whether the checks passed. */
+  async function attempt(extraNotes: string[]): Promise<boolean> {
+    attempts++;
+    setCurrentDetails(`Attempt ${attempts}: agent running`);
+    const run = await long.runRoleAgent({
+      template: 'implementer',
+      sagaName: ctx.name,
+      sagaDir: ctx.sagaDir,
+      role: 'implementer',
+      stage: 'task',
+      taskId: input.ref,
+      attempt: attempts,
+      profile,
+      workdir: input.worktree,
+      attachments: failures,
+      context: { task: spec, ref: input.ref, milestone: input.milestone, attempt: attempts, notes: [...notes, ...extraNotes] },
+      extraEnv: env,
+      runLabel: `${label}-a${attempts}`,
+    });
+    usage = addUsage(usage, run.usage);
+    if (run.exitCode !== 0 || run.timedOut || run.idle) {
+      const why = run.timedOut ? 'timed out' : run.idle ? 'printed nothing for too long (hung)' : `exited with ${run.exitCode ?? run.signal}`;
+      failures = [run.transcriptPath];
+      notes = [`Attempt ${attempts}: the agent ${why}.`];
+      reason = `agent ${why}`;
+      evidence = [run.transcriptPath];
+      return false;
+    }
+    setCurrentDetails(`Attempt ${attempts}: validating`);
+    const checks = await long.runChecks({
+      sagaDir: ctx.sagaDir,
+      cwd: input.worktree,
+      checks: spec.validation,
+      label: `${label}-a${attempts}-checks`,
+      timeoutMs: ctx.settings.checkTimeoutMs,
+    });
+    evidence = checks.results.map((r) => r.outputPath);
+    if (checks.passed) return true;
+    const failed = checks.results.filter((r) => r.exitCode !== 0 || r.timedOut);
+    failures = failed.map((r) => r.outputPath);
+    notes = failed.map((r) => `Check failed: ${r.text} (\`${r.check}\`) ${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}`);
+    reason = notes.join('; ');
+    return false;
+  }
+
+  try {
+    for (let i = 0; i < ctx.settings.attempts; i++) {
+      if (ctx.settings.budget.taskUsd !== null && usage.costUsd >= ctx.settings.budget.taskUsd) {
+        reason = `budget: task spent $${usage.costUsd.toFixed(2)} of $${ctx.settings.budget.taskUsd}`;
+        break;
+      }
+      if (await attempt([])) {
+        status = 'passed';
+        reason = null;
+        break;
+      }
+    }
+    if (status === 'passed' && ctx.flags.quality_locked) {
+      const outcome = await reviewLoop(ctx, {
+        phase: 'implementation',
+        checkpoint: `task-${key}`,
+        subject: 'task',
+        taskId: input.ref,
+        workdir: input.worktree,
+        context: { task: spec, ref: input.ref },
+        askCheckpoint: false,
+        revise: async (findings) => {
+          const ok = await attempt([`Reviewer findings to fix:\n${findings}`]);
+          return ok;
+        },
+        onRevised: async (ok) => {
+          if (!ok) status = 'blocked';
+        },
+      });
+      if (outcome === 'abort' || outcome === 'escalated') {
+        status = 'blocked';
+        reason = `quality-locked review: ${outcome}`;
+      }
+    }
+  } finally {
+    // Durable handoff even when cancelled: commit what is there, then remove the worktree.
+    await CancellationScope.nonCancellable(async () => {
+      const outcome = status === 'passed' ? 'pass' : 'blocked';
+      const handoff = await quick.commitHandoff({
+        worktree: input.worktree,
+        message: `saga(${ctx.name}): task ${input.ref} ${spec.slug} — ${outcome}`,
+        baseCommit: prepared.baseCommit,
+      });
+      handoffResult = handoff;
+      await quick.removeWorktree({ repo: ctx.repo, worktree: input.worktree });
+    });
+  }
+  const info = workflowInfo();
+  return {
+    ref: input.ref,
+    status,
+    reason: status === 'passed' ? null : (reason ?? 'validation did not pass'),
+    branch: input.branch,
+    commit: handoffResult!.commit,
+    changedFiles: handoffResult!.changedFiles,
+    evidence,
+    attempts,
+    usage,
+    workflowId: info.workflowId,
+    runId: info.runId,
+  };
+}

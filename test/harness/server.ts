@@ -1,0 +1,19 @@
+/** Where the test run's Temporal dev server is (started once by the jest global setup). */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const ARTIFACTS = path.resolve(__dirname, '..', '..', '.test-artifacts');
+export const SERVER_FILE = path.join(ARTIFACTS, 'server.json');
+export const WORKFLOW_BUNDLE = path.join(ARTIFACTS, 'workflow-bundle.js');
+
+export interface TestServerInfo {
+  address: string;
+  namespace: string;
+  dbFile: string;
+  port: number;
+  pid: number;
+}
+
+export function testServer(): TestServerInfo {
+  return JSON.parse(readFileSync(SERVER_FILE, 'utf8')) as TestServerInfo;
+}

@@ -1,0 +1,410 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import fc from 'fast-check';
+import type { Environment } from '../src/domain/environment';
+import type { FlagsResult } from '../src/domain/flags';
+import { taskBranch } from '../src/domain/naming';
+import { parsePlanText, type Plan } from '../src/domain/plan';
+import {
+  parseManifest,
+  renderDecisionEntry,
+  renderManifest,
+  renderMilestoneMd,
+  renderProgressMd,
+  renderReportMd,
+  renderSagaMd,
+  renderTaskMd,
+  type ManifestFront,
+} from '../src/domain/render';
+import type { SagaStatus, TaskState } from '../src/domain/state';
+
+function loadPlan(): Plan {
+  const result = parsePlanText(
+    fs.readFileSync(path.join(__dirname, 'fixtures', 'plans', 'greeting.yaml'), 'utf8'),
+    'greeting.yaml',
+  );
+  if (!result.ok) throw new Error(result.errors.join('\n'));
+  return result.plan;
+}
+
+const flags: FlagsResult = {
+  quality_locked: true,
+  autonomous: true,
+  subagents: false,
+  parallel: false,
+  goal: 'Add a greeting',
+  error: null,
+  quality_locked_source: 'config',
+  autonomous_source: 'flag',
+  subagents_source: null,
+  parallel_source: null,
+  parallel_lanes: 0,
+  parallel_note: null,
+};
+
+function statusFor(plan: Plan): SagaStatus {
+  const task = (m: number, t: { id: number; slug: string; title: string }): TaskState => ({
+    id: `${m}.${t.id}`,
+    key: `m${m}t${t.id}`,
+    milestone: m,
+    task: t.id,
+    slug: t.slug,
+    title: t.title,
+    status: 'pending',
+    branch: taskBranch('add-greeting', m, t.id, t.slug),
+    commit: null,
+    attempts: 0,
+    delegations: 0,
+    evidence: [],
+    workflowId: null,
+    runId: null,
+    worktree: null,
+    reason: null,
+    changedFiles: [],
+  });
+  const status: SagaStatus = {
+    name: 'add-greeting',
+    workflowId: 'saga-add-greeting',
+    phase: 'implementation',
+    goal: 'Add a greeting',
+    repo: '/repos/my app',
+    flags,
+    executionMode: 'inline',
+    pending: [],
+    milestones: plan.milestones.map((m) => ({
+      id: m.id,
+      slug: m.slug,
+      title: m.title,
+      status: 'pending',
+      tasks: m.tasks.map((t) => task(m.id, t)),
+      integrationCommit: null,
+    })),
+    integrationBranch: 'saga/add-greeting/integration',
+    sagaDir: '/home/u/.sagas/add-greeting',
+    uiUrl: 'http://localhost:8233/namespaces/default/workflows/saga-add-greeting',
+    round: 1,
+    log: ['first event', 'second event'],
+  };
+  const [t11, t12] = status.milestones[0].tasks;
+  Object.assign(t11, {
+    status: 'passed',
+    commit: '0123456789abcdef0123',
+    attempts: 1,
+    evidence: ['runs/m1t1/validation-1.txt'],
+    changedFiles: ['src/greet.js', 'test/greet.test.js'],
+  });
+  Object.assign(t12, {
+    status: 'running',
+    attempts: 1,
+    workflowId: 'saga-add-greeting-m1t2',
+    runId: 'run-42',
+    worktree: '/repos/saga-add-greeting-m1t2',
+  });
+  status.milestones[0].status = 'running';
+  return status;
+}
+
+const environment: Environment = {
+  programType: 'CLI/library',
+  programTypeReason: 'package.json has bin and no server',
+  languages: ['JavaScript'],
+  commands: [
+    {
+      purpose: 'test',
+      argv: ['npm', 'test'],
+      source: 'package.json scripts.test',
+      confirmed: 'passed',
+      exitCode: 0,
+      durationMs: 900,
+      outputPath: 'runs/discovery/test.txt',
+    },
+  ],
+  launch: 'node bin/greet.js Ada',
+  computerUse: 'not available',
+  notes: ['No linter configured'],
+};
+
+describe('SAGA.md', () => {
+  test('has the Saga seed sections, environment, exit criteria and a linked milestone index', () => {
+    const plan = loadPlan();
+    const md = renderSagaMd({
+      name: 'add-greeting',
+      status: statusFor(plan),
+      plan,
+      environment,
+      flagsAnnouncement: 'Saga → saga workflow.\nModes: --quality-locked, --autonomous',
+    });
+    for (const heading of [
+      '# Saga: add-greeting',
+      '## Problem statement',
+      '## Scope and non-goals',
+      '### Out of scope (non-goals)',
+      '## Flags',
+      '## Environment',
+      '## Exit criteria',
+      '## Milestone index',
+    ]) {
+      expect(md).toContain(`\n${heading}\n`.slice(heading.startsWith('# ') ? 1 : 0));
+    }
+    expect(md).toContain('- Localisation');
+    expect(md).toContain('Modes: --quality-locked, --autonomous');
+    expect(md).toContain('- **Program type:** CLI/library — package.json has bin and no server');
+    expect(md).toContain(
+      '| test | `npm test` | package.json scripts.test | passed (exit 0) — output: runs/discovery/test.txt |',
+    );
+    expect(md).toContain('| E2 | The CLI prints the greeting | `node --test test/cli.test.js` |');
+    expect(md).toContain(
+      '| 2 | Command-line entry point | M1 | 2.1 | pending | [milestones/02-cli/MILESTONE.md](milestones/02-cli/MILESTONE.md) |',
+    );
+    expect(md).toContain('| 1 | Core library | — | 1.1, 1.2 | running |');
+    expect(md).not.toContain('Recommendation Rationale');
+  });
+
+  test('carries the seed 001 rationale block when the plan has one', () => {
+    const plan = {
+      ...loadPlan(),
+      rationale: ['**Module format:** CommonJS — codebase pattern: src/*.js use require'],
+      tradeoffs: { short_term: 'no ESM', long_term: 'migration later', balance: 'matches the repo today' },
+    };
+    const md = renderSagaMd({
+      name: 'add-greeting',
+      status: statusFor(plan),
+      plan,
+      environment: null,
+      flagsAnnouncement: '',
+    });
+    const block = md.slice(md.indexOf('## Recommendation Rationale'), md.indexOf('## Problem statement'));
+    expect(block).toBe(
+      [
+        '## Recommendation Rationale',
+        '',
+        'This artifact was produced with `--autonomous`. Key decisions:',
+        '',
+        '- **Module format:** CommonJS — codebase pattern: src/*.js use require',
+        '',
+        '**Tradeoffs accepted:**',
+        '- Short-term: no ESM',
+        '- Long-term: migration later',
+        '- Why this is the right balance: matches the repo today',
+        '',
+        '**Decisions asked back to user:** None',
+        '',
+        '',
+      ].join('\n'),
+    );
+    expect(md).toContain('## Environment\n\nNot discovered yet.');
+  });
+
+  test('table cells escape pipes and stay on one line', () => {
+    const plan = loadPlan();
+    plan.exit_criteria[0].text = 'a | b\nc';
+    const md = renderSagaMd({ name: 'x', status: null, plan, environment: null, flagsAnnouncement: '' });
+    expect(md).toContain('| E1 | a \\| b c |');
+  });
+});
+
+describe('MILESTONE.md and task specs', () => {
+  test('milestone lists goal, validation and its tasks with status and spec links', () => {
+    const plan = loadPlan();
+    const status = statusFor(plan);
+    const md = renderMilestoneMd(plan.milestones[0], status.milestones[0]);
+    expect(md).toContain('# Milestone 1: Core library');
+    expect(md).toContain('- **Status:** running');
+    expect(md).toContain('## Goal\n\nA tested greet(name) function.');
+    expect(md).toContain('- greet unit tests pass — check: `node --test test/greet.test.js`');
+    expect(md).toContain(
+      '| 1.2 | Default name | 1.1 | `test/greet-default.test.js` | running | [tasks/02-greet-default.md](tasks/02-greet-default.md) |',
+    );
+  });
+
+  test('task spec has scope, owned files, interfaces, dependencies, validation and evidence', () => {
+    const plan = loadPlan();
+    const status = statusFor(plan);
+    const md = renderTaskMd(1, plan.milestones[0].tasks[0], status.milestones[0].tasks[0]);
+    expect(md).toContain('# Task 1.1: Add greet()');
+    expect(md).toContain('- **Status:** passed');
+    expect(md).toContain('- **Branch:** `saga/add-greeting/m1t1-add-greet`');
+    expect(md).toContain('- **Commit:** `0123456789ab`');
+    for (const heading of [
+      'Scope',
+      'Owned files',
+      'Interfaces',
+      'Dependencies',
+      'Validation method',
+      'Validation criteria',
+      'Evidence required',
+      'Evidence collected',
+    ]) {
+      expect(md).toContain(`\n## ${heading}\n`);
+    }
+    expect(md).toContain('- `src/greet.js`\n- `test/greet.test.js`');
+    expect(md).toContain('- runs/m1t1/validation-1.txt');
+    const unstarted = renderTaskMd(1, plan.milestones[0].tasks[1], null);
+    expect(unstarted).toContain('- **Branch:** not created yet');
+    expect(unstarted).toContain('## Dependencies\n\n- Task 1.1');
+  });
+});
+
+describe('PROGRESS.md', () => {
+  test('phase, current milestone, task lines, open questions, notes and a newest-first log', () => {
+    const plan = loadPlan();
+    const status = statusFor(plan);
+    status.pending.push({
+      id: 'q1',
+      kind: 'question',
+      prompt: 'Which greeting?',
+      options: ['Hello', 'Hi'],
+      recommended: 0,
+      textRequiredFor: [],
+      owner: 'saga-add-greeting',
+      openedAt: '2026-01-01T00:00:00Z',
+    });
+    const md = renderProgressMd(status, {
+      integrationNotes: ['M1 merged cleanly'],
+      decisions: ['Dropped i18n'],
+      log: ['third event'],
+    });
+    expect(md).toContain('- **Phase:** implementation');
+    expect(md).toContain('- **Current milestone:** 1 — Core library (running)');
+    expect(md).toContain(
+      '- [x] 1.1 add-greet — passed · branch `saga/add-greeting/m1t1-add-greet` · commit `0123456789ab` · ' +
+        'attempts 1 · evidence: runs/m1t1/validation-1.txt',
+    );
+    expect(md).toContain(
+      '- [~] 1.2 greet-default — running · branch `saga/add-greeting/m1t2-greet-default` · attempts 1 · ' +
+        'workflow `saga-add-greeting-m1t2` run `run-42` · worktree `/repos/saga-add-greeting-m1t2`',
+    );
+    expect(md).toContain(
+      '## Open questions\n\n- **q1** (question): Which greeting? — options: [0] Hello (recommended), [1] Hi',
+    );
+    expect(md).toContain('## Integration notes\n\n- M1 merged cleanly');
+    expect(md).toContain('## Decisions & Deviations\n\n- Dropped i18n');
+    expect(md).toContain('## Log (newest first)\n\n- third event\n- second event\n- first event');
+  });
+});
+
+describe('REPORT.md', () => {
+  test('what was built, each exit criterion with result and evidence, and manual steps', () => {
+    const plan = loadPlan();
+    const status = statusFor(plan);
+    status.milestones[0].integrationCommit = 'fedcba9876543210';
+    const md = renderReportMd({
+      status,
+      plan,
+      environment,
+      exitResults: [
+        { id: 'E1', result: 'passed', evidence: 'runs/validation/E1.txt', summary: '3 tests passed' },
+      ],
+      manualSteps: ['Check the greeting says "Hello, Ada!"'],
+    });
+    expect(md).toContain('- **Exit criteria passed:** 1 of 2');
+    expect(md).toContain('### Milestone 1: Core library — running');
+    expect(md).toContain('Integration commit: `fedcba987654`');
+    expect(md).toContain(
+      '| 1.1 | Add greet() | passed | `saga/add-greeting/m1t1-add-greet` | `0123456789ab` | src/greet.js, test/greet.test.js |',
+    );
+    expect(md).toContain(
+      '| E1 | greet() returns the greeting | `node --test test/greet.test.js` | **passed** | ' +
+        '[runs/validation/E1.txt](runs/validation/E1.txt) | 3 tests passed |',
+    );
+    expect(md).toContain(
+      '| E2 | The CLI prints the greeting | `node --test test/cli.test.js` | not run | — | — |',
+    );
+    expect(md).toContain(
+      "1. Check out the integrated result: `git -C '/repos/my app' switch saga/add-greeting/integration`",
+    );
+    expect(md).toContain(
+      '3. The CLI prints the greeting (E2): run `node --test test/cli.test.js` in the repo root and expect exit code 0.',
+    );
+    expect(md).toContain('4. Launch the program with `node bin/greet.js Ada` and try the feature by hand.');
+    expect(md).toContain('5. Check the greeting says "Hello, Ada!"');
+  });
+});
+
+describe('manifest.md', () => {
+  const front: ManifestFront = {
+    saga: 'add-greeting',
+    flags: {
+      quality_locked: true,
+      autonomous: true,
+      subagents: false,
+      parallel: false,
+      quality_locked_source: 'config',
+      autonomous_source: 'flag',
+      subagents_source: null,
+      parallel_source: null,
+      parallel_lanes: 0,
+      parallel_note: null,
+    },
+    execution_mode: 'inline (subagents-unavailable)',
+    auto_picked_checkpoints: [
+      {
+        phase: 'plan',
+        checkpoint: 'plan-approval',
+        decision: 'A',
+        timestamp: '2026-05-15T14:23:18Z',
+        reason: '--autonomous --quality-locked both active',
+        flag_sources: { quality_locked: 'config', autonomous: 'flag' },
+      },
+    ],
+    autonomous_decisions: [{ phase: 'planning', decided: 4, asked: 1, sources: { memory: 2, codebase: 2 } }],
+    quality_locked_history: [
+      {
+        subject: 'plan',
+        iteration: 1,
+        counts: { critical: 0, major: 1, substantive: 0, cosmetic: 2 },
+        result: 'REVISE',
+        findings: 'runs/review-plan-i1.md',
+      },
+    ],
+  };
+
+  test('renders YAML front matter between --- lines and parses back to the same value', () => {
+    const text = renderManifest(front);
+    expect(text.startsWith('---\nsaga: add-greeting\nflags:\n  quality_locked: true\n')).toBe(true);
+    expect(text).toContain('\n---\n\n# Manifest: add-greeting\n');
+    const parsed = parseManifest(text);
+    expect(parsed.front).toEqual(front);
+    expect(parseManifest(renderManifest(front, 'custom body\n')).body).toBe('custom body\n');
+  });
+
+  test('round-trips arbitrary text in string fields', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.string(), (saga, reason, mode) => {
+        const value: ManifestFront = {
+          ...front,
+          saga,
+          execution_mode: mode,
+          auto_picked_checkpoints: [{ ...front.auto_picked_checkpoints[0], reason }],
+        };
+        expect(parseManifest(renderManifest(value, '\nbody\n'))).toEqual({ front: value, body: '\nbody\n' });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('a file without front matter, or with invalid front matter, is a clear error', () => {
+    expect(() => parseManifest('# just markdown')).toThrow(
+      'manifest.md: expected YAML front matter between "---" lines at the top',
+    );
+    expect(() => parseManifest('---\nsaga: x\n---\n')).toThrow(
+      /manifest\.md: invalid front matter: flags: Required/,
+    );
+  });
+});
+
+describe('decision entries', () => {
+  test('seed 001 format, in UTC', () => {
+    expect(
+      renderDecisionEntry({
+        at: '2026-05-15T16:23:18+02:00',
+        title: 'Auto-pick: [A] Review at spec checkpoint',
+        lines: ['Flags active: --autonomous (flag), --quality-locked (config)', 'Effect: Triggered review'],
+      }),
+    ).toBe(
+      '### 2026-05-15 14:23 — Auto-pick: [A] Review at spec checkpoint\n' +
+        'Flags active: --autonomous (flag), --quality-locked (config)\nEffect: Triggered review\n',
+    );
+    expect(() => renderDecisionEntry({ at: 'yesterday', title: 't', lines: [] })).toThrow(/ISO timestamp/);
+  });
+});
