@@ -2,7 +2,18 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const nodeBuiltins = ['fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'os', 'path', 'crypto', 'process'];
+const nodeBuiltins = [
+  'fs',
+  'fs/promises',
+  'child_process',
+  'net',
+  'http',
+  'https',
+  'os',
+  'path',
+  'crypto',
+  'process',
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'tools/**', 'coverage/**', '.test-artifacts/**'] },
@@ -34,7 +45,17 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly', Buffer: 'readonly', setTimeout: 'readonly' } },
+    languageOptions: {
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        console: 'readonly',
+        __dirname: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+      },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

@@ -26,7 +26,10 @@ export function createRoleAgentActivities(deps: { agents: Agents; templatesDir?:
 
   async function runRoleAgent(input: RoleAgentInput): Promise<RunAgentResult> {
     if (!/^[a-z-]+$/.test(input.template)) {
-      throw ApplicationFailure.nonRetryable(`Invalid prompt template name '${input.template}'`, 'BadTemplate');
+      throw ApplicationFailure.nonRetryable(
+        `Invalid prompt template name '${input.template}'`,
+        'BadTemplate',
+      );
     }
     const file = path.join(templatesDir, `${input.template}.md`);
     const template = await fs.readFile(file, 'utf8').catch(() => {
@@ -43,13 +46,30 @@ export function createRoleAgentActivities(deps: { agents: Agents; templatesDir?:
     async runReviewer(
       input: Omit<RoleAgentInput, 'template' | 'role' | 'attachments'>,
     ): Promise<{ counts: ReviewCounts; findingsPath: string; summary: string; exitCode: number | null }> {
-      const run = await runRoleAgent({ ...input, template: `reviewer-${input.stage}`, role: 'reviewer', attachments: [] });
+      const run = await runRoleAgent({
+        ...input,
+        template: `reviewer-${input.stage}`,
+        role: 'reviewer',
+        attachments: [],
+      });
       const findings = run.findings ?? '';
       const findingsPath = path.join(path.dirname(run.transcriptPath), 'findings.md');
       await fs.writeFile(findingsPath, findings);
-      const counts = run.exitCode === 0 ? classifyReview(findings) : { critical: 1, major: 0, substantive: 0, cosmetic: 0 };
-      const summary = findings.length > 4000 ? `${findings.slice(0, 4000)}\n[... see ${findingsPath}]` : findings;
-      return { counts, findingsPath, summary: run.exitCode === 0 ? summary : `CRITICAL: the reviewer failed (exit ${run.exitCode}); see ${run.transcriptPath}`, exitCode: run.exitCode };
+      const counts =
+        run.exitCode === 0
+          ? classifyReview(findings)
+          : { critical: 1, major: 0, substantive: 0, cosmetic: 0 };
+      const summary =
+        findings.length > 4000 ? `${findings.slice(0, 4000)}\n[... see ${findingsPath}]` : findings;
+      return {
+        counts,
+        findingsPath,
+        summary:
+          run.exitCode === 0
+            ? summary
+            : `CRITICAL: the reviewer failed (exit ${run.exitCode}); see ${run.transcriptPath}`,
+        exitCode: run.exitCode,
+      };
     },
   };
 }

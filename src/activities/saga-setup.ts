@@ -16,7 +16,11 @@ export function createSagaSetupActivities(deps: { artifacts: Artifacts }) {
   const { artifacts } = deps;
   return {
     /** Reads saga.config.yaml once; the result is recorded in history so replays never re-read it. */
-    async loadRunSettings(input: { repo: string; sagaHome: string; configFile?: string }): Promise<RunSettings> {
+    async loadRunSettings(input: {
+      repo: string;
+      sagaHome: string;
+      configFile?: string;
+    }): Promise<RunSettings> {
       const { config } = await loadSagaConfig(input);
       const profiles: RunSettings['profiles'] = {};
       const subagentDispatch: RunSettings['subagentDispatch'] = {};
@@ -66,7 +70,12 @@ export function createSagaSetupActivities(deps: { artifacts: Artifacts }) {
     },
 
     /** Seed 001 logging contract for an auto-picked [A] Review: manifest entry and decisions.md entry. */
-    async logAutoPick(input: { sagaDir: string; phase: string; checkpoint: string; flags: FlagsResult }): Promise<void> {
+    async logAutoPick(input: {
+      sagaDir: string;
+      phase: string;
+      checkpoint: string;
+      flags: FlagsResult;
+    }): Promise<void> {
       const at = new Date().toISOString();
       const active = FLAG_KEYS.filter((k) => k === 'quality_locked' || k === 'autonomous');
       const sources = Object.fromEntries(active.map((k) => [k, input.flags[`${k}_source`]]));
@@ -89,7 +98,8 @@ export function createSagaSetupActivities(deps: { artifacts: Artifacts }) {
       const hints = active
         .map((k) => {
           const source = input.flags[`${k}_source`];
-          if (source === 'config') return `pass --no-${k.replace('_', '-')} to opt out of the .sage/config.yaml default for one run`;
+          if (source === 'config')
+            return `pass --no-${k.replace('_', '-')} to opt out of the .sage/config.yaml default for one run`;
           if (source === 'flag') return `omit ${flagName(k)} to disable the flag`;
           return null;
         })
@@ -109,4 +119,3 @@ export function createSagaSetupActivities(deps: { artifacts: Artifacts }) {
     },
   };
 }
-

@@ -49,9 +49,12 @@ export function parseArgs(command: string, argv: string[], spec: ArgSpec): Parse
     }
     positionals.push(arg);
   }
-  const min = spec.minPositionals ?? spec.positionals.filter((p) => !p.startsWith('[') && !p.startsWith('...')).length;
+  const min =
+    spec.minPositionals ?? spec.positionals.filter((p) => !p.startsWith('[') && !p.startsWith('...')).length;
   if (positionals.length < min) {
-    throw new UserError(`saga ${command}: missing ${spec.positionals.slice(positionals.length, min).join(' ')}.`);
+    throw new UserError(
+      `saga ${command}: missing ${spec.positionals.slice(positionals.length, min).join(' ')}.`,
+    );
   }
   const max = spec.positionals.some((p) => p.startsWith('...')) ? Infinity : spec.positionals.length;
   if (positionals.length > max) {
@@ -60,6 +63,8 @@ export function parseArgs(command: string, argv: string[], spec: ArgSpec): Parse
   return { options, positionals, rest };
 }
 
-export const str = (args: ParsedArgs, name: string): string | undefined => args.options[name] as string | undefined;
-export const strs = (args: ParsedArgs, name: string): string[] => (args.options[name] as string[] | undefined) ?? [];
+export const str = (args: ParsedArgs, name: string): string | undefined =>
+  args.options[name] as string | undefined;
+export const strs = (args: ParsedArgs, name: string): string[] =>
+  (args.options[name] as string[] | undefined) ?? [];
 export const bool = (args: ParsedArgs, name: string): boolean => args.options[name] === true;

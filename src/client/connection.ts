@@ -22,9 +22,14 @@ export function connectionSettings(): ConnectionSettings {
   };
 }
 
-export async function connectClient(settings = connectionSettings()): Promise<{ client: Client; connection: Connection; settings: ConnectionSettings }> {
+export async function connectClient(
+  settings = connectionSettings(),
+): Promise<{ client: Client; connection: Connection; settings: ConnectionSettings }> {
   try {
-    const connection = await Connection.connect({ ...settings.connectionOptions, connectTimeout: '5s' } as Parameters<typeof Connection.connect>[0]);
+    const connection = await Connection.connect({
+      ...settings.connectionOptions,
+      connectTimeout: '5s',
+    } as Parameters<typeof Connection.connect>[0]);
     return { client: new Client({ connection, namespace: settings.namespace }), connection, settings };
   } catch (error) {
     throw new EnvironmentError(

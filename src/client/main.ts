@@ -11,7 +11,9 @@ runCli(process.argv.slice(2), io).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`saga: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `saga: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 2;
   },
 );

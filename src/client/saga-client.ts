@@ -44,7 +44,9 @@ export async function getStatus(client: Client, name: string): Promise<SagaStatu
 export async function respond(client: Client, name: string, input: RespondInput): Promise<Answer> {
   await describeSaga(client, name);
   try {
-    return await client.workflow.getHandle(sagaWorkflowId(name)).executeUpdate(respondUpdate, { args: [input] });
+    return await client.workflow
+      .getHandle(sagaWorkflowId(name))
+      .executeUpdate(respondUpdate, { args: [input] });
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       throw new RespondRefused(error.cause.type ?? 'Refused', error.cause.message);

@@ -38,16 +38,39 @@ export function demoScript(options: SampleRepoOptions = {}): Record<string, unkn
   const rounds = options.questionRounds ?? 2;
   const questions = [
     [
-      { id: 'style', text: 'How should the greeting be punctuated?', options: ['Hello, NAME!', 'Hello NAME'], recommended: 0, substantive: true, why: 'It is the output contract.' },
-      { id: 'default', text: 'What should greet() say without a name?', options: ['Hello, world!', 'an error'], recommended: 0, substantive: true },
+      {
+        id: 'style',
+        text: 'How should the greeting be punctuated?',
+        options: ['Hello, NAME!', 'Hello NAME'],
+        recommended: 0,
+        substantive: true,
+        why: 'It is the output contract.',
+      },
+      {
+        id: 'default',
+        text: 'What should greet() say without a name?',
+        options: ['Hello, world!', 'an error'],
+        recommended: 0,
+        substantive: true,
+      },
     ],
-    [{ id: 'cli', text: 'Should the CLI print to stdout or stderr?', options: ['stdout', 'stderr'], recommended: 0, substantive: false }],
+    [
+      {
+        id: 'cli',
+        text: 'Should the CLI print to stdout or stderr?',
+        options: ['stdout', 'stderr'],
+        recommended: 0,
+        substantive: false,
+      },
+    ],
   ].slice(0, rounds);
   return {
     tasks: {
       '1.1': {
         attempts: [
-          ...(options.failFirstAttempt ? [{ files: { 'src/greet.js': GREET_BUGGY, 'test/greet.test.js': GREET_TEST } }] : []),
+          ...(options.failFirstAttempt
+            ? [{ files: { 'src/greet.js': GREET_BUGGY, 'test/greet.test.js': GREET_TEST } }]
+            : []),
           { files: { 'src/greet.js': GREET_OK, 'test/greet.test.js': GREET_TEST } },
         ],
       },
@@ -59,14 +82,19 @@ export function demoScript(options: SampleRepoOptions = {}): Record<string, unkn
       questions,
       plan: greetingPlan(),
     },
-    reviewer: options.reviewRound ? { task: ['CRITICAL: None\nMAJOR:\n- please double-check the edge cases\n'] } : {},
+    reviewer: options.reviewRound
+      ? { task: ['CRITICAL: None\nMAJOR:\n- please double-check the edge cases\n'] }
+      : {},
     resolver: { mode: 'union' },
     ...options.script,
   };
 }
 
 function git(cwd: string, args: string[]): void {
-  execFileSync('git', ['-c', 'user.name=Saga Demo', '-c', 'user.email=demo@saga.local', ...args], { cwd, stdio: 'ignore' });
+  execFileSync('git', ['-c', 'user.name=Saga Demo', '-c', 'user.email=demo@saga.local', ...args], {
+    cwd,
+    stdio: 'ignore',
+  });
 }
 
 /** Creates the sample repo (a git repo on `main` with one commit) and returns its path. */
@@ -75,7 +103,11 @@ export function createSampleRepo(dir: string, options: SampleRepoOptions = {}): 
   mkdirSync(path.join(dir, 'src'), { recursive: true });
   writeFileSync(
     path.join(dir, 'package.json'),
-    JSON.stringify({ name: 'greeting-sample', version: '1.0.0', private: true, scripts: { test: 'node --test' } }, null, 2),
+    JSON.stringify(
+      { name: 'greeting-sample', version: '1.0.0', private: true, scripts: { test: 'node --test' } },
+      null,
+      2,
+    ),
   );
   writeFileSync(path.join(dir, 'README.md'), '# Greeting sample\n\nA tiny library the saga demo extends.\n');
   writeFileSync(path.join(dir, 'src', 'index.js'), "'use strict';\nmodule.exports = {};\n");

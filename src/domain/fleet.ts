@@ -47,7 +47,7 @@ const SCHED_STATUS: Record<TaskState['status'], SchedTask['status']> = {
 };
 
 export function schedView(milestone: PlanMilestone, states: Map<string, TaskState>): SchedTask[] {
-  return milestone.tasks.map((t) => {
+  const own = milestone.tasks.map((t): SchedTask => {
     const ref = taskRef(milestone.id, t.id);
     return {
       ref,
@@ -57,6 +57,22 @@ export function schedView(milestone: PlanMilestone, states: Map<string, TaskStat
       status: SCHED_STATUS[states.get(ref)!.status],
     };
   });
+  // Dependencies on other milestones appear as finished (their milestone is integrated) or blocked,
+  // never as work to start here.
+  const external = [...new Set(milestone.tasks.flatMap((t) => t.depends_on))]
+    .filter((ref) => !own.some((o) => o.ref === ref))
+    .map((ref): SchedTask => {
+      const state = states.get(ref);
+      const done = state && ['integrated', 'passed', 'skipped'].includes(state.status);
+      return {
+        ref,
+        milestone: state?.milestone ?? Number(ref.split('.')[0]),
+        dependsOn: [],
+        owns: [],
+        status: done ? 'done' : 'blocked',
+      };
+    });
+  return [...external, ...own];
 }
 
 export { integrationBranch };

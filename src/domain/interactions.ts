@@ -17,7 +17,8 @@ export class RespondError extends Error {
 }
 
 /** The key of an option written as "[A] Review": lets users answer "A". */
-const optionKey = (option: string): string | undefined => /^\[([A-Za-z0-9])\]/.exec(option)?.[1]?.toLowerCase();
+const optionKey = (option: string): string | undefined =>
+  /^\[([A-Za-z0-9])\]/.exec(option)?.[1]?.toLowerCase();
 
 /** Accepts the option text (any case), its 1-based number, or its [X] key. */
 export function matchChoice(interaction: Interaction, choice: string): { index: number; option: string } {
@@ -48,7 +49,10 @@ export function validateResponse(
     if (alreadyAnswered) {
       throw new RespondError('AlreadyAnswered', `Interaction '${input.interactionId}' was already answered.`);
     }
-    throw new RespondError('UnknownInteraction', `This saga has no pending interaction '${input.interactionId}'.`);
+    throw new RespondError(
+      'UnknownInteraction',
+      `This saga has no pending interaction '${input.interactionId}'.`,
+    );
   }
   const match = matchChoice(pending, input.choice);
   if (pending.textRequiredFor.includes(match.option) && !input.text?.trim()) {

@@ -66,7 +66,8 @@ export const integrationBranch = (name: string): string => `saga/${name}/integra
 /** Worktree folder name; activities place it under the worktree root (default: beside the repo). */
 export const worktreeDirName = (name: string, key: string): string => `saga-${name}-${key}`;
 
-export const milestoneDirName = (id: number, slug: string): string => `${String(id).padStart(2, '0')}-${slug}`;
+export const milestoneDirName = (id: number, slug: string): string =>
+  `${String(id).padStart(2, '0')}-${slug}`;
 export const taskFileName = (id: number, slug: string): string => `${String(id).padStart(2, '0')}-${slug}.md`;
 
 /** Per-host task queue for git/agent/validation work: only the machine holding the repo serves it. */

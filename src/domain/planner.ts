@@ -57,7 +57,11 @@ export function batches<T>(items: T[], size = QUESTION_BATCH): T[][] {
 export const questionInteractionId = (round: number, id: string): string =>
   `q${round}-${id.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`;
 
-export function questionInteraction(round: number, q: PlannerQuestion, withDefault: boolean): InteractionRequest {
+export function questionInteraction(
+  round: number,
+  q: PlannerQuestion,
+  withDefault: boolean,
+): InteractionRequest {
   const options = withDefault ? [...q.options, '[D] default'] : q.options;
   return {
     id: questionInteractionId(round, q.id),

@@ -62,7 +62,8 @@ export async function waitForServer(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (!isAlive()) throw new EnvironmentError(`The Temporal dev server exited before it answered at ${address}.`);
+    if (!isAlive())
+      throw new EnvironmentError(`The Temporal dev server exited before it answered at ${address}.`);
     if (await healthy(binary, address, namespace)) return;
     await new Promise((r) => setTimeout(r, 300));
   }

@@ -32,7 +32,9 @@ function onPath(binary: string): string | undefined {
 export function findTemporalBinary(env: NodeJS.ProcessEnv = process.env): string {
   if (env.TEMPORAL_CLI) {
     if (isExecutable(env.TEMPORAL_CLI)) return env.TEMPORAL_CLI;
-    throw new EnvironmentError(`TEMPORAL_CLI points at ${env.TEMPORAL_CLI}, which is not an executable file.`);
+    throw new EnvironmentError(
+      `TEMPORAL_CLI points at ${env.TEMPORAL_CLI}, which is not an executable file.`,
+    );
   }
   const found = onPath('temporal') ?? (isExecutable(BUNDLED_TEMPORAL) ? BUNDLED_TEMPORAL : undefined);
   if (found) return found;

@@ -17,23 +17,30 @@ export interface SagaWorkerOptions {
   workflowBundlePath?: string;
   /** Serve only host activities, no workflows (e.g. a second checkout machine). */
   activitiesOnly?: boolean;
+  taskQueue?: string;
 }
 
 export const defaultHostId = (): string => process.env.SAGA_HOST_ID || os.hostname();
 export const defaultSagaHome = (): string => process.env.SAGA_HOME || path.join(os.homedir(), '.sagas');
+/** Shared queue for workflow tasks; SAGA_TASK_QUEUE separates independent deployments on one namespace. */
+export const workflowTaskQueue = (): string => process.env.SAGA_TASK_QUEUE || WORKFLOW_TASK_QUEUE;
 
 export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Worker[]> {
   const hostId = options.hostId ?? defaultHostId();
   const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = options.workflowBundlePath
     ? { workflowBundle: { codePath: options.workflowBundlePath } }
     : { workflowsPath: require.resolve('../workflows') };
-  const common = { connection: options.connection, namespace: options.namespace, shutdownGraceTime: '10s' } as const;
+  const common = {
+    connection: options.connection,
+    namespace: options.namespace,
+    shutdownGraceTime: '10s',
+  } as const;
   const workers: Worker[] = [];
   if (!options.activitiesOnly) {
     workers.push(
       await Worker.create({
         ...common,
-        taskQueue: WORKFLOW_TASK_QUEUE,
+        taskQueue: options.taskQueue ?? workflowTaskQueue(),
         ...workflowSource,
         // Replaying a long saga from history is the resume path: keep enough cached to avoid it when possible.
         maxCachedWorkflows: 200,

@@ -22,7 +22,13 @@ export type AcceptanceResult =
 
 export const ACCEPTANCE_OPTIONS = ['accept', 'accept and fast-forward', 'report issues'] as const;
 
-export async function acceptanceWorkflow({ ctx, plan, round, validation, reportPath }: AcceptanceInput): Promise<AcceptanceResult> {
+export async function acceptanceWorkflow({
+  ctx,
+  plan,
+  round,
+  validation,
+  reportPath,
+}: AcceptanceInput): Promise<AcceptanceResult> {
   const summary = validation.criteria.map((c) => `${c.id} ${c.result}`).join(', ');
   const answer = await ask(ctx.sagaWorkflowId, {
     id: `acceptance-${round}`,

@@ -40,11 +40,19 @@ export interface ImplementationResult {
   usage: Usage;
 }
 
-type FleetEvent = { type: 'done'; ref: string; report: TaskReport } | { type: 'failed'; ref: string; error: string } | { type: 'escalation'; ref: string; answer: Answer };
+type FleetEvent =
+  | { type: 'done'; ref: string; report: TaskReport }
+  | { type: 'failed'; ref: string; error: string }
+  | { type: 'escalation'; ref: string; answer: Answer };
 
 export async function implementationWorkflow(input: ImplementationInput): Promise<ImplementationResult> {
   const { ctx, plan } = input;
-  const milestones: MilestoneState[] = input.carried?.milestones ?? initialMilestones(ctx.name, plan);
+  // Milestones already known (earlier rounds, or before continue-as-new) keep their state.
+  const known = input.carried?.milestones ?? [];
+  const milestones: MilestoneState[] = [
+    ...known,
+    ...initialMilestones(ctx.name, plan).filter((m) => !known.some((k) => k.id === m.id)),
+  ];
   const states = new Map<string, TaskState>();
   for (const m of milestones) for (const t of m.tasks) states.set(t.id, t);
   let usage: Usage = input.carried?.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
@@ -107,7 +115,12 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   async function runMilestoneTasks(spec: PlanMilestone): Promise<boolean> {
     for (;;) {
       const view = schedView(spec, states);
-      if (view.every((t) => t.status === 'done' || t.status === 'skipped')) return false;
+      if (
+        view
+          .filter((t) => t.milestone === spec.id)
+          .every((t) => t.status === 'done' || t.status === 'skipped')
+      )
+        return false;
       if (!(await withinBudget())) return true;
       for (const ref of readyTasks(view, input.lanes)) {
         await launch(spec, states.get(ref)!);
@@ -122,7 +135,11 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         if (choice === 'skip') await update(task, { status: 'skipped' });
         else {
           const note = event.answer.text ?? '';
-          if (choice === 'edit') retained.set(event.ref, { evidence: [], notes: [`The task's spec was changed by the user: ${note}`] });
+          if (choice === 'edit')
+            retained.set(event.ref, {
+              evidence: [],
+              notes: [`The task's spec was changed by the user: ${note}`],
+            });
           else retained.set(event.ref, { evidence: task.evidence, notes: note ? [note] : [] });
           blockedStreak.set(event.ref, 1);
           await update(task, { status: 'pending' });
@@ -158,7 +175,10 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       blockedStreak.set(event.ref, streak);
       if (streak < 2) {
         // Re-delegate once with the retained context (failures and the agent's transcript).
-        retained.set(event.ref, { evidence: rep?.evidence ?? [], notes: [`Previous delegation was blocked: ${reason}`] });
+        retained.set(event.ref, {
+          evidence: rep?.evidence ?? [],
+          notes: [`Previous delegation was blocked: ${reason}`],
+        });
         await sagaLog(ctx, `Task ${event.ref} blocked (${reason}); re-delegating with retained context`);
         await update(task, { status: 'pending' });
         continue;
@@ -181,7 +201,9 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
     const taskSpec = spec.tasks.find((t) => t.id === task.task)!;
     const delegation = task.delegations + 1;
     // Start from the integrated state (or the base branch), plus the branches of same-milestone dependencies.
-    const base = baseOverride.get(task.id) ?? (milestones.some((m) => m.status === 'integrated') ? integrationBranch(ctx.name) : ctx.base);
+    const base =
+      baseOverride.get(task.id) ??
+      (milestones.some((m) => m.status === 'integrated') ? integrationBranch(ctx.name) : ctx.base);
     const mergeBranches = taskSpec.depends_on
       .map((ref) => states.get(ref))
       .filter((dep): dep is TaskState => !!dep && dep.milestone === task.milestone)
@@ -210,10 +232,17 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         },
       ],
     });
-    await update(task, { status: 'running', delegations: delegation, workflowId, runId: handle.firstExecutionRunId, worktree });
+    await update(task, {
+      status: 'running',
+      delegations: delegation,
+      workflowId,
+      runId: handle.firstExecutionRunId,
+      worktree,
+    });
     void handle.result().then(
       (rep) => events.push({ type: 'done', ref: task.id, report: rep }),
-      (error: unknown) => events.push({ type: 'failed', ref: task.id, error: String((error as Error).message ?? error) }),
+      (error: unknown) =>
+        events.push({ type: 'failed', ref: task.id, error: String((error as Error).message ?? error) }),
     );
   }
 

@@ -25,7 +25,12 @@ export async function integrateMilestone(
   const long = longActivities(ctx.hostQueue, maxAgentTimeout(ctx));
   const branch = integrationBranch(ctx.name);
   const worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'integration')}`;
-  const { head: pre } = await quick.ensureIntegrationWorktree({ repo: ctx.repo, branch, worktree, base: ctx.base });
+  const { head: pre } = await quick.ensureIntegrationWorktree({
+    repo: ctx.repo,
+    branch,
+    worktree,
+    base: ctx.base,
+  });
   const label = `m${spec.id}-r${round}`;
 
   const toMerge = mergeOrder(
@@ -38,7 +43,10 @@ export async function integrateMilestone(
     const message = `saga(${ctx.name}): integrate ${ref} ${task.slug}`;
     const merge = await quick.mergeBranch({ worktree, branch: task.branch, message });
     if (merge.status !== 'conflict') continue;
-    await sagaLog(ctx, `Merge conflict integrating ${ref}: ${merge.conflictedFiles.join(', ')}; asking the resolver`);
+    await sagaLog(
+      ctx,
+      `Merge conflict integrating ${ref}: ${merge.conflictedFiles.join(', ')}; asking the resolver`,
+    );
     await long.runRoleAgent({
       template: 'resolver',
       sagaName: ctx.name,
@@ -88,13 +96,19 @@ export async function integrateMilestone(
   if (checks.passed) {
     const { commit: head } = await quick.headCommit({ worktree });
     await quick.removeWorktree({ repo: ctx.repo, worktree });
-    await sagaLog(ctx, `Milestone ${spec.id} integrated at ${head.slice(0, 10)}; merge order ${toMerge.join(', ')}; validation passed`);
+    await sagaLog(
+      ctx,
+      `Milestone ${spec.id} integrated at ${head.slice(0, 10)}; merge order ${toMerge.join(', ')}; validation passed`,
+    );
     return { ok: true, head };
   }
   await quick.resetHard({ worktree, commit: pre });
   await quick.removeWorktree({ repo: ctx.repo, worktree });
   const failures = checks.results.filter((r) => r.exitCode !== 0 || r.timedOut);
-  await sagaLog(ctx, `Milestone ${spec.id} validation failed (${failures.map((f) => f.text).join('; ')}); reverted to ${pre.slice(0, 10)}`);
+  await sagaLog(
+    ctx,
+    `Milestone ${spec.id} validation failed (${failures.map((f) => f.text).join('; ')}); reverted to ${pre.slice(0, 10)}`,
+  );
   return {
     ok: false,
     redelegate: toMerge.map((ref) => ({

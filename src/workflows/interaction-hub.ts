@@ -2,7 +2,12 @@
  * The saga workflow's register of who it waits for. Children open interactions by signal; users answer
  * through the `respond` update, whose validator refuses bad answers before they reach history.
  */
-import { ApplicationFailure, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  getExternalWorkflowHandle,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { RespondError, toAnswer, validateResponse } from '../domain/interactions';
 import { RespondInputSchema, type Answer, type Interaction, type RespondInput } from '../domain/state';
 import { deliverAnswer } from './ask';
@@ -70,7 +75,11 @@ export class InteractionHub {
     }
     const input = parsed.data;
     try {
-      return validateResponse(this.pending.get(input.interactionId), this.answered.has(input.interactionId), input);
+      return validateResponse(
+        this.pending.get(input.interactionId),
+        this.answered.has(input.interactionId),
+        input,
+      );
     } catch (error) {
       if (error instanceof RespondError) {
         throw ApplicationFailure.create({ type: error.type, message: error.message, nonRetryable: true });

@@ -42,8 +42,15 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
   const long = longActivities(ctx.hostQueue, 60 * 60_000);
 
   setCurrentDetails('Discovering the environment of the target repo');
-  const environment = await long.discoverEnvironment({ repo: ctx.repo, sagaDir: ctx.sagaDir, timeoutMs: 5 * 60_000 });
-  await sagaLog(ctx, `Discovery: ${environment.programType}; ${environment.commands.length} commands checked`);
+  const environment = await long.discoverEnvironment({
+    repo: ctx.repo,
+    sagaDir: ctx.sagaDir,
+    timeoutMs: 5 * 60_000,
+  });
+  await sagaLog(
+    ctx,
+    `Discovery: ${environment.programType}; ${environment.commands.length} commands checked`,
+  );
 
   /** Runs the planner at a stage and validates its answer; invalid answers are retried with the errors. */
   async function planner<T>(
@@ -69,7 +76,10 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
           runLabel: `planner-${stage}-${String(context.round ?? context.version ?? 1)}-${round}-a${attempt}`,
         });
         const raw = run.report ?? null;
-        const checked = raw === null ? { ok: false as const, errors: [run.reportError ?? 'no JSON answer'] } : validate(raw);
+        const checked =
+          raw === null
+            ? { ok: false as const, errors: [run.reportError ?? 'no JSON answer'] }
+            : validate(raw);
         if (checked.ok) return checked.value;
         errors = checked.errors;
         log.warn('Planner output invalid', { stage, attempt, errors });
@@ -101,7 +111,9 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
         { round, answers, autonomous: ctx.flags.autonomous, environment },
         (raw) => {
           const parsed = PlannerQuestionsOutputSchema.safeParse(raw);
-          return parsed.success ? { ok: true, value: parsed.data } : { ok: false, errors: zodErrors(parsed.error) };
+          return parsed.success
+            ? { ok: true, value: parsed.data }
+            : { ok: false, errors: zodErrors(parsed.error) };
         },
       );
       if (!out) return { approved: false, plan: null, environment, problem, versions: 0 };
@@ -129,14 +141,22 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
         );
         asked += batch.length;
         batch.forEach((q, i) =>
-          answers.push({ question: q.text, answer: replies[i]!.choice, ...(replies[i]!.text ? { text: replies[i]!.text } : {}) }),
+          answers.push({
+            question: q.text,
+            answer: replies[i]!.choice,
+            ...(replies[i]!.text ? { text: replies[i]!.text } : {}),
+          }),
         );
       }
     }
     if (ctx.flags.autonomous) {
       await quick.updateManifest({
         sagaDir: ctx.sagaDir,
-        patch: { autonomous_decisions: [{ phase: 'planning', decided: decisions.length, asked, sources: countSources(decisions) }] },
+        patch: {
+          autonomous_decisions: [
+            { phase: 'planning', decided: decisions.length, asked, sources: countSources(decisions) },
+          ],
+        },
         append: true,
       });
     }
@@ -144,12 +164,18 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
 
   const validatePlanned = (raw: unknown) => {
     const result = validatePlan(raw, 'planner output');
-    return result.ok ? { ok: true as const, value: result.plan } : { ok: false as const, errors: result.errors };
+    return result.ok
+      ? { ok: true as const, value: result.plan }
+      : { ok: false as const, errors: result.errors };
   };
 
   const first: Plan | null =
     givenPlan ??
-    (await planner('plan', { problem, answers, decisions, environment, autonomous: ctx.flags.autonomous }, validatePlanned));
+    (await planner(
+      'plan',
+      { problem, answers, decisions, environment, autonomous: ctx.flags.autonomous },
+      validatePlanned,
+    ));
   if (!first) return { approved: false, plan: null, environment, problem, versions: 0 };
   let plan: Plan = first;
 
@@ -165,10 +191,20 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
         workdir: ctx.repo,
         context: { plan: current },
         revise: async (findings, iteration) =>
-          (await planner('revise', { plan: current, note: findings, version: `${version}-r${iteration}` }, validatePlanned)) ?? current,
+          (await planner(
+            'revise',
+            { plan: current, note: findings, version: `${version}-r${iteration}` },
+            validatePlanned,
+          )) ?? current,
         onRevised: async (next) => {
           plan = next;
-          await quick.writeSpecTree({ sagaDir: ctx.sagaDir, name: ctx.name, plan: next, environment, flags: ctx.flags });
+          await quick.writeSpecTree({
+            sagaDir: ctx.sagaDir,
+            name: ctx.name,
+            plan: next,
+            environment,
+            flags: ctx.flags,
+          });
         },
       });
       if (reviewed === 'abort') return { approved: false, plan, environment, problem, versions: version };
@@ -191,7 +227,11 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
       return { approved: false, plan, environment, problem, versions: version };
     }
     await sagaLog(ctx, `Revision requested by ${answer.user}: ${answer.text ?? ''}`);
-    const revised: Plan | null = await planner('revise', { plan, note: answer.text, version: version + 1, problem }, validatePlanned);
+    const revised: Plan | null = await planner(
+      'revise',
+      { plan, note: answer.text, version: version + 1, problem },
+      validatePlanned,
+    );
     if (!revised) return { approved: false, plan, environment, problem, versions: version };
     plan = revised;
   }

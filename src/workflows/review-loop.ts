@@ -70,7 +70,11 @@ export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>
     history.push(decision.iteration_record);
     await quick.updateManifest({
       sagaDir: ctx.sagaDir,
-      patch: { quality_locked_history: [{ subject: id, ...decision.iteration_record, findings: review.findingsPath }] },
+      patch: {
+        quality_locked_history: [
+          { subject: id, ...decision.iteration_record, findings: review.findingsPath },
+        ],
+      },
       append: true,
     });
     await sagaLog(ctx, `Review of ${id}, iteration ${iteration}: ${decision.action}`);

@@ -79,7 +79,10 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   };
   const hub = new InteractionHub(carry?.hub, ({ opened, answered }) => {
     if (opened) addLog(`Waiting for input: ${opened.kind} ${opened.id}`);
-    if (answered) addLog(`${answered.user} answered ${answered.interactionId}: ${answered.choice}${answered.text ? ` (${answered.text})` : ''}`);
+    if (answered)
+      addLog(
+        `${answered.user} answered ${answered.interactionId}: ${answered.choice}${answered.text ? ` (${answered.text})` : ''}`,
+      );
     upsertSearchAttributes([{ key: SagaAwaitingInput, value: hub.list().length > 0 }]);
     dirty = true;
   });
@@ -98,7 +101,9 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     milestones,
     integrationBranch: integrationBranch(input.name),
     sagaDir: input.sagaDir,
-    uiUrl: input.uiBaseUrl ? `${input.uiBaseUrl}/namespaces/${workflowInfo().namespace}/workflows/${self}` : '',
+    uiUrl: input.uiBaseUrl
+      ? `${input.uiBaseUrl}/namespaces/${workflowInfo().namespace}/workflows/${self}`
+      : '',
     round,
     usage,
     log,
@@ -230,6 +235,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
             milestoneIds: round === 1 ? plan!.milestones.map((m) => m.id) : [newest],
             round,
             lanes,
+            ...(round > 1 ? { carried: { milestones, usage } } : {}),
           },
         ],
       });
@@ -260,8 +266,16 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       if (acceptance.accepted) {
         addLog(`Accepted by ${acceptance.by}`);
         if (acceptance.fastForward) {
-          const ff = await quick.fastForwardBase({ repo: input.repo, base: input.base, integrationBranch: integrationBranch(input.name) });
-          addLog(ff.ok ? `Fast-forwarded ${input.base} to the integration branch` : `Did not fast-forward ${input.base}: ${ff.reason}`);
+          const ff = await quick.fastForwardBase({
+            repo: input.repo,
+            base: input.base,
+            integrationBranch: integrationBranch(input.name),
+          });
+          addLog(
+            ff.ok
+              ? `Fast-forwarded ${input.base} to the integration branch`
+              : `Did not fast-forward ${input.base}: ${ff.reason}`,
+          );
         }
         return await finish('complete');
       }
@@ -295,7 +309,8 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     if (sagaDirReady) {
       // No saga worktree outlives the saga (branches stay).
       const cleanup = await quick.cleanupSagaWorktrees({ repo: input.repo, sagaName: input.name });
-      if (cleanup.kept.length) addLog(`Kept worktrees with uncommitted work: ${cleanup.kept.map((k) => k.path).join(', ')}`);
+      if (cleanup.kept.length)
+        addLog(`Kept worktrees with uncommitted work: ${cleanup.kept.map((k) => k.path).join(', ')}`);
       await quick.writeProgress({ sagaDir: input.sagaDir, status: status() });
     }
     return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };

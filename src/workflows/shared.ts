@@ -21,7 +21,10 @@ export function profileFor(ctx: SagaContext, name?: string | null): ResolvedAgen
   const chosen = name ?? ctx.agent ?? ctx.settings.defaultAgent;
   const profile = ctx.settings.profiles[chosen];
   if (!profile) {
-    throw ApplicationFailure.nonRetryable(`Unknown agent profile '${chosen}'. Known: ${Object.keys(ctx.settings.profiles).join(', ')}`, 'UnknownAgentProfile');
+    throw ApplicationFailure.nonRetryable(
+      `Unknown agent profile '${chosen}'. Known: ${Object.keys(ctx.settings.profiles).join(', ')}`,
+      'UnknownAgentProfile',
+    );
   }
   return profile;
 }

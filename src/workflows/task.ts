@@ -79,7 +79,9 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     });
     if (merge.status === 'conflict') {
       await quick.abortMerge({ worktree: input.worktree });
-      notes.push(`Dependency branch ${branch} conflicts with this one in ${merge.conflictedFiles.join(', ')}; merge it yourself.`);
+      notes.push(
+        `Dependency branch ${branch} conflicts with this one in ${merge.conflictedFiles.join(', ')}; merge it yourself.`,
+      );
     }
   }
   let evidence: string[] = [];
@@ -103,13 +105,23 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       profile,
       workdir: input.worktree,
       attachments: failures,
-      context: { task: spec, ref: input.ref, milestone: input.milestone, attempt: attempts, notes: [...notes, ...extraNotes] },
+      context: {
+        task: spec,
+        ref: input.ref,
+        milestone: input.milestone,
+        attempt: attempts,
+        notes: [...notes, ...extraNotes],
+      },
       extraEnv: env,
       runLabel: `${label}-a${attempts}`,
     });
     usage = addUsage(usage, run.usage);
     if (run.exitCode !== 0 || run.timedOut || run.idle) {
-      const why = run.timedOut ? 'timed out' : run.idle ? 'printed nothing for too long (hung)' : `exited with ${run.exitCode ?? run.signal}`;
+      const why = run.timedOut
+        ? 'timed out'
+        : run.idle
+          ? 'printed nothing for too long (hung)'
+          : `exited with ${run.exitCode ?? run.signal}`;
       failures = [run.transcriptPath];
       notes = [`Attempt ${attempts}: the agent ${why}.`];
       reason = `agent ${why}`;
@@ -128,7 +140,9 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     if (checks.passed) return true;
     const failed = checks.results.filter((r) => r.exitCode !== 0 || r.timedOut);
     failures = failed.map((r) => r.outputPath);
-    notes = failed.map((r) => `Check failed: ${r.text} (\`${r.check}\`) ${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}`);
+    notes = failed.map(
+      (r) => `Check failed: ${r.text} (\`${r.check}\`) ${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}`,
+    );
     reason = notes.join('; ');
     return false;
   }

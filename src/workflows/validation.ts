@@ -35,7 +35,10 @@ const NOT_RUNNABLE = new Set([126, 127]);
 export async function validationWorkflow(input: ValidationInput): Promise<ValidationResult> {
   const { ctx, plan } = input;
   const quick = quickActivities(ctx.hostQueue);
-  const long = longActivities(ctx.hostQueue, ctx.settings.checkTimeoutMs * Math.max(1, plan.exit_criteria.length));
+  const long = longActivities(
+    ctx.hostQueue,
+    ctx.settings.checkTimeoutMs * Math.max(1, plan.exit_criteria.length),
+  );
   const branch = integrationBranch(ctx.name);
   const worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'validation')}`;
 
@@ -60,7 +63,12 @@ export async function validationWorkflow(input: ValidationInput): Promise<Valida
 
   const criteria: CriterionResult[] = plan.exit_criteria.map((c, i) => {
     const r = checks.results[i]!;
-    const result = r.exitCode === 0 && !r.timedOut ? 'passed' : r.exitCode !== null && NOT_RUNNABLE.has(r.exitCode) ? 'not-checkable' : 'failed';
+    const result =
+      r.exitCode === 0 && !r.timedOut
+        ? 'passed'
+        : r.exitCode !== null && NOT_RUNNABLE.has(r.exitCode)
+          ? 'not-checkable'
+          : 'failed';
     return { id: c.id, text: c.text, check: c.check, result, evidence: r.outputPath };
   });
   const passed = criteria.every((c) => c.result === 'passed');

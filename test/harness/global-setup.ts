@@ -4,25 +4,44 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { freePort, startDevServer, type DevServer } from '../../src/worker/dev-server';
-import { ARTIFACTS, SERVER_FILE, WORKFLOW_BUNDLE, type TestServerInfo } from './server';
+import { ARTIFACTS_ROOT, type TestServerInfo } from './server';
 
 declare global {
   var __SAGA_TEST_SERVER__: DevServer | undefined;
 }
 
 export default async function globalSetup(): Promise<void> {
+  const ARTIFACTS = path.join(ARTIFACTS_ROOT, `run-${process.pid}`);
   rmSync(ARTIFACTS, { recursive: true, force: true });
   mkdirSync(ARTIFACTS, { recursive: true });
+  process.env.JEST_SAGA_ARTIFACTS = ARTIFACTS;
+  const SERVER_FILE = path.join(ARTIFACTS, 'server.json');
+  const WORKFLOW_BUNDLE = path.join(ARTIFACTS, 'workflow-bundle.js');
   const port = await freePort();
   const dbFile = path.join(ARTIFACTS, 'temporal.db');
   const [server, bundle] = await Promise.all([
-    startDevServer({ dbFile, port, headless: true, logFile: path.join(ARTIFACTS, 'server.log'), startTimeoutMs: 120_000 }),
-    bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: undefined }),
+    startDevServer({
+      dbFile,
+      port,
+      headless: true,
+      logFile: path.join(ARTIFACTS, 'server.log'),
+      startTimeoutMs: 120_000,
+    }),
+    bundleWorkflowCode({
+      workflowsPath: require.resolve('../../src/workflows'),
+      logger: new DefaultLogger('WARN'),
+    }),
   ]);
   writeFileSync(WORKFLOW_BUNDLE, bundle.code);
   globalThis.__SAGA_TEST_SERVER__ = server;
-  const info: TestServerInfo = { address: server.address, namespace: 'default', dbFile, port, pid: server.process.pid! };
+  const info: TestServerInfo = {
+    address: server.address,
+    namespace: 'default',
+    dbFile,
+    port,
+    pid: server.process.pid!,
+  };
   writeFileSync(SERVER_FILE, JSON.stringify(info));
 }

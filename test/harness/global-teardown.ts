@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { SERVER_FILE, type TestServerInfo } from './server';
+import { readFileSync, rmSync } from 'node:fs';
+import { ARTIFACTS, SERVER_FILE, type TestServerInfo } from './server';
 
 export default async function globalTeardown(): Promise<void> {
   await globalThis.__SAGA_TEST_SERVER__?.stop();
@@ -10,4 +10,5 @@ export default async function globalTeardown(): Promise<void> {
   } catch {
     /* already stopped */
   }
+  if (!process.env.SAGA_KEEP_TEST_ARTIFACTS) rmSync(ARTIFACTS, { recursive: true, force: true });
 }

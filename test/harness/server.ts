@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-export const ARTIFACTS = path.resolve(__dirname, '..', '..', '.test-artifacts');
+/** Each jest run gets its own folder (set by the global setup), so concurrent runs never share a server. */
+export const ARTIFACTS_ROOT = path.resolve(__dirname, '..', '..', '.test-artifacts');
+export const ARTIFACTS = process.env.JEST_SAGA_ARTIFACTS ?? path.join(ARTIFACTS_ROOT, 'current');
 export const SERVER_FILE = path.join(ARTIFACTS, 'server.json');
 export const WORKFLOW_BUNDLE = path.join(ARTIFACTS, 'workflow-bundle.js');
 

@@ -18,7 +18,11 @@ export function renderStatus(s: SagaStatus): string {
     const done = m.tasks.filter((t) => ['passed', 'integrated', 'skipped'].includes(t.status)).length;
     lines.push(`  Milestone ${m.id} ${m.title}: ${m.status}, ${done}/${m.tasks.length} tasks done`);
     for (const t of m.tasks) {
-      const extra = [t.commit ? t.commit.slice(0, 10) : null, t.attempts ? `${t.attempts} attempt(s)` : null, t.reason]
+      const extra = [
+        t.commit ? t.commit.slice(0, 10) : null,
+        t.attempts ? `${t.attempts} attempt(s)` : null,
+        t.reason,
+      ]
         .filter(Boolean)
         .join(', ');
       lines.push(`    ${t.id} ${t.slug}: ${t.status}${extra ? ` (${extra})` : ''}`);
@@ -28,8 +32,12 @@ export function renderStatus(s: SagaStatus): string {
     lines.push('Waiting for you:');
     for (const p of s.pending) {
       lines.push(`  [${p.id}] (${p.kind}) ${p.prompt}`);
-      p.options.forEach((o, i) => lines.push(`      ${i + 1}) ${o}${p.recommended === i ? '  (recommended)' : ''}`));
-      lines.push(`      answer: saga respond ${s.name} ${p.id} <choice>${p.textRequiredFor.length ? ' [--text "..."]' : ''}`);
+      p.options.forEach((o, i) =>
+        lines.push(`      ${i + 1}) ${o}${p.recommended === i ? '  (recommended)' : ''}`),
+      );
+      lines.push(
+        `      answer: saga respond ${s.name} ${p.id} <choice>${p.textRequiredFor.length ? ' [--text "..."]' : ''}`,
+      );
     }
   }
   if (s.usage && s.usage.costUsd > 0) lines.push(`Usage: $${s.usage.costUsd.toFixed(2)}`);
@@ -40,7 +48,10 @@ export function renderStatus(s: SagaStatus): string {
 }
 
 export async function statusCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('status', argv, { options: { json: 'boolean', watch: 'boolean' }, positionals: ['NAME'] });
+  const args = parseArgs('status', argv, {
+    options: { json: 'boolean', watch: 'boolean' },
+    positionals: ['NAME'],
+  });
   const client = await connect();
   const name = args.positionals[0]!;
   if (!bool(args, 'watch')) {
@@ -69,7 +80,9 @@ export async function watchUntilDone(client: Client, name: string, io: Io): Prom
     for (const p of status.pending) {
       if (seen.has(p.id)) continue;
       seen.add(p.id);
-      io.out(`[${p.id}] (${p.kind}) ${p.prompt}\n  options: ${p.options.map((o, i) => `${i + 1}) ${o}`).join('  ')}`);
+      io.out(
+        `[${p.id}] (${p.kind}) ${p.prompt}\n  options: ${p.options.map((o, i) => `${i + 1}) ${o}`).join('  ')}`,
+      );
     }
     await sleep(1000);
   }
@@ -82,7 +95,9 @@ export async function listCommand(argv: string[], io: Io, connect: () => Promise
   else if (!sagas.length) io.out('No sagas yet. Start one: saga start --repo PATH -- "Ship dark mode"');
   else
     for (const s of sagas)
-      io.out(`${s.name.padEnd(40)} ${(s.phase ?? '-').padEnd(15)} ${s.status}${s.awaitingInput ? '  (waiting for input)' : ''}`);
+      io.out(
+        `${s.name.padEnd(40)} ${(s.phase ?? '-').padEnd(15)} ${s.status}${s.awaitingInput ? '  (waiting for input)' : ''}`,
+      );
   return 0;
 }
 
@@ -91,12 +106,15 @@ export async function findTranscript(sagaDir: string, taskId: string): Promise<s
   const key = /^(\d+)\.(\d+)$/.test(taskId) ? taskId.replace(/^(\d+)\.(\d+)$/, 'm$1t$2') : taskId;
   if (!/^m\d+t\d+$/.test(key)) throw new UserError(`Task id '${taskId}': expected a form like 1.2 or m1t2.`);
   const runs = path.join(sagaDir, 'runs');
-  const dirs = existsSync(runs) ? (await fs.readdir(runs)).filter((d) => d.startsWith(`${key}-`) && !d.endsWith('-checks')) : [];
+  const dirs = existsSync(runs)
+    ? (await fs.readdir(runs)).filter((d) => d.startsWith(`${key}-`) && !d.endsWith('-checks'))
+    : [];
   const candidates = dirs
     .map((d) => path.join(runs, d, 'transcript.log'))
     .filter((f) => existsSync(f))
     .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
-  if (!candidates.length) throw new UserError(`No agent transcript for task ${taskId} yet (looked in ${runs}).`);
+  if (!candidates.length)
+    throw new UserError(`No agent transcript for task ${taskId} yet (looked in ${runs}).`);
   return candidates[candidates.length - 1]!;
 }
 

@@ -9,7 +9,11 @@ import type { Io } from './server';
 
 const cliUser = (): string => `cli:${process.env.USER ?? os.userInfo().username}`;
 
-export async function respondCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
+export async function respondCommand(
+  argv: string[],
+  io: Io,
+  connect: () => Promise<Client>,
+): Promise<number> {
   const args = parseArgs('respond', argv, {
     options: { text: 'string' },
     positionals: ['NAME', 'INTERACTION_ID', 'CHOICE'],
@@ -26,7 +30,11 @@ export async function respondCommand(argv: string[], io: Io, connect: () => Prom
   return 0;
 }
 
-export async function approveCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
+export async function approveCommand(
+  argv: string[],
+  io: Io,
+  connect: () => Promise<Client>,
+): Promise<number> {
   const [name] = parseArgs('approve', argv, { options: {}, positionals: ['NAME'] }).positionals as [string];
   const answer = await respondToKind(await connect(), name, 'plan-approval', 'approve', { user: cliUser() });
   io.out(`Approved (${answer.interactionId}). Implementation starts now.`);
@@ -36,7 +44,8 @@ export async function approveCommand(argv: string[], io: Io, connect: () => Prom
 export async function reviseCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
   const args = parseArgs('revise', argv, { options: { note: 'string' }, positionals: ['NAME'] });
   const note = str(args, 'note');
-  if (!note?.trim()) throw new UserError('saga revise: --note TEXT is required (what should change in the plan).');
+  if (!note?.trim())
+    throw new UserError('saga revise: --note TEXT is required (what should change in the plan).');
   const answer = await respondToKind(await connect(), args.positionals[0]!, 'plan-approval', 'revise', {
     text: note,
     user: cliUser(),
@@ -48,20 +57,26 @@ export async function reviseCommand(argv: string[], io: Io, connect: () => Promi
 export async function acceptCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
   const args = parseArgs('accept', argv, { options: { 'fast-forward': 'boolean' }, positionals: ['NAME'] });
   const choice = bool(args, 'fast-forward') ? 'accept and fast-forward' : 'accept';
-  const answer = await respondToKind(await connect(), args.positionals[0]!, 'acceptance', choice, { user: cliUser() });
+  const answer = await respondToKind(await connect(), args.positionals[0]!, 'acceptance', choice, {
+    user: cliUser(),
+  });
   io.out(`Accepted (${answer.interactionId}). The saga is complete.`);
   return 0;
 }
 
 export async function reportCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
   const args = parseArgs('report', argv, { options: { issue: 'strings' }, positionals: ['NAME'] });
-  const issues = strs(args, 'issue').map((i) => i.replace(/\s+/g, ' ').trim()).filter(Boolean);
+  const issues = strs(args, 'issue')
+    .map((i) => i.replace(/\s+/g, ' ').trim())
+    .filter(Boolean);
   if (!issues.length) throw new UserError('saga report: give at least one --issue TEXT.');
   const answer = await respondToKind(await connect(), args.positionals[0]!, 'acceptance', 'report issues', {
     text: issues.join('\n'),
     user: cliUser(),
   });
-  io.out(`Reported ${issues.length} issue(s) (${answer.interactionId}); a focused implementation round starts.`);
+  io.out(
+    `Reported ${issues.length} issue(s) (${answer.interactionId}); a focused implementation round starts.`,
+  );
   return 0;
 }
 
@@ -69,8 +84,11 @@ export async function cancelCommand(argv: string[], io: Io, connect: () => Promi
   const [name] = parseArgs('cancel', argv, { options: {}, positionals: ['NAME'] }).positionals as [string];
   const client = await connect();
   const desc = await describeSaga(client, name);
-  if (desc.status.name !== 'RUNNING') throw new UserError(`Saga '${name}' is not running (${desc.status.name}).`);
+  if (desc.status.name !== 'RUNNING')
+    throw new UserError(`Saga '${name}' is not running (${desc.status.name}).`);
   await client.workflow.getHandle(sagaWorkflowId(name)).cancel();
-  io.out(`Cancellation requested for saga '${name}': running agents are stopped, work is committed, worktrees removed.`);
+  io.out(
+    `Cancellation requested for saga '${name}': running agents are stopped, work is committed, worktrees removed.`,
+  );
   return 0;
 }

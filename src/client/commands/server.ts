@@ -32,17 +32,26 @@ export async function ensureDevServer(
   const binary = findTemporalBinary();
   if (await serverAnswers(settings.address, settings.namespace)) {
     io.out(`Using the Temporal server already answering at ${settings.address}.`);
-    return { address: settings.address, namespace: settings.namespace, uiUrl: uiUrlFor(settings.address), server: null };
+    return {
+      address: settings.address,
+      namespace: settings.namespace,
+      uiUrl: uiUrlFor(settings.address),
+      server: null,
+    };
   }
   const [host, portText] = settings.address.split(':');
   if (!['localhost', '127.0.0.1'].includes(host ?? '')) {
-    throw new EnvironmentError(`No Temporal server answers at ${settings.address}, and it is not local, so saga dev will not start one there.`);
+    throw new EnvironmentError(
+      `No Temporal server answers at ${settings.address}, and it is not local, so saga dev will not start one there.`,
+    );
   }
   const port = Number(portText ?? 7233);
   const dataDir = path.join(opts.sagaHome, '.temporal');
   mkdirSync(dataDir, { recursive: true });
   const uiPort = opts.uiPort ?? port + 1000;
-  io.out(`Starting the Temporal dev server (${binary}) with its database at ${path.join(dataDir, 'temporal.db')}...`);
+  io.out(
+    `Starting the Temporal dev server (${binary}) with its database at ${path.join(dataDir, 'temporal.db')}...`,
+  );
   const server = await startDevServer({
     binary,
     dbFile: path.join(dataDir, 'temporal.db'),
@@ -66,7 +75,10 @@ export async function devCommand(argv: string[], io: Io): Promise<number> {
   const sagaHome = defaultSagaHome();
   const uiPortText = str(args, 'ui-port');
   const dev = await ensureDevServer(io, { sagaHome, uiPort: uiPortText ? Number(uiPortText) : undefined });
-  const connection = await NativeConnection.connect({ ...connectionSettings().connectionOptions, address: dev.address });
+  const connection = await NativeConnection.connect({
+    ...connectionSettings().connectionOptions,
+    address: dev.address,
+  });
   io.out(`Temporal Web UI: ${dev.uiUrl ?? '(not available)'}`);
   io.out(`Worker for host '${defaultHostId()}' running; saga home ${sagaHome}. Press Ctrl-C to stop.`);
   try {
@@ -94,7 +106,9 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
     );
   }
   const hostId = str(args, 'host-id') ?? defaultHostId();
-  io.out(`Saga worker for host '${hostId}' connected to ${settings.address} (namespace ${settings.namespace}).`);
+  io.out(
+    `Saga worker for host '${hostId}' connected to ${settings.address} (namespace ${settings.namespace}).`,
+  );
   try {
     await runSagaWorkers({ connection, namespace: settings.namespace, sagaHome: defaultSagaHome(), hostId });
   } finally {

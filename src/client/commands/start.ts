@@ -6,12 +6,12 @@ import { createGitActivities } from '../../activities/git';
 import { loadSagaConfig } from '../../activities/config-loader';
 import { knownAgentNames } from '../../domain/config';
 import { announceModes, parseFlags } from '../../domain/flags';
-import { assertSagaName, hostTaskQueue, proposeSagaName, sagaWorkflowId, WORKFLOW_TASK_QUEUE } from '../../domain/naming';
+import { assertSagaName, hostTaskQueue, proposeSagaName, sagaWorkflowId } from '../../domain/naming';
 import { parsePlanText, type Plan } from '../../domain/plan';
 import type { SagaInput } from '../../domain/saga-input';
 import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/search-attributes';
 import { sagaWorkflow } from '../../workflows/saga';
-import { defaultHostId, defaultSagaHome } from '../../worker/worker';
+import { defaultHostId, defaultSagaHome, workflowTaskQueue } from '../../worker/worker';
 import { bool, parseArgs, str, type ArgSpec } from '../args';
 import { connectionSettings } from '../connection';
 import { UserError } from '../errors';
@@ -63,7 +63,10 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
     );
   }
 
-  const flags = parseFlags(request.argumentsText, loadSageConfigDefaults(path.join(repoInfo.repo, '.sage', 'config.yaml')));
+  const flags = parseFlags(
+    request.argumentsText,
+    loadSageConfigDefaults(path.join(repoInfo.repo, '.sage', 'config.yaml')),
+  );
   if (flags.error) throw new UserError(`Saga: ${flags.error}`);
 
   let plan: Plan | null = null;
@@ -73,7 +76,9 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new UserError(`--plan ${request.plan}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}).`);
+      throw new UserError(
+        `--plan ${request.plan}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}).`,
+      );
     }
     const parsed = parsePlanText(text, path.basename(file));
     if (!parsed.ok) throw new UserError(`Invalid plan file ${file}:\n  - ${parsed.errors.join('\n  - ')}`);
@@ -83,19 +88,29 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
   const sagaHome = defaultSagaHome();
   let config;
   try {
-    config = (await loadSagaConfig({ repo: repoInfo.repo, sagaHome, ...(request.config ? { configFile: request.config } : {}) })).config;
+    config = (
+      await loadSagaConfig({
+        repo: repoInfo.repo,
+        sagaHome,
+        ...(request.config ? { configFile: request.config } : {}),
+      })
+    ).config;
   } catch (error) {
     throw new UserError((error as Error).message);
   }
   if (request.agent && !knownAgentNames(config).includes(request.agent)) {
-    throw new UserError(`--agent ${request.agent}: unknown agent profile. Known: ${knownAgentNames(config).join(', ')}.`);
+    throw new UserError(
+      `--agent ${request.agent}: unknown agent profile. Known: ${knownAgentNames(config).join(', ')}.`,
+    );
   }
 
   const goal = flags.goal || plan?.problem.split('\n')[0] || '';
-  if (!goal && !plan) throw new UserError('Say what the saga should deliver: saga start --repo PATH -- "Ship dark mode".');
+  if (!goal && !plan)
+    throw new UserError('Say what the saga should deliver: saga start --repo PATH -- "Ship dark mode".');
   const name = assertSagaName(request.name ?? plan?.name ?? proposeSagaName(goal, now));
   const sagaDir = path.join(sagaHome, name);
-  if (existsSync(sagaDir)) throw new UserError(`A saga named '${name}' already exists (${sagaDir}). Pick another --name.`);
+  if (existsSync(sagaDir))
+    throw new UserError(`A saga named '${name}' already exists (${sagaDir}). Pick another --name.`);
   const hostId = defaultHostId();
   return {
     name,
@@ -109,7 +124,9 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
     agent: request.agent ?? null,
     sagaHome,
     sagaDir,
-    worktreeRoot: config.worktree.root ? path.resolve(repoInfo.repo, config.worktree.root) : path.dirname(repoInfo.repo),
+    worktreeRoot: config.worktree.root
+      ? path.resolve(repoInfo.repo, config.worktree.root)
+      : path.dirname(repoInfo.repo),
     hostId,
     hostQueue: hostTaskQueue(hostId),
     uiBaseUrl: null,
@@ -120,7 +137,7 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
 export async function startSaga(client: Client, input: SagaInput): Promise<string> {
   try {
     const handle = await client.workflow.start(sagaWorkflow, {
-      taskQueue: WORKFLOW_TASK_QUEUE,
+      taskQueue: workflowTaskQueue(),
       workflowId: sagaWorkflowId(input.name),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       args: [input],
@@ -164,7 +181,8 @@ export async function startCommand(argv: string[], io: Io, connect: () => Promis
   await startSaga(client, input);
   io.out(announceModes(input.flags, { product: 'Saga', workflow: 'saga' }));
   io.out(`Started saga '${input.name}' (workflow ${sagaWorkflowId(input.name)}).`);
-  if (input.uiBaseUrl) io.out(`Web UI: ${input.uiBaseUrl}/namespaces/default/workflows/${sagaWorkflowId(input.name)}`);
+  if (input.uiBaseUrl)
+    io.out(`Web UI: ${input.uiBaseUrl}/namespaces/default/workflows/${sagaWorkflowId(input.name)}`);
   io.out(`It waits for you to confirm its name: saga respond ${input.name} confirm-name confirm`);
   if (bool(args, 'wait')) {
     const { watchUntilDone } = await import('./inspect');

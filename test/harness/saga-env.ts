@@ -1,0 +1,141 @@
+/**
+ * Per-test-file environment: a client and in-process saga workers connected to the run's real Temporal
+ * server, with their own workflow task queue, host queue and saga home, so test files never share work.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { hostTaskQueue, sagaWorkflowId } from '../../src/domain/naming';
+import type { SagaStatus } from '../../src/domain/state';
+import { statusQuery } from '../../src/workflows/definitions';
+import { createSagaWorkers } from '../../src/worker/worker';
+import { testServer, WORKFLOW_BUNDLE } from './server';
+
+let runtimeInstalled = false;
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    /* already installed in this process */
+  }
+}
+
+export interface SagaTestEnv {
+  client: Client;
+  address: string;
+  sagaHome: string;
+  hostId: string;
+  taskQueue: string;
+  /** Env for spawning bin/saga (or worker processes) against the same server, queue and home. */
+  cliEnv: NodeJS.ProcessEnv;
+  startWorkers(opts?: { hostId?: string }): Promise<RunningWorkers>;
+  tmp(prefix: string): string;
+  close(): Promise<void>;
+}
+
+export interface RunningWorkers {
+  workers: Worker[];
+  stop(): Promise<void>;
+}
+
+export async function createSagaTestEnv(label: string): Promise<SagaTestEnv> {
+  quietRuntime();
+  const server = testServer();
+  const root = mkdtempSync(path.join(os.tmpdir(), `saga-${label}-`));
+  const sagaHome = path.join(root, 'home');
+  const hostId = `${label}-${path.basename(root).slice(-6)}`.toLowerCase();
+  const taskQueue = `saga-test-${hostId}`;
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  const running: RunningWorkers[] = [];
+  const nativeConnections: NativeConnection[] = [];
+
+  return {
+    client,
+    address: server.address,
+    sagaHome,
+    hostId,
+    taskQueue,
+    cliEnv: {
+      ...process.env,
+      TEMPORAL_ADDRESS: server.address,
+      TEMPORAL_NAMESPACE: server.namespace,
+      SAGA_HOME: sagaHome,
+      SAGA_HOST_ID: hostId,
+      SAGA_TASK_QUEUE: taskQueue,
+    },
+    async startWorkers(opts = {}) {
+      const native = await NativeConnection.connect({ address: server.address });
+      nativeConnections.push(native);
+      const workers = await createSagaWorkers({
+        connection: native,
+        namespace: server.namespace,
+        sagaHome,
+        hostId: opts.hostId ?? hostId,
+        taskQueue,
+        workflowBundlePath: WORKFLOW_BUNDLE,
+      });
+      const runs = workers.map((w) => w.run());
+      const handle: RunningWorkers = {
+        workers,
+        async stop() {
+          for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+          await Promise.allSettled(runs);
+        },
+      };
+      running.push(handle);
+      return handle;
+    },
+    tmp(prefix: string) {
+      return mkdtempSync(path.join(root, `${prefix}-`));
+    },
+    async close() {
+      for (const r of running) await r.stop();
+      for (const n of nativeConnections) await n.close();
+      await connection.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+export const hostQueueOf = (env: SagaTestEnv): string => hostTaskQueue(env.hostId);
+
+export async function sagaStatus(env: SagaTestEnv, name: string): Promise<SagaStatus> {
+  return env.client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
+}
+
+/** Polls the saga's status until `predicate` holds (or fails with the last status seen). */
+export async function waitForStatus(
+  env: SagaTestEnv,
+  name: string,
+  predicate: (s: SagaStatus) => boolean,
+  timeoutMs = 90_000,
+): Promise<SagaStatus> {
+  const deadline = Date.now() + timeoutMs;
+  let last: SagaStatus | undefined;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      last = await sagaStatus(env, name);
+      if (predicate(last)) return last;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(
+    `Timed out waiting for saga ${name}. Last status: ${last ? JSON.stringify({ phase: last.phase, pending: last.pending.map((p) => p.id), log: last.log.slice(0, 8) }) : String(lastError)}`,
+  );
+}
+
+export const waitForPending = (env: SagaTestEnv, name: string, id: string | RegExp, timeoutMs?: number) =>
+  waitForStatus(
+    env,
+    name,
+    (s) => s.pending.some((p) => (typeof id === 'string' ? p.id === id : id.test(p.id))),
+    timeoutMs,
+  );
