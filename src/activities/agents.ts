@@ -12,7 +12,14 @@ import { extractReport, parseUsage } from '../domain/agent-output';
 import { expandCommand, ResolvedAgentProfileSchema } from '../domain/config';
 import type { Usage } from '../domain/state';
 import { findSagaRoot } from './config-loader';
-import { runDirectory, runProcess, SpawnError } from './process';
+import {
+  endLeftoverGroup,
+  processGroupRecord,
+  runDirectory,
+  runProcess,
+  SpawnError,
+  type ProcessGroupRecord,
+} from './process';
 
 export const AGENT_ROLES = ['planner', 'implementer', 'reviewer', 'resolver'] as const;
 
@@ -88,6 +95,9 @@ export function createAgentActivities(deps: { sagaHome: string; nodePath?: strin
       const promptPath = path.join(runDir, 'prompt.md');
       const reportPath = path.join(runDir, 'report.json');
       const transcriptPath = path.join(runDir, 'transcript.log');
+      const pidPath = path.join(runDir, 'agent.pid');
+      // A retry after a worker crash: the crashed try's agent may still run in this worktree; end it first.
+      await endLeftover(pidPath);
 
       const promptText = await composePrompt(input, reportPath);
       await fs.writeFile(promptPath, promptText);
@@ -132,11 +142,13 @@ export function createAgentActivities(deps: { sagaHome: string; nodePath?: strin
         idleTimeoutMs: input.profile.idleTimeoutMs,
         signal: ctx.cancellationSignal,
         onProgress: (progress) => ctx.heartbeat(progress),
+        onSpawn: async (pid) => fs.writeFile(pidPath, JSON.stringify(await processGroupRecord(pid))),
       }).catch((err: unknown) => {
         // A missing agent CLI or worktree will not appear by retrying.
         if (err instanceof SpawnError) throw ApplicationFailure.nonRetryable(err.message, 'SpawnError');
         throw err;
       });
+      await fs.rm(pidPath, { force: true });
       if (ctx.cancellationSignal.aborted) {
         // The tree is already dead (runProcess killed it); report the cancellation as Temporal expects.
         throw ctx.cancellationSignal.reason ?? new CancelledFailure('Activity cancelled');
@@ -232,6 +244,18 @@ async function excerpt(file: string, max: number): Promise<string> {
   } finally {
     await handle.close();
   }
+}
+
+async function endLeftover(pidPath: string): Promise<void> {
+  const text = await fs.readFile(pidPath, 'utf8').catch(() => null);
+  if (text === null) return;
+  try {
+    const record = JSON.parse(text) as ProcessGroupRecord;
+    if (Number.isInteger(record.pgid) && record.pgid > 1) await endLeftoverGroup(record);
+  } catch {
+    // An unreadable record (crash while writing it) names no process to end.
+  }
+  await fs.rm(pidPath, { force: true });
 }
 
 async function readHead(file: string, max: number): Promise<string | null> {

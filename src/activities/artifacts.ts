@@ -111,6 +111,8 @@ export interface SpecTreeInput {
   /** Shown verbatim under "Flags"; when absent it is built from `flags` (seed 000 announcement). */
   flagsAnnouncement?: string;
   flags?: FlagsResult;
+  /** Questions the autonomous planner asked the user instead of deciding (SAGA.md rationale block). */
+  askedBack?: string[];
 }
 
 export interface ManifestUpdate {
@@ -246,6 +248,7 @@ export function createArtifactActivities(deps: { sagaHome: string }) {
             environment: input.environment,
             flagsAnnouncement,
             autonomous: input.flags?.autonomous,
+            askedBack: input.askedBack,
           }),
         ),
       ];

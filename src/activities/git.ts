@@ -341,6 +341,15 @@ export const ResetHardInputSchema = z.object({
   worktree: absolutePath('worktree'),
   commit: nonOption('commit'),
 });
+export const ResetTaskBranchInputSchema = z.object({
+  repo: repoPath,
+  branch: nonOption('branch').refine((b) => b.startsWith('saga/'), 'branch must be a saga branch (saga/...)'),
+  to: nonOption('to'),
+  archiveRef: nonOption('archiveRef').refine(
+    (r) => r.startsWith('refs/saga-archive/'),
+    'archiveRef must start with refs/saga-archive/',
+  ),
+});
 export const IsAncestorInputSchema = z.object({
   repo: repoPath,
   commit: nonOption('commit'),
@@ -716,6 +725,30 @@ export function createGitActivities(deps: { sagaHome: string }) {
       await runGit(worktree, ['reset', '--hard', '-q', commit], notes);
       await runGit(worktree, ['clean', '-fdq'], notes);
       return { head: await headOf(worktree), previousHead, notes };
+    },
+
+    /**
+     * Moves a task branch to `to` (e.g. the integrated state it must be redone on), keeping its old tip under
+     * `archiveRef` so no work is lost. Idempotent: a retry finds the archive already written and the branch
+     * already moved. Refuses while the branch is checked out in a worktree.
+     */
+    async resetTaskBranch(raw: z.input<typeof ResetTaskBranchInputSchema>) {
+      const input = parseInput('resetTaskBranch', ResetTaskBranchInputSchema, raw);
+      const repo = await repoToplevel(input.repo);
+      await assertValidBranchName(repo, input.branch);
+      const notes: string[] = [];
+      const to = await requireCommit(repo, input.to, 'UnknownCommit', 'Target');
+      const checkedOut = (await pruneIfStale(repo, notes)).find((e) => e.branch === input.branch);
+      if (checkedOut) {
+        throw fail('BranchCheckedOut', `Branch '${input.branch}' is checked out at '${checkedOut.path}'`);
+      }
+      const previous = await branchHead(repo, input.branch);
+      const archived = await resolveCommit(repo, input.archiveRef);
+      if (previous && previous !== to && !archived) {
+        await runGit(repo, ['update-ref', input.archiveRef, previous, ''], notes);
+      }
+      if (previous !== to) await runGit(repo, ['update-ref', `refs/heads/${input.branch}`, to], notes);
+      return { branch: input.branch, head: to, previousHead: previous, archiveRef: input.archiveRef, notes };
     },
 
     async headCommit(raw: z.input<typeof WorktreeInputSchema>) {

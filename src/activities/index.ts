@@ -6,6 +6,7 @@ import { createAgentActivities } from './agents';
 import { createArtifactActivities } from './artifacts';
 import { createDiscoveryActivities } from './discovery';
 import { createGitActivities } from './git';
+import { createNotifyActivities } from './notify';
 import { createRoleAgentActivities } from './role-agents';
 import { createSagaSetupActivities } from './saga-setup';
 import { createValidationActivities } from './validation';
@@ -25,6 +26,8 @@ export function createActivities(deps: ActivityDeps) {
     ...agents,
     ...createRoleAgentActivities({ agents }),
     ...createSagaSetupActivities({ artifacts }),
+    // Chat notifications; configured from the worker's environment (DESIGN.md 4.7).
+    ...createNotifyActivities({ sagaHome: deps.sagaHome }),
   };
 }
 

@@ -34,6 +34,8 @@ export interface RunProcessOptions {
   progressIntervalMs?: number;
   /** Between SIGTERM and SIGKILL (default 3000). */
   killGraceMs?: number;
+  /** Called once the process runs, with its pid (= its process group id), e.g. to record it in a file. */
+  onSpawn?: (pid: number) => Promise<void>;
 }
 
 export interface RunProcessResult {
@@ -127,6 +129,7 @@ export async function runProcess(opts: RunProcessOptions): Promise<RunProcessRes
     await closeSink(sink);
     throw err;
   }
+  await opts.onSpawn?.(child.pid as number).catch(() => undefined); // best effort, like progress
   let sinkError: Error | undefined;
   sink.on('error', (err) => (sinkError ??= err));
   const pgid = child.pid as number;
@@ -273,6 +276,36 @@ function waitClosed(
       resolve({ code, signal });
     });
   });
+}
+
+/** What identifies a process group leader across a crash: its pid and its start time (Linux /proc). */
+export interface ProcessGroupRecord {
+  pgid: number;
+  startTime: string | null;
+}
+
+export async function processGroupRecord(pid: number): Promise<ProcessGroupRecord> {
+  return { pgid: pid, startTime: await processStartTime(pid) };
+}
+
+/**
+ * Ends a process group left behind by a worker that died mid-run (a detached group outlives its worker).
+ * A live leader with another start time is a reused pid and is left alone; a group whose leader is gone
+ * is still the old one, as Linux never hands out a pid that is in use as a process group id.
+ */
+export async function endLeftoverGroup(record: ProcessGroupRecord, graceMs = 3000): Promise<boolean> {
+  const startTime = await processStartTime(record.pgid);
+  if (startTime !== null && record.startTime !== null && startTime !== record.startTime) return false;
+  if (!(await groupRunning(record.pgid))) return false;
+  await endGroup(record.pgid, graceMs);
+  return true;
+}
+
+/** Field 22 of /proc/<pid>/stat (start time in clock ticks since boot); null when gone or no /proc. */
+async function processStartTime(pid: number): Promise<string | null> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  if (!stat) return null;
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

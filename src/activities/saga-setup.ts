@@ -2,13 +2,42 @@
  * Saga-level activities: the run settings fixed at start, the saga directory's first files, and the
  * audit trail of automatic decisions (written BEFORE the action they record).
  */
-import { checkTimeoutMs, knownAgentNames, resolveAgentProfile } from '../domain/config';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { checkTimeoutMs, heartbeatTimeoutMs, knownAgentNames, resolveAgentProfile } from '../domain/config';
 import type { FlagsResult } from '../domain/flags';
 import type { RunSettings } from '../domain/saga-input';
 import type { createArtifactActivities } from './artifacts';
 import { loadSagaConfig } from './config-loader';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
+
+/** What the autonomous planner is given before it decides anything (seed 001 pre-flight). */
+export interface PlanningContext {
+  files: { path: string; excerpt: string }[];
+  /** Titles of the latest decisions.md entries (this saga's, then the repo's `.sage/decisions.md`). */
+  priorDecisions: string[];
+}
+const PREFLIGHT_FILES = [
+  '.sage/conventions.md',
+  '.sage/constitution.md',
+  'CONVENTIONS.md',
+  'CONSTITUTION.md',
+  'PRINCIPLES.md',
+];
+const PREFLIGHT_EXCERPT = 2_000;
+const PRIOR_DECISIONS = 20;
+
+/** A file's text, or null when it is missing, not a file or too large to be a conventions file. */
+async function readSmall(file: string): Promise<string | null> {
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile() || stat.size > 1024 * 1024) return null;
+    return await fs.readFile(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
 const FLAG_KEYS = ['quality_locked', 'autonomous', 'subagents', 'parallel'] as const;
 const flagName = (key: string) => `--${key.replace('_', '-')}`;
 
@@ -34,6 +63,7 @@ export function createSagaSetupActivities(deps: { artifacts: Artifacts }) {
       return {
         attempts: config.attempts,
         checkTimeoutMs: checkTimeoutMs(config),
+        heartbeatTimeoutMs: heartbeatTimeoutMs(config),
         defaultAgent: config.default_agent,
         profiles,
         subagentDispatch,
@@ -47,26 +77,61 @@ export function createSagaSetupActivities(deps: { artifacts: Artifacts }) {
       };
     },
 
-    /** manifest.md with the flags and modes, plus one decisions.md line per loud degradation. */
+    /**
+     * manifest.md with the flags and modes, plus one decisions.md entry per loud degradation (seed 000:
+     * `execution_mode` is exactly the mode value, e.g. `inline (subagents-unavailable)`; lanes go apart).
+     */
     async initSagaDir(input: {
       sagaDir: string;
       name: string;
       flags: FlagsResult;
       executionMode: string;
       parallelMode: string;
-      degradations: string[];
+      degradations: { title: string; text: string }[];
     }): Promise<void> {
       const { goal: _goal, error: _error, ...flags } = input.flags;
       await artifacts.updateManifest({
         sagaDir: input.sagaDir,
-        patch: { saga: input.name, flags, execution_mode: `${input.executionMode}; ${input.parallelMode}` },
+        patch: {
+          saga: input.name,
+          flags,
+          execution_mode: input.executionMode,
+          parallel_mode: input.parallelMode,
+        },
       });
-      for (const text of input.degradations) {
+      for (const { title, text } of input.degradations) {
         await artifacts.prependDecision({
           sagaDir: input.sagaDir,
-          entry: { at: new Date().toISOString(), title: 'Degraded execution mode', lines: [text] },
+          entry: { at: new Date().toISOString(), title, lines: [text] },
         });
       }
+    },
+
+    /**
+     * Seed 001 pre-flight context for the autonomous planner: repo conventions, constitution/principles and
+     * prior decisions, when present. Excerpts are short (history stays small); the planner reads the files.
+     */
+    async gatherPlanningContext(input: { repo: string; sagaDir: string }): Promise<PlanningContext> {
+      const found: PlanningContext['files'] = [];
+      for (const rel of PREFLIGHT_FILES) {
+        const text = await readSmall(path.join(input.repo, rel));
+        if (text !== null) found.push({ path: rel, excerpt: text.slice(0, PREFLIGHT_EXCERPT) });
+      }
+      const priorDecisions: string[] = [];
+      for (const file of [
+        path.join(input.sagaDir, 'decisions.md'),
+        path.join(input.repo, '.sage', 'decisions.md'),
+      ]) {
+        const text = await readSmall(file);
+        if (text === null) continue;
+        // Newest first: the first entries are the latest ones.
+        const titles = text
+          .split(/^### /m)
+          .slice(1)
+          .map((entry) => entry.split('\n')[0]!.trim());
+        priorDecisions.push(...titles.slice(0, PRIOR_DECISIONS - priorDecisions.length));
+      }
+      return { files: found, priorDecisions };
     },
 
     /** Seed 001 logging contract for an auto-picked [A] Review: manifest entry and decisions.md entry. */

@@ -2,6 +2,7 @@
 import type { Client } from '@temporalio/client';
 import { connectClient } from './connection';
 import { EnvironmentError, EXIT, UserError } from './errors';
+import { cleanupCommand } from './commands/cleanup';
 import { flagsCommand } from './commands/flags';
 import { listCommand, logsCommand, statusCommand } from './commands/inspect';
 import {
@@ -14,6 +15,8 @@ import {
 } from './commands/interact';
 import { devCommand, workerCommand, type Io } from './commands/server';
 import { startCommand } from './commands/start';
+import { continueCommand } from './commands/continue';
+import { demoCommand } from './commands/demo';
 
 export const USAGE = `saga — deliver a feature with a fleet of coding agents, as a durable saga on Temporal
 
@@ -27,7 +30,7 @@ export const USAGE = `saga — deliver a feature with a fleet of coding agents, 
   saga report NAME --issue TEXT [--issue TEXT ...]
   saga continue [NAME]
   saga cancel NAME
-  saga cleanup NAME
+  saga cleanup NAME [--repo PATH] [--force]
   saga logs NAME TASK_ID [--follow]
   saga flags parse ARGUMENTS [--config-path PATH]
   saga flags classify --review-output TEXT
@@ -52,7 +55,11 @@ const COMMANDS: Record<string, Command> = {
   accept: acceptCommand,
   report: reportCommand,
   cancel: cancelCommand,
+  cleanup: cleanupCommand,
   flags: (argv, io) => flagsCommand(argv, io),
+  chat: async (argv, io, connect) => (await import('./commands/chat')).chatCommand(argv, io, connect),
+  continue: continueCommand,
+  demo: (argv, io) => demoCommand(argv, io),
 };
 
 /** Registers commands from modules that are optional for the core (demo, chat, continue). */

@@ -1,5 +1,8 @@
 /** Entry point of bin/saga: prints errors plainly and exits with the documented codes. */
+import { installRuntime } from '../worker/worker';
 import { runCli } from './cli';
+
+installRuntime();
 
 const io = {
   out: (line: string) => process.stdout.write(`${line}\n`),

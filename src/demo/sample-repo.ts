@@ -15,6 +15,7 @@ const GREET_BUGGY = `'use strict';\nfunction greet(name) {\n  return 'Hello ' + 
 const GREET_TEST = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
 const DEFAULT_TEST = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../src/greet');\ntest('greets the world by default', () => assert.strictEqual(greet(), 'Hello, world!'));\n`;
 const CLI = `#!/usr/bin/env node\n'use strict';\nconst { greet } = require('../src/greet');\nconsole.log(greet(process.argv[2]));\n`;
+const README_FIXED = `# Greeting sample\n\nA tiny library the saga demo extends.\n\n## Usage\n\n\`\`\`sh\nnode bin/greet.js Ada   # prints: Hello, Ada!\n\`\`\`\n`;
 const CLI_TEST = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { execFileSync } = require('node:child_process');\nconst path = require('node:path');\ntest('prints the greeting', () => {\n  const out = execFileSync(process.execPath, [path.join(__dirname, '..', 'bin', 'greet.js'), 'Ada'], { encoding: 'utf8' });\n  assert.strictEqual(out.trim(), 'Hello, Ada!');\n});\n`;
 
 export interface SampleRepoOptions {
@@ -76,6 +77,8 @@ export function demoScript(options: SampleRepoOptions = {}): Record<string, unkn
       },
       '1.2': { attempts: [{ files: { 'test/greet-default.test.js': DEFAULT_TEST } }] },
       '2.1': { attempts: [{ files: { 'bin/greet.js': CLI, 'test/cli.test.js': CLI_TEST } }] },
+      // The issue the demo user reports at acceptance becomes task 3.1.
+      '3.1': { attempts: [{ files: { 'README.md': README_FIXED } }] },
     },
     planner: {
       problem: 'The sample library cannot greet anyone yet; add greet(name) and a CLI that prints it.',

@@ -92,6 +92,7 @@ export const BUILTIN_AGENTS: Readonly<Record<string, AgentProfile>> = {
 
 export const DEFAULT_AGENT_TIMEOUT = '45m';
 export const DEFAULT_IDLE_TIMEOUT = '10m';
+export const DEFAULT_HEARTBEAT_TIMEOUT = '30s';
 
 export const SagaConfigSchema = z
   .object({
@@ -113,6 +114,8 @@ export const SagaConfigSchema = z
       .default({}),
     attempts: z.number().int().min(1).max(20).default(3),
     check_timeout: DurationSchema.default('10m'),
+    /** How soon a dead worker's agent or check run is noticed and retried (default 30s). */
+    heartbeat_timeout: DurationSchema.optional(),
     budget: z
       .object({ task_usd: z.number().positive().optional(), saga_usd: z.number().positive().optional() })
       .strict()
@@ -188,6 +191,8 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 }
 
 export const checkTimeoutMs = (config: SagaConfig): number => parseDuration(config.check_timeout);
+export const heartbeatTimeoutMs = (config: SagaConfig): number =>
+  parseDuration(config.heartbeat_timeout ?? DEFAULT_HEARTBEAT_TIMEOUT);
 
 /**
  * Fills `{placeholder}`s inside each argv element. Never joins into a shell string; substituted values are

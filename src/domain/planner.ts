@@ -1,6 +1,7 @@
 /** The planner/reviewer protocol of DESIGN.md 4.6: what agents answer, validated before the saga trusts it. */
 import { z } from 'zod';
-import type { InteractionRequest } from './state';
+import { planSummary, type Plan } from './plan';
+import type { InteractionRequest, PlanSummary } from './state';
 
 export const PlannerQuestionSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'ids are 1-40 letters, digits, _ or -'),
@@ -28,6 +29,19 @@ export const PlannerQuestionsOutputSchema = z
     decisions: z.array(PlannerDecisionSchema).default([]),
   })
   .superRefine((out, ctx) => {
+    // Ids become interaction ids (`q<round>-<id>`, lowercased): two that collide would share one answer.
+    const seen = new Map<string, number>();
+    out.questions.forEach((q, i) => {
+      const key = questionInteractionId(0, q.id);
+      const first = seen.get(key);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['questions', i, 'id'],
+          message: `id '${q.id}' is the same as questions.${first}.id (ids are compared case-insensitively)`,
+        });
+      } else seen.set(key, i);
+    });
     out.questions.forEach((q, i) => {
       if (q.recommended !== null && q.recommended >= q.options.length) {
         ctx.addIssue({
@@ -69,5 +83,22 @@ export function questionInteraction(
     prompt: q.why ? `${q.text}\n(${q.why})` : q.text,
     options,
     recommended: q.recommended,
+  };
+}
+
+/** What `saga status` shows of a plan; small enough to live in workflow history. */
+export function summarizePlan(
+  plan: Plan,
+  at: { version: number | null; state: PlanSummary['state']; specPath: string },
+): PlanSummary {
+  return {
+    version: at.version,
+    state: at.state,
+    problem: plan.problem,
+    milestones: plan.milestones.length,
+    tasks: plan.milestones.reduce((n, m) => n + m.tasks.length, 0),
+    exitCriteria: plan.exit_criteria.map((c) => `${c.id}: ${c.text}`),
+    text: planSummary(plan),
+    specPath: at.specPath,
   };
 }

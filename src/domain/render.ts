@@ -93,7 +93,9 @@ const MAX_RATIONALE_BULLETS = 10;
 export function renderRationaleBlock(plan: Plan, autonomous: boolean, askedBack: string[] = []): string {
   const rationale = plan.rationale ?? [];
   if (!rationale.length && !plan.tradeoffs) return '';
-  const shown = rationale.slice(0, MAX_RATIONALE_BULLETS);
+  // At most 10 bullets in all: when there are more decisions, the last bullet points to decisions.md.
+  const overflow = rationale.length > MAX_RATIONALE_BULLETS;
+  const shown = rationale.slice(0, overflow ? MAX_RATIONALE_BULLETS - 1 : MAX_RATIONALE_BULLETS);
   const lines = [
     '## Recommendation Rationale',
     '',
@@ -101,7 +103,7 @@ export function renderRationaleBlock(plan: Plan, autonomous: boolean, askedBack:
     '',
     ...shown.map((r) => `- ${oneLine(r)}`),
   ];
-  if (rationale.length > shown.length) {
+  if (overflow) {
     lines.push(`- …and ${rationale.length - shown.length} more in decisions.md`);
   }
   if (plan.tradeoffs) {
@@ -468,7 +470,10 @@ export const QualityLockedEntrySchema = z
 export const ManifestFrontSchema = z.object({
   saga: z.string(),
   flags: ManifestFlagsSchema,
+  /** Exactly the resolved mode: `subagents`, `inline` or `inline (subagents-unavailable)` (DESIGN.md 4.2). */
   execution_mode: z.string(),
+  /** Lanes, recorded apart from the mode: `sequential`, `parallel (N lanes)`, `sequential (parallel-requires-subagents)`. */
+  parallel_mode: z.string().optional(),
   auto_picked_checkpoints: z.array(AutoPickedCheckpointSchema).default([]),
   autonomous_decisions: z.array(AutonomousDecisionCountSchema).default([]),
   quality_locked_history: z.array(QualityLockedEntrySchema).default([]),

@@ -4,13 +4,17 @@
  */
 import { z } from 'zod';
 import { ResolvedAgentProfileSchema } from './config';
+import type { Environment } from './environment';
 import { FlagsResultSchema } from './flags';
-import { PlanSchema } from './plan';
+import { PlanSchema, type Plan } from './plan';
+import type { Answer, Interaction, MilestoneState, Usage } from './state';
 
 /** Settings read from saga.config.yaml by an activity at start (host-bound), then fixed in history. */
 export const RunSettingsSchema = z.object({
   attempts: z.number().int().min(1),
   checkTimeoutMs: z.number().int().positive(),
+  /** Heartbeat timeout of long activities; optional so settings recorded before it existed still parse. */
+  heartbeatTimeoutMs: z.number().int().positive().optional(),
   defaultAgent: z.string(),
   /** Resolved agent profiles by name. */
   profiles: z.record(z.string(), ResolvedAgentProfileSchema),
@@ -60,4 +64,19 @@ export interface SagaContext {
   executionMode: 'subagents' | 'inline';
   settings: RunSettings;
   agent: string | null;
+}
+
+/** State carried into a new run of the saga: continue-as-new between rounds, or `saga continue` after a crash. */
+export interface SagaCarry {
+  ctx: SagaContext;
+  executionModeLabel: string;
+  lanes: number;
+  plan: Plan;
+  problem: string;
+  environment: Environment | null;
+  milestones: MilestoneState[];
+  round: number;
+  hub: { pending: Interaction[]; answered: Answer[] };
+  log: string[];
+  usage: Usage;
 }

@@ -108,6 +108,22 @@ export const MilestoneStateSchema = z.object({
 });
 export type MilestoneState = z.infer<typeof MilestoneStateSchema>;
 
+/** The plan as `saga status` summarises it; the full plan is SAGA.md and the spec tree beside it. */
+export const PLAN_STATES = ['awaiting-approval', 'revising', 'approved', 'rejected'] as const;
+export const PlanSummarySchema = z.object({
+  /** Plan version shown for approval (1, 2 after a revise...); null when restored without it. */
+  version: z.number().int().nullable(),
+  state: z.enum(PLAN_STATES),
+  problem: z.string(),
+  milestones: z.number().int(),
+  tasks: z.number().int(),
+  exitCriteria: z.array(z.string()),
+  /** Readable outline: counts, then one line per milestone. */
+  text: z.string(),
+  specPath: z.string(),
+});
+export type PlanSummary = z.infer<typeof PlanSummarySchema>;
+
 export const SagaStatusSchema = z.object({
   name: z.string(),
   workflowId: z.string(),
@@ -123,7 +139,11 @@ export const SagaStatusSchema = z.object({
   sagaDir: z.string(),
   uiUrl: z.string(),
   round: z.number().int(),
+  /** Task queue of the host that holds the repo (its worker runs the git/agent activities). */
+  hostQueue: z.string().optional(),
   usage: UsageSchema.optional(),
+  /** Null until the planning phase has written a plan. */
+  planSummary: PlanSummarySchema.nullable().optional(),
   log: z.array(z.string()),
 });
 export type SagaStatus = z.infer<typeof SagaStatusSchema>;
@@ -139,5 +159,6 @@ export const ProgressEventSchema = z.discriminatedUnion('type', [
     integrationCommit: z.string().nullable(),
   }),
   z.object({ type: z.literal('log'), line: z.string() }),
+  z.object({ type: z.literal('plan'), summary: PlanSummarySchema }),
 ]);
 export type ProgressEvent = z.infer<typeof ProgressEventSchema>;

@@ -4,9 +4,17 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type LogLevel,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { hostTaskQueue, WORKFLOW_TASK_QUEUE } from '../domain/naming';
+import { EnvironmentError } from './temporal-binary';
 
 export interface SagaWorkerOptions {
   connection: NativeConnection;
@@ -25,7 +33,33 @@ export const defaultSagaHome = (): string => process.env.SAGA_HOME || path.join(
 /** Shared queue for workflow tasks; SAGA_TASK_QUEUE separates independent deployments on one namespace. */
 export const workflowTaskQueue = (): string => process.env.SAGA_TASK_QUEUE || WORKFLOW_TASK_QUEUE;
 
+/** SAGA_SHUTDOWN_GRACE_MS: how long running activities may finish after SIGTERM before they are cancelled. */
+export function shutdownGraceMs(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.SAGA_SHUTDOWN_GRACE_MS;
+  if (!text) return 10_000;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 0)
+    throw new EnvironmentError(
+      `SAGA_SHUTDOWN_GRACE_MS must be a whole number of milliseconds, got '${text}'.`,
+    );
+  return ms;
+}
+
+let runtimeReady = false;
+/** Worker logs at SAGA_LOG_LEVEL (default WARN): the CLI's own output stays readable. */
+export function installRuntime(): void {
+  if (runtimeReady) return;
+  runtimeReady = true;
+  const level = (process.env.SAGA_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
+  try {
+    Runtime.install({ logger: new DefaultLogger(level) });
+  } catch {
+    // Already installed by the embedding program.
+  }
+}
+
 export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Worker[]> {
+  installRuntime();
   const hostId = options.hostId ?? defaultHostId();
   const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = options.workflowBundlePath
     ? { workflowBundle: { codePath: options.workflowBundlePath } }
@@ -33,7 +67,11 @@ export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Wor
   const common = {
     connection: options.connection,
     namespace: options.namespace,
-    shutdownGraceTime: '10s',
+    // On SIGTERM/SIGINT (the runtime's shutdownSignals) quick activities get this long to finish; then
+    // running ones are cancelled: agents and checks kill their process trees and report the cancellation.
+    shutdownGraceTime: shutdownGraceMs(),
+    // Backstop for an activity that ignores cancellation: exit anyway, before `docker stop` (1m) kills us.
+    shutdownForceTime: shutdownGraceMs() + 35_000,
   } as const;
   const workers: Worker[] = [];
   if (!options.activitiesOnly) {

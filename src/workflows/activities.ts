@@ -1,6 +1,60 @@
 /** Activity stubs, routed to the task queue of the host that holds the saga's repo. */
-import { proxyActivities, type RetryPolicy } from '@temporalio/workflow';
+import {
+  proxyActivities,
+  type ActivityFunctionWithOptions,
+  type ActivityInterfaceFor,
+  type RetryPolicy,
+} from '@temporalio/workflow';
 import type { SagaActivities } from '../activities';
+
+type Stubs = ActivityInterfaceFor<SagaActivities>;
+type Stub = ActivityFunctionWithOptions<(...args: unknown[]) => Promise<unknown>>;
+
+/**
+ * A one-line summary of an activity call for the Web UI's event history (which agent, what task, which
+ * attempt); undefined for calls whose type name says enough.
+ */
+export function activitySummary(activity: string, input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const field = (key: string): string | undefined => {
+    const value = (input as Record<string, unknown>)[key];
+    return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+  };
+  const taskId = field('taskId');
+  switch (activity) {
+    case 'runAgent':
+    case 'runRoleAgent':
+    case 'runReviewer':
+      return [
+        `${field('role') ?? 'reviewer'} (${field('stage') ?? '?'})`,
+        ...(taskId ? [`task ${taskId}`] : []),
+        ...(field('attempt') ? [`attempt ${field('attempt')}`] : []),
+      ].join(', ');
+    case 'runChecks': {
+      const checks = (input as { checks?: unknown[] }).checks?.length ?? 0;
+      return `${checks} check${checks === 1 ? '' : 's'}: ${field('label') ?? ''}`;
+    }
+    case 'prepareWorktree':
+      return `Worktree ${field('worktree') ?? ''} on ${field('branch') ?? ''}`;
+    default:
+      return undefined;
+  }
+}
+
+/** Every call goes out with its summary (per-call options via the SDK's executeWithOptions). */
+function withSummaries(stubs: Stubs): Stubs {
+  return new Proxy(stubs, {
+    get(target, name) {
+      if (typeof name !== 'string') return undefined;
+      const stub = Reflect.get(target, name) as Stub;
+      const call = (...args: unknown[]) => {
+        const summary = activitySummary(name, args[0])?.slice(0, 200);
+        return summary ? stub.executeWithOptions({ summary }, args) : stub(...args);
+      };
+      return Object.assign(call, { executeWithOptions: stub.executeWithOptions });
+    },
+  });
+}
 
 const retry: RetryPolicy = { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5 };
 
@@ -15,14 +69,16 @@ export function quickActivities(hostQueue: string) {
 }
 
 /**
- * Long runs (agents, checks, discovery, worktree set-up): heartbeats notice a dead worker within 30 s;
- * the start-to-close backstop is the longest agent timeout plus a margin.
+ * Long runs (agents, checks, discovery, worktree set-up): heartbeats notice a dead worker within the
+ * heartbeat timeout (saga.config.yaml `heartbeat_timeout`, default 30 s); the start-to-close backstop is
+ * the longest agent timeout plus a margin.
  */
-export function longActivities(hostQueue: string, maxRunMs: number) {
-  return proxyActivities<SagaActivities>({
+export function longActivities(hostQueue: string, maxRunMs: number, heartbeatTimeoutMs = 30_000) {
+  const stubs = proxyActivities<SagaActivities>({
     taskQueue: hostQueue,
     startToCloseTimeout: maxRunMs + 5 * 60_000,
-    heartbeatTimeout: '30s',
+    heartbeatTimeout: heartbeatTimeoutMs,
     retry: { ...retry, maximumAttempts: 3 },
   });
+  return withSummaries(stubs);
 }

@@ -3,12 +3,15 @@
  * Every user interaction is addressed to the saga workflow (`saga-<name>`): it is the one address.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { SagaCarry } from '../domain/saga-input';
 import type { Answer, Interaction, ProgressEvent, RespondInput, SagaStatus } from '../domain/state';
 
 /** Answer a pending interaction. The validator rejects unknown ids and invalid choices. */
 export const respondUpdate = defineUpdate<Answer, [RespondInput]>('respond');
 /** Full status, as `saga status --json` prints it. */
 export const statusQuery = defineQuery<SagaStatus>('status');
+/** The state a new run resumes from; null before the plan is approved. */
+export const carryQuery = defineQuery<SagaCarry | null>('carry');
 
 /** Child → saga: a phase workflow needs a person. */
 export const interactionOpenedSignal = defineSignal<[Interaction]>('interactionOpened');

@@ -43,12 +43,23 @@ export interface ImplementationResult {
 type FleetEvent =
   | { type: 'done'; ref: string; report: TaskReport }
   | { type: 'failed'; ref: string; error: string }
-  | { type: 'escalation'; ref: string; answer: Answer };
+  | { type: 'escalation'; ref: string; answer: Answer }
+  | { type: 'budget'; answer: Answer };
+
+/** Failed integrations of one milestone re-delegated without asking; after that the user decides. */
+const INTEGRATION_REDOS = 2;
+/** Past this many events a run continues as new between milestones (well before the server's warnings). */
+const HISTORY_SOFT_LIMIT = 1_000;
 
 export async function implementationWorkflow(input: ImplementationInput): Promise<ImplementationResult> {
   const { ctx, plan } = input;
   // Milestones already known (earlier rounds, or before continue-as-new) keep their state.
-  const known = input.carried?.milestones ?? [];
+  // A task or integration that was in flight in a run that died is simply done again (idempotent steps).
+  const known = (input.carried?.milestones ?? []).map((m) => ({
+    ...m,
+    status: m.status === 'integrating' ? ('running' as const) : m.status,
+    tasks: m.tasks.map((t) => (t.status === 'running' ? { ...t, status: 'pending' as const } : t)),
+  }));
   const milestones: MilestoneState[] = [
     ...known,
     ...initialMilestones(ctx.name, plan).filter((m) => !known.some((k) => k.id === m.id)),
@@ -58,10 +69,13 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   let usage: Usage = input.carried?.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
   let sagaBudget = ctx.settings.budget.sagaUsd;
   const retained = new Map<string, { evidence: string[]; notes: string[] }>();
-  const baseOverride = new Map<string, string>();
+  /** Tasks to redo on top of the integrated state: their branch is moved there (old tip archived). */
+  const rebaseOnto = new Map<string, string>();
+  let budgetAsked = false;
   /** Blocked outcomes in a row: one re-delegation, then the user decides. */
   const blockedStreak = new Map<string, number>();
   const events: FleetEvent[] = [];
+  const noUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
 
   const update = async (task: TaskState, patch: Partial<TaskState>) => {
     Object.assign(task, patch);
@@ -83,29 +97,51 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
     if (mState.status === 'integrated') continue;
     await setMilestone(mState, 'running');
 
-    for (;;) {
+    for (let failedIntegrations = 0; ;) {
       const aborted = await runMilestoneTasks(spec);
       if (aborted) return { outcome: 'aborted', milestones, usage };
       await setMilestone(mState, 'integrating');
       setCurrentDetails(`Integrating milestone ${id}`);
       const result = await integrateMilestone(ctx, spec, mState, input.round);
+      usage = addUsage(usage, result.usage);
       if (result.ok) {
         mState.integrationCommit = result.head;
         for (const t of mState.tasks) if (t.status === 'passed') await update(t, { status: 'integrated' });
         await setMilestone(mState, 'integrated');
         break;
       }
-      // Re-delegate what integration sent back, with the failure output as retained context.
+      // Re-delegate what integration sent back, with the failure output as retained context; after
+      // INTEGRATION_REDOS failures in a row the user decides whether another round is worth it.
+      failedIntegrations++;
+      let userNote: string | null = null;
+      if (failedIntegrations > INTEGRATION_REDOS) {
+        const answer = await ask(ctx.sagaWorkflowId, {
+          id: `esc-m${id}-integration-r${input.round}-${failedIntegrations}`,
+          kind: 'escalation',
+          prompt: `Milestone ${id} failed integration ${failedIntegrations} times: ${result.redelegate[0]?.note ?? ''}. Re-delegate its tasks again (optionally with a note in --text) or abort?`,
+          options: ['retry', 'abort'],
+          recommended: 0,
+        });
+        if (answer.choice === 'abort') return { outcome: 'aborted', milestones, usage };
+        userNote = answer.text ?? null;
+      }
       for (const redo of result.redelegate) {
         const task = states.get(redo.ref)!;
-        retained.set(redo.ref, { evidence: redo.evidence, notes: [redo.note] });
-        if (redo.base) baseOverride.set(redo.ref, redo.base);
+        retained.set(redo.ref, {
+          evidence: redo.evidence,
+          notes: userNote ? [redo.note, userNote] : [redo.note],
+        });
+        if (redo.rebaseOnto) rebaseOnto.set(redo.ref, redo.rebaseOnto);
         await update(task, { status: 'pending', reason: redo.note });
       }
       await setMilestone(mState, 'running');
     }
 
-    if (workflowInfo().continueAsNewSuggested && id !== order[order.length - 1]) {
+    const info = workflowInfo();
+    const moreToDo = order.some(
+      (m) => input.milestoneIds.includes(m) && milestoneState(m).status !== 'integrated',
+    );
+    if ((info.continueAsNewSuggested || info.historyLength > HISTORY_SOFT_LIMIT) && moreToDo) {
       await continueAsNew<typeof implementationWorkflow>({ ...input, carried: { milestones, usage } });
     }
   }
@@ -121,12 +157,19 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
           .every((t) => t.status === 'done' || t.status === 'skipped')
       )
         return false;
-      if (!(await withinBudget())) return true;
-      for (const ref of readyTasks(view, input.lanes)) {
-        await launch(spec, states.get(ref)!);
-      }
+      // A crossed saga budget starts no new agent run; running ones finish while the user is asked.
+      if (overBudget()) askBudget();
+      else for (const ref of readyTasks(view, input.lanes)) await launch(spec, states.get(ref)!);
       await condition(() => events.length > 0);
       const event = events.shift()!;
+      if (event.type === 'budget') {
+        budgetAsked = false;
+        await sagaLog(ctx, `Budget question answered by ${event.answer.user}: ${event.answer.choice}`);
+        if (event.answer.choice === 'stop') return true;
+        const raised = Number(event.answer.text);
+        sagaBudget = Number.isFinite(raised) && raised > usage.costUsd ? raised : usage.costUsd + 1;
+        continue;
+      }
       const task = states.get(event.ref)!;
       if (event.type === 'escalation') {
         const choice = event.answer.choice;
@@ -148,6 +191,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       }
       const rep = event.type === 'done' ? event.report : null;
       if (rep) usage = addUsage(usage, rep.usage);
+      const taskUsage = addUsage(task.usage ?? noUsage(), rep?.usage);
       if (rep?.status === 'passed') {
         blockedStreak.delete(event.ref);
         await update(task, {
@@ -158,7 +202,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
           attempts: task.attempts + rep.attempts,
           worktree: null,
           reason: null,
-          usage: addUsage(task.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 }, rep.usage),
+          usage: taskUsage,
         });
         continue;
       }
@@ -170,6 +214,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         evidence: rep?.evidence ?? task.evidence,
         attempts: task.attempts + (rep?.attempts ?? 0),
         worktree: null,
+        usage: taskUsage,
       });
       const streak = (blockedStreak.get(event.ref) ?? 0) + 1;
       blockedStreak.set(event.ref, streak);
@@ -201,9 +246,9 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
     const taskSpec = spec.tasks.find((t) => t.id === task.task)!;
     const delegation = task.delegations + 1;
     // Start from the integrated state (or the base branch), plus the branches of same-milestone dependencies.
-    const base =
-      baseOverride.get(task.id) ??
-      (milestones.some((m) => m.status === 'integrated') ? integrationBranch(ctx.name) : ctx.base);
+    const base = milestones.some((m) => m.status === 'integrated') ? integrationBranch(ctx.name) : ctx.base;
+    const rebase = rebaseOnto.get(task.id);
+    rebaseOnto.delete(task.id);
     const mergeBranches = taskSpec.depends_on
       .map((ref) => states.get(ref))
       .filter((dep): dep is TaskState => !!dep && dep.milestone === task.milestone)
@@ -227,6 +272,15 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
           base,
           mergeBranches,
           delegation,
+          ...(rebase
+            ? {
+                resetBranch: {
+                  commit: rebase,
+                  archiveRef: `refs/saga-archive/${ctx.name}/${task.key}-d${delegation}`,
+                },
+              }
+            : {}),
+          attemptOffset: task.attempts,
           retained: retained.get(task.id) ?? { evidence: [], notes: [] },
           portBase: 20_000 + (task.milestone * 50 + task.task) * ctx.settings.worktree.portRangeSize,
         },
@@ -246,22 +300,25 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
     );
   }
 
-  /** A crossed saga budget stops new agent runs until the user raises it or stops. */
-  async function withinBudget(): Promise<boolean> {
-    while (sagaBudget !== null && usage.costUsd >= sagaBudget) {
-      const answer = await ask(ctx.sagaWorkflowId, {
-        id: `budget-${input.round}-${Math.round(usage.costUsd * 100)}`,
-        kind: 'budget',
-        prompt: `The saga has spent $${usage.costUsd.toFixed(2)}, over its budget of $${sagaBudget}. Raise the budget (new amount in --text) or stop?`,
-        options: ['raise', 'stop'],
-        recommended: null,
-        textRequiredFor: ['raise'],
-      });
-      if (answer.choice === 'stop') return false;
-      const raised = Number(answer.text);
-      sagaBudget = Number.isFinite(raised) && raised > usage.costUsd ? raised : usage.costUsd + 1;
-    }
-    return true;
+  function overBudget(): boolean {
+    return sagaBudget !== null && usage.costUsd >= sagaBudget;
+  }
+
+  /** Asks once per crossing whether to raise the saga budget or stop; the answer arrives as an event. */
+  function askBudget(): void {
+    if (budgetAsked) return;
+    budgetAsked = true;
+    void ask(ctx.sagaWorkflowId, {
+      id: `budget-r${input.round}-${Math.round(usage.costUsd * 100)}-of-${Math.round(sagaBudget! * 100)}`,
+      kind: 'budget',
+      prompt: `The saga has spent $${usage.costUsd.toFixed(2)}, over its budget of $${sagaBudget}. No new agent run starts until you raise the budget (new amount in --text) or stop.`,
+      options: ['raise', 'stop'],
+      recommended: null,
+      textRequiredFor: ['raise'],
+    }).then(
+      (answer) => events.push({ type: 'budget', answer }),
+      () => undefined,
+    );
   }
 }
 

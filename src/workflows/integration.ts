@@ -7,13 +7,16 @@ import { integrationBranch, taskRef, worktreeDirName } from '../domain/naming';
 import type { PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import { mergeOrder } from '../domain/schedule';
-import type { MilestoneState } from '../domain/state';
+import type { MilestoneState, Usage } from '../domain/state';
 import { longActivities, quickActivities } from './activities';
 import { maxAgentTimeout, profileFor, sagaLog } from './shared';
 
+/** `rebaseOnto`: the task's branch is moved to this commit (the integrated state) before it is redone. */
+export type Redelegation = { ref: string; evidence: string[]; note: string; rebaseOnto?: string };
+
+/** `usage`: what the resolver agents spent (task agents are counted by the fleet). */
 export type IntegrationResult =
-  | { ok: true; head: string }
-  | { ok: false; redelegate: { ref: string; evidence: string[]; note: string; base?: string }[] };
+  { ok: true; head: string; usage: Usage } | { ok: false; redelegate: Redelegation[]; usage: Usage };
 
 export async function integrateMilestone(
   ctx: SagaContext,
@@ -37,6 +40,7 @@ export async function integrateMilestone(
     spec.tasks.map((t) => ({ ref: taskRef(spec.id, t.id), dependsOn: t.depends_on })),
   ).filter((ref) => state.tasks.find((t) => t.id === ref)?.status === 'passed');
 
+  const usage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
   const conflicted: { ref: string; files: string[] }[] = [];
   for (const ref of toMerge) {
     const task = state.tasks.find((t) => t.id === ref)!;
@@ -47,7 +51,7 @@ export async function integrateMilestone(
       ctx,
       `Merge conflict integrating ${ref}: ${merge.conflictedFiles.join(', ')}; asking the resolver`,
     );
-    await long.runRoleAgent({
+    const resolver = await long.runRoleAgent({
       template: 'resolver',
       sagaName: ctx.name,
       sagaDir: ctx.sagaDir,
@@ -61,6 +65,9 @@ export async function integrateMilestone(
       context: { branch: task.branch, conflictedFiles: merge.conflictedFiles, milestone: spec.id },
       runLabel: `${label}-resolve-${task.key}`,
     });
+    usage.inputTokens += resolver.usage?.inputTokens ?? 0;
+    usage.outputTokens += resolver.usage?.outputTokens ?? 0;
+    usage.costUsd += resolver.usage?.costUsd ?? 0;
     const done = await quick.completeMerge({ worktree, message });
     if (done.ok) {
       await sagaLog(ctx, `Resolver fixed the conflict of ${ref}`);
@@ -72,15 +79,23 @@ export async function integrateMilestone(
   }
 
   if (conflicted.length > 0) {
-    // The others stay merged (that is the integrated state the conflicting tasks are redone on top of).
+    // The others merged cleanly: that integrated state is what the conflicting tasks are redone on top of.
+    // The milestone itself goes back to its pre-integration commit (the integrated commit stays reachable
+    // from the redone task branches) and is merged again once they pass.
     const { commit: head } = await quick.headCommit({ worktree });
+    await quick.resetHard({ worktree, commit: pre });
     await quick.removeWorktree({ repo: ctx.repo, worktree });
+    await sagaLog(
+      ctx,
+      `Milestone ${spec.id} reverted to ${pre.slice(0, 10)}; re-delegating ${conflicted.map((c) => c.ref).join(', ')} on top of ${head.slice(0, 10)}`,
+    );
     return {
       ok: false,
+      usage,
       redelegate: conflicted.map((c) => ({
         ref: c.ref,
         evidence: [],
-        base: head,
+        rebaseOnto: head,
         note: `Your branch conflicted with the integration branch in ${c.files.join(', ')}; redo the task on top of the integrated state.`,
       })),
     };
@@ -100,7 +115,7 @@ export async function integrateMilestone(
       ctx,
       `Milestone ${spec.id} integrated at ${head.slice(0, 10)}; merge order ${toMerge.join(', ')}; validation passed`,
     );
-    return { ok: true, head };
+    return { ok: true, head, usage };
   }
   await quick.resetHard({ worktree, commit: pre });
   await quick.removeWorktree({ repo: ctx.repo, worktree });
@@ -111,6 +126,7 @@ export async function integrateMilestone(
   );
   return {
     ok: false,
+    usage,
     redelegate: toMerge.map((ref) => ({
       ref,
       evidence: failures.map((f) => f.outputPath),

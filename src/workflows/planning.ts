@@ -10,16 +10,17 @@ import {
   batches,
   PlannerQuestionsOutputSchema,
   questionInteraction,
+  summarizePlan,
   zodErrors,
   type PlannerDecision,
   type PlannerQuestion,
 } from '../domain/planner';
 import type { SagaContext } from '../domain/saga-input';
-import type { Answer } from '../domain/state';
+import type { Answer, PlanSummary } from '../domain/state';
 import { longActivities, quickActivities } from './activities';
 import { ask, askAll } from './ask';
 import { reviewLoop } from './review-loop';
-import { plannerProfile, sagaLog } from './shared';
+import { plannerProfile, report, sagaLog } from './shared';
 
 export interface PlanningInput {
   ctx: SagaContext;
@@ -97,18 +98,83 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
     }
   }
 
+  /** decisions.md (newest first): the defaults adopted by [D], then the planner's own decisions with citations. */
+  async function recordAutonomousDecisions(
+    decided: PlannerDecision[],
+    defaults: { question: string; choice: string }[],
+  ): Promise<void> {
+    const at = new Date().toISOString();
+    if (decided.length) {
+      await quick.prependDecision({
+        sagaDir: ctx.sagaDir,
+        entry: {
+          at,
+          title: `Autonomous decisions (planning): ${decided.length} decided`,
+          lines: decided.map(
+            (d) =>
+              `- ${d.question}: ${d.choice} — ${d.citation}${d.confident ? '' : ' (unconfident, cosmetic: default documented)'}`,
+          ),
+        },
+      });
+    }
+    if (defaults.length) {
+      await quick.prependDecision({
+        sagaDir: ctx.sagaDir,
+        entry: {
+          at,
+          title: `Defaults adopted ([D]) for ${defaults.length} question(s) asked back`,
+          lines: defaults.map(
+            (d) => `- ${d.question}: ${d.choice} — default — no signal; the user picked [D]`,
+          ),
+        },
+      });
+    }
+  }
+
+  /** The spec tree; in autonomous mode SAGA.md carries the seed 001 rationale block. */
+  const writeSpecTree = (p: Plan) =>
+    quick.writeSpecTree({
+      sagaDir: ctx.sagaDir,
+      name: ctx.name,
+      plan: ctx.flags.autonomous
+        ? {
+            ...p,
+            rationale: [
+              ...(p.rationale ?? []),
+              ...rationaleBullets(p.rationale?.length ? [] : decisions, defaultsAdopted),
+            ],
+          }
+        : p,
+      environment,
+      flags: ctx.flags,
+      askedBack,
+    });
+
   let problem = ctx.goal;
   const answers: { question: string; answer: string; text?: string }[] = [];
   const decisions: PlannerDecision[] = [];
   let asked = 0;
+  /** Autonomous mode: questions put to the user, and the defaults adopted when the user picked [D]. */
+  const askedBack: string[] = [];
+  const defaultsAdopted: { question: string; choice: string }[] = [];
 
   if (!givenPlan) {
+    // Seed 001 pre-flight: the autonomous planner decides from conventions, principles and prior decisions.
+    const preflight = ctx.flags.autonomous
+      ? await quick.gatherPlanningContext({ repo: ctx.repo, sagaDir: ctx.sagaDir })
+      : null;
     // Close ambiguity: rounds of questions until the planner has none left.
     for (let round = 1; round <= 10; round++) {
       setCurrentDetails(`Planner: questions, round ${round}`);
       const out = await planner(
         'questions',
-        { round, answers, autonomous: ctx.flags.autonomous, environment },
+        {
+          round,
+          answers,
+          autonomous: ctx.flags.autonomous,
+          environment,
+          ...(preflight ? { preflight } : {}),
+        },
         (raw) => {
           const parsed = PlannerQuestionsOutputSchema.safeParse(raw);
           return parsed.success
@@ -120,15 +186,21 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
       if (out.problem) problem = out.problem;
       const questions: PlannerQuestion[] = [...out.questions];
       if (ctx.flags.autonomous) {
-        for (const d of out.decisions) {
+        // A planner may repeat earlier decisions each round: only new ones count (and are asked once).
+        const known = new Set([...decisions.map((d) => d.question), ...answers.map((a) => a.question)]);
+        for (const d of out.decisions.filter((x) => !known.has(x.question))) {
+          known.add(d.question);
           if (!d.confident && d.substantive) {
+            // Seed 001: unconfident + substantive is asked back (an exception checkpoint, never auto-picked).
             questions.push({
               id: `d${questions.length + 1}`,
               text: d.question,
               options: [d.choice, 'Something else (say which with --text)'],
               recommended: 0,
               substantive: true,
-              why: `--autonomous could not decide confidently: ${d.citation}`,
+              why:
+                `--autonomous could not decide this confidently (${d.citation}); it is substantive, so ` +
+                `it is yours to answer. [D] default adopts "${d.choice}" and records it in decisions.md.`,
             });
           } else decisions.push(d);
         }
@@ -140,16 +212,21 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
           batch.map((q) => questionInteraction(round, q, ctx.flags.autonomous)),
         );
         asked += batch.length;
-        batch.forEach((q, i) =>
-          answers.push({
-            question: q.text,
-            answer: replies[i]!.choice,
-            ...(replies[i]!.text ? { text: replies[i]!.text } : {}),
-          }),
-        );
+        batch.forEach((q, i) => {
+          const reply = replies[i]!;
+          let answer = reply.choice;
+          if (ctx.flags.autonomous) askedBack.push(q.text);
+          if (reply.choice === '[D] default') {
+            // [D]: the planner's best guess stands, documented as a project decision.
+            answer = q.options[q.recommended ?? 0]!;
+            defaultsAdopted.push({ question: q.text, choice: answer });
+          }
+          answers.push({ question: q.text, answer, ...(reply.text ? { text: reply.text } : {}) });
+        });
       }
     }
     if (ctx.flags.autonomous) {
+      await recordAutonomousDecisions(decisions, defaultsAdopted);
       await quick.updateManifest({
         sagaDir: ctx.sagaDir,
         patch: {
@@ -178,37 +255,42 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
     ));
   if (!first) return { approved: false, plan: null, environment, problem, versions: 0 };
   let plan: Plan = first;
+  /** `saga status` shows the plan under review and what became of it. */
+  const publish = (version: number, state: PlanSummary['state']) =>
+    report(ctx, {
+      type: 'plan',
+      summary: summarizePlan(plan, { version, state, specPath: `${ctx.sagaDir}/SAGA.md` }),
+    });
 
   for (let version = 1; ; version++) {
-    await quick.writeSpecTree({ sagaDir: ctx.sagaDir, name: ctx.name, plan, environment, flags: ctx.flags });
+    await writeSpecTree(plan);
     if (ctx.flags.quality_locked) {
-      const current: Plan = plan;
+      // Each iteration reviews, and revises, the latest version of the plan.
       const reviewed = await reviewLoop(ctx, {
         phase: 'planning',
         checkpoint: 'plan-approval',
         subject: 'plan',
         taskId: 'plan',
         workdir: ctx.repo,
-        context: { plan: current },
-        revise: async (findings, iteration) =>
-          (await planner(
-            'revise',
-            { plan: current, note: findings, version: `${version}-r${iteration}` },
-            validatePlanned,
-          )) ?? current,
+        context: () => ({ plan }),
+        revise: async (findings, iteration) => {
+          const current: Plan = plan;
+          return (
+            (await planner(
+              'revise',
+              { plan: current, note: findings, version: `${version}-r${iteration}` },
+              validatePlanned,
+            )) ?? current
+          );
+        },
         onRevised: async (next) => {
           plan = next;
-          await quick.writeSpecTree({
-            sagaDir: ctx.sagaDir,
-            name: ctx.name,
-            plan: next,
-            environment,
-            flags: ctx.flags,
-          });
+          await writeSpecTree(next);
         },
       });
       if (reviewed === 'abort') return { approved: false, plan, environment, problem, versions: version };
     }
+    await publish(version, 'awaiting-approval');
     setCurrentDetails('Waiting for plan approval');
     const answer = await ask(ctx.sagaWorkflowId, {
       id: `plan-approval-${version}`,
@@ -219,13 +301,16 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
       textRequiredFor: ['revise'],
     });
     if (answer.choice === 'approve') {
+      await publish(version, 'approved');
       await sagaLog(ctx, `Plan version ${version} approved by ${answer.user}`);
       return { approved: true, plan, environment, problem, versions: version };
     }
     if (answer.choice === 'reject') {
+      await publish(version, 'rejected');
       await sagaLog(ctx, `Plan rejected by ${answer.user}`);
       return { approved: false, plan, environment, problem, versions: version };
     }
+    await publish(version, 'revising');
     await sagaLog(ctx, `Revision requested by ${answer.user}: ${answer.text ?? ''}`);
     const revised: Plan | null = await planner(
       'revise',
@@ -235,6 +320,17 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
     if (!revised) return { approved: false, plan, environment, problem, versions: version };
     plan = revised;
   }
+}
+
+/** Seed 001 rationale bullets: `**label:** choice — citation`, the [D] defaults marked as such. */
+function rationaleBullets(
+  decisions: PlannerDecision[],
+  defaults: { question: string; choice: string }[],
+): string[] {
+  return [
+    ...decisions.map((d) => `**${d.question}:** ${d.choice} — ${d.citation}`),
+    ...defaults.map((d) => `**${d.question}:** ${d.choice} — default — no signal ([D] picked by the user)`),
+  ];
 }
 
 function countSources(decisions: PlannerDecision[]): Record<string, number> {

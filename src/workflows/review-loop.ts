@@ -16,7 +16,8 @@ export interface ReviewLoopOptions<T> {
   subject: 'plan' | 'task';
   taskId: string;
   workdir: string;
-  context: Record<string, unknown>;
+  /** What the reviewer is given; a function is called per iteration, so it can show the latest revision. */
+  context: Record<string, unknown> | (() => Record<string, unknown>);
   /** Hands the findings back to the author; returns the revised artifact. */
   revise: (findings: string, iteration: number) => Promise<T>;
   onRevised: (next: T) => Promise<void>;
@@ -25,6 +26,25 @@ export interface ReviewLoopOptions<T> {
 }
 
 const MAX_ITERATIONS = 10;
+
+/**
+ * How a review runs in each execution mode (DESIGN.md 4.2, seed 000). CLI agents have no session a saga could
+ * hand over, so the modes are expressed in what the reviewer run is and is told:
+ * - `subagents`: a fresh, separate reviewer session per review — its own process, run folder and session id,
+ *   never the author's transcript (`review-…` runs, reviewMode `fresh-session`).
+ * - `inline` (also when `--subagents` was refused): the one agent carried across tasks reviews its own work —
+ *   the same profile and one session id for the whole saga, the run labelled a self-review (`self-review-…`
+ *   runs, reviewMode `self-review`). Tasks run one at a time then (resolveParallel gives 1 lane).
+ * The session id reaches the agent as SAGA_SESSION, so a profile whose CLI can resume sessions may use it.
+ */
+function reviewSession(ctx: SagaContext, id: string, iteration: number) {
+  const inline = ctx.executionMode === 'inline';
+  return {
+    reviewMode: inline ? ('self-review' as const) : ('fresh-session' as const),
+    labelPrefix: inline ? 'self-review' : 'review',
+    session: inline ? `${ctx.name}-inline` : `${ctx.name}-${id}-review-i${iteration}`,
+  };
+}
 
 export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>): Promise<ReviewOutcome> {
   const quick = quickActivities(ctx.hostQueue);
@@ -55,6 +75,7 @@ export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>
 
   const history: IterationRecord[] = [];
   for (let iteration = 1; ; iteration++) {
+    const session = reviewSession(ctx, id, iteration);
     const review = await long.runReviewer({
       sagaName: ctx.name,
       sagaDir: ctx.sagaDir,
@@ -63,8 +84,13 @@ export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>
       attempt: iteration,
       profile: profileFor(ctx),
       workdir: opts.workdir,
-      context: { ...opts.context, iteration },
-      runLabel: `review-${id}-i${iteration}`,
+      context: {
+        ...(typeof opts.context === 'function' ? opts.context() : opts.context),
+        iteration,
+        reviewMode: session.reviewMode,
+      },
+      extraEnv: { SAGA_SESSION: session.session, SAGA_REVIEW_MODE: session.reviewMode },
+      runLabel: `${session.labelPrefix}-${id}-i${iteration}`,
     });
     const decision = qualityDecision(review.counts, iteration, history);
     history.push(decision.iteration_record);
@@ -72,7 +98,13 @@ export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>
       sagaDir: ctx.sagaDir,
       patch: {
         quality_locked_history: [
-          { subject: id, ...decision.iteration_record, findings: review.findingsPath },
+          {
+            subject: id,
+            phase: opts.phase,
+            ...decision.iteration_record,
+            findings: review.findingsPath,
+            timestamp: new Date().toISOString(),
+          },
         ],
       },
       append: true,
@@ -97,10 +129,20 @@ export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>
       textRequiredFor: ['[R] Revise manually'],
     });
     const key = answer.choice.slice(1, 2);
+    await quick.prependDecision({
+      sagaDir: ctx.sagaDir,
+      entry: {
+        at: new Date().toISOString(),
+        title: `Quality-locked ${capped ? 'cap reached' : 'stuck'} at ${id}: ${answer.choice}`,
+        lines: [
+          `Decided by ${answer.user} at iteration ${iteration}.${answer.text ? ` Note: ${answer.text}` : ''}`,
+        ],
+      },
+    });
     if (key === 'F') return 'forced';
     if (key === 'A') return 'abort';
     if (key === 'E') return 'escalated';
-    if (key === 'R') await opts.onRevised(await opts.revise(answer.text ?? '', iteration));
-    // [C] Continue and [R] keep iterating.
+    // [C] Continue hands the reviewer's findings back to the author; [R] the user's own revision note.
+    await opts.onRevised(await opts.revise(key === 'R' ? (answer.text ?? '') : review.summary, iteration));
   }
 }

@@ -14,36 +14,31 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Environment } from '../domain/environment';
-import { resolveExecutionMode, resolveParallel } from '../domain/flags';
+import { announceModes, resolveExecutionMode, resolveParallel } from '../domain/flags';
 import { integrationBranch, phaseWorkflowId } from '../domain/naming';
 import type { Plan } from '../domain/plan';
-import type { SagaContext, SagaInput } from '../domain/saga-input';
+import { summarizePlan } from '../domain/planner';
+import type { SagaCarry, SagaContext, SagaInput } from '../domain/saga-input';
 import { SagaAwaitingInput, SagaPhase } from '../domain/search-attributes';
-import type { Interaction, MilestoneState, Phase, ProgressEvent, SagaStatus, Usage } from '../domain/state';
+import type {
+  Interaction,
+  MilestoneState,
+  Phase,
+  PlanSummary,
+  ProgressEvent,
+  SagaStatus,
+  TaskState,
+  Usage,
+} from '../domain/state';
 import { acceptanceWorkflow } from './acceptance';
 import { quickActivities } from './activities';
 import { ask } from './ask';
-import { progressSignal, statusQuery } from './definitions';
+import { carryQuery, progressSignal, statusQuery } from './definitions';
 import { implementationWorkflow } from './implementation';
-import { InteractionHub, type HubSnapshot } from './interaction-hub';
+import { InteractionEffects } from './interaction-effects';
+import { InteractionHub } from './interaction-hub';
 import { planningWorkflow } from './planning';
 import { validationWorkflow } from './validation';
-
-/** State carried across continue-as-new between rounds, so history stays bounded. */
-export interface SagaCarry {
-  ctx: SagaContext;
-  executionModeLabel: string;
-  lanes: number;
-  plan: Plan;
-  problem: string;
-  environment: Environment | null;
-  milestones: MilestoneState[];
-  round: number;
-  hub: HubSnapshot;
-  log: string[];
-  usage: Usage;
-}
 
 export interface SagaOutcome {
   phase: Extract<Phase, 'complete' | 'cancelled'>;
@@ -68,6 +63,11 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   let round = carry?.round ?? 1;
   let usage: Usage = carry?.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
   let reportPath: string | null = null;
+  const specPath = `${input.sagaDir}/SAGA.md`;
+  // Sent by the planning phase while it runs; a carried run only knows the approved plan.
+  let planSummary: PlanSummary | null = carry
+    ? summarizePlan(carry.plan, { version: null, state: 'approved', specPath })
+    : null;
   const log: string[] = carry?.log ?? [];
   let dirty = false;
   let sagaDirReady = carry !== undefined;
@@ -77,8 +77,19 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     log.length = Math.min(log.length, LOG_KEEP);
     dirty = true;
   };
+  // Chat notifications, reminders and decisions.md entries around interactions (never blocking the hub).
+  const effects = new InteractionEffects({
+    saga: input.name,
+    sagaDir: input.sagaDir,
+    hostQueue: input.hostQueue,
+    uiUrl: () => status().uiUrl,
+    pending: () => hub.list(),
+    sagaDirReady: () => sagaDirReady,
+  });
   const hub = new InteractionHub(carry?.hub, ({ opened, answered }) => {
     if (opened) addLog(`Waiting for input: ${opened.kind} ${opened.id}`);
+    if (opened) effects.opened(opened);
+    if (answered) effects.answered(answered);
     if (answered)
       addLog(
         `${answered.user} answered ${answered.interactionId}: ${answered.choice}${answered.text ? ` (${answered.text})` : ''}`,
@@ -105,10 +116,30 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       ? `${input.uiBaseUrl}/namespaces/${workflowInfo().namespace}/workflows/${self}`
       : '',
     round,
+    hostQueue: input.hostQueue,
     usage,
+    planSummary,
     log,
   });
   setHandler(statusQuery, status);
+  // What a new run needs to resume without redoing finished work (`saga continue` on a failed/terminated run).
+  setHandler(carryQuery, () =>
+    ctx && plan
+      ? {
+          ctx,
+          executionModeLabel,
+          lanes,
+          plan,
+          problem,
+          environment,
+          milestones,
+          round,
+          hub: hub.snapshot(),
+          log,
+          usage,
+        }
+      : null,
+  );
   setHandler(progressSignal, (event: ProgressEvent) => {
     applyProgress(event);
     dirty = true;
@@ -122,10 +153,15 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     } else if (event.type === 'milestone') {
       const m = milestones.find((x) => x.id === event.id);
       if (m) Object.assign(m, { status: event.status, integrationCommit: event.integrationCommit });
+    } else if (event.type === 'plan') {
+      planSummary = event.summary;
     } else {
       const m = milestones.find((x) => x.id === event.task.milestone);
       const i = m?.tasks.findIndex((t) => t.id === event.task.id) ?? -1;
-      if (m && i >= 0) m.tasks[i] = event.task;
+      if (!m || i < 0) return;
+      const before = m.tasks[i]!;
+      m.tasks[i] = event.task;
+      if (before.status !== event.task.status) addLog(describeTaskChange(event.task));
     }
   }
 
@@ -150,6 +186,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   try {
     setPhase(carry ? 'implementation' : 'planning');
     void CancellationScope.nonCancellable(progressWriter).catch(() => undefined);
+    void CancellationScope.nonCancellable(() => effects.run()).catch(() => undefined);
 
     if (!ctx) {
       // Intake: nothing is created on disk before the user confirms the name.
@@ -194,10 +231,18 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
         flags: input.flags,
         executionMode: mode.manifestValue,
         parallelMode: parallel.manifestValue,
-        degradations: [mode.announcement, parallel.announcement].filter((a): a is string => !!a),
+        degradations: [
+          ...(mode.announcement
+            ? [{ title: `Refused --subagents: ${mode.manifestValue}`, text: mode.announcement }]
+            : []),
+          ...(parallel.announcement
+            ? [{ title: `Refused --parallel: ${parallel.manifestValue}`, text: parallel.announcement }]
+            : []),
+        ],
       });
       sagaDirReady = true;
       dirty = true;
+      addLog(announceModes(input.flags, { product: 'Saga', workflow: 'saga' }).split('\n').join(' · '));
       for (const note of [mode.announcement, parallel.announcement]) if (note) addLog(note);
       if (mode.degraded) {
         // An exception checkpoint: degraded quality must be acknowledged, even in autonomous mode.
@@ -281,6 +326,11 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       }
       addLog(`${acceptance.by} reported ${acceptance.issues.length} issue(s); starting round ${round + 1}`);
       plan = { ...plan!, milestones: [...plan!.milestones, acceptance.milestone] };
+      planSummary = summarizePlan(plan, {
+        version: planSummary?.version ?? null,
+        state: 'approved',
+        specPath,
+      });
       round++;
       if (workflowInfo().continueAsNewSuggested) {
         await continueAsNew<typeof sagaWorkflow>(input, {
@@ -314,5 +364,18 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       await quick.writeProgress({ sagaDir: input.sagaDir, status: status() });
     }
     return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };
+  }
+}
+
+function describeTaskChange(t: TaskState): string {
+  switch (t.status) {
+    case 'running':
+      return `Task ${t.id} ${t.slug}: agent started (delegation ${t.delegations}) in ${t.worktree ?? 'its worktree'}`;
+    case 'passed':
+      return `Task ${t.id} ${t.slug}: passed after ${t.attempts} attempt(s), commit ${t.commit?.slice(0, 10) ?? '?'}`;
+    case 'blocked':
+      return `Task ${t.id} ${t.slug}: blocked — ${t.reason ?? 'no reason given'}`;
+    default:
+      return `Task ${t.id} ${t.slug}: ${t.status}`;
   }
 }

@@ -24,6 +24,13 @@ export interface TaskInput {
   /** Branches of finished same-milestone dependencies, merged in so the agent builds on their work. */
   mergeBranches: string[];
   delegation: number;
+  /**
+   * Redo the task on top of another state: its branch is moved to `commit` first (the old tip is kept under
+   * `archiveRef`), since an existing branch would otherwise be reused as it is and `base` ignored.
+   */
+  resetBranch?: { commit: string; archiveRef: string };
+  /** Attempts made by earlier delegations: attempt numbers continue from here (SAGA_ATTEMPT, run labels). */
+  attemptOffset?: number;
   /** Context kept from earlier delegations: failure output files and notes. */
   retained: { evidence: string[]; notes: string[] };
   portBase: number;
@@ -52,11 +59,20 @@ const addUsage = (a: Usage, b: Usage | null | undefined): Usage => ({
 export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   const { ctx, spec, key } = input;
   const quick = quickActivities(ctx.hostQueue);
-  const long = longActivities(ctx.hostQueue, maxAgentTimeout(ctx));
+  const long = longActivities(ctx.hostQueue, maxAgentTimeout(ctx), ctx.settings.heartbeatTimeoutMs);
   const profile = profileFor(ctx, spec.agent ?? null);
   const label = `${key}-d${input.delegation}`;
   const env = { SAGA_PORT_BASE: String(input.portBase) };
 
+  if (input.resetBranch) {
+    setCurrentDetails(`Moving ${input.branch} to ${input.resetBranch.commit.slice(0, 10)}`);
+    await quick.resetTaskBranch({
+      repo: ctx.repo,
+      branch: input.branch,
+      to: input.resetBranch.commit,
+      archiveRef: input.resetBranch.archiveRef,
+    });
+  }
   setCurrentDetails(`Preparing worktree ${input.worktree}`);
   const prepared = await long.prepareWorktree({
     repo: ctx.repo,
@@ -84,16 +100,22 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       );
     }
   }
+  // Changed files are reported relative to the start state including the dependencies' work.
+  const startCommit = input.mergeBranches.length
+    ? (await quick.headCommit({ worktree: input.worktree })).commit
+    : prepared.baseCommit;
   let evidence: string[] = [];
   let status: TaskReport['status'] = 'blocked';
   let reason: string | null = null;
   let attempts = 0;
+  const offset = input.attemptOffset ?? 0;
   let handoffResult: { commit: string; changedFiles: string[] } | undefined;
 
   /** One implementer run followed by the task's checks; returns whether the checks passed. */
   async function attempt(extraNotes: string[]): Promise<boolean> {
     attempts++;
-    setCurrentDetails(`Attempt ${attempts}: agent running`);
+    const n = offset + attempts;
+    setCurrentDetails(`Attempt ${n}: agent running`);
     const run = await long.runRoleAgent({
       template: 'implementer',
       sagaName: ctx.name,
@@ -101,7 +123,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       role: 'implementer',
       stage: 'task',
       taskId: input.ref,
-      attempt: attempts,
+      attempt: n,
       profile,
       workdir: input.worktree,
       attachments: failures,
@@ -109,11 +131,11 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
         task: spec,
         ref: input.ref,
         milestone: input.milestone,
-        attempt: attempts,
+        attempt: n,
         notes: [...notes, ...extraNotes],
       },
       extraEnv: env,
-      runLabel: `${label}-a${attempts}`,
+      runLabel: `${label}-a${n}`,
     });
     usage = addUsage(usage, run.usage);
     if (run.exitCode !== 0 || run.timedOut || run.idle) {
@@ -123,18 +145,19 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
           ? 'printed nothing for too long (hung)'
           : `exited with ${run.exitCode ?? run.signal}`;
       failures = [run.transcriptPath];
-      notes = [`Attempt ${attempts}: the agent ${why}.`];
+      notes = [`Attempt ${n}: the agent ${why}.`];
       reason = `agent ${why}`;
       evidence = [run.transcriptPath];
       return false;
     }
-    setCurrentDetails(`Attempt ${attempts}: validating`);
+    setCurrentDetails(`Attempt ${n}: validating`);
     const checks = await long.runChecks({
       sagaDir: ctx.sagaDir,
       cwd: input.worktree,
       checks: spec.validation,
-      label: `${label}-a${attempts}-checks`,
+      label: `${label}-a${n}-checks`,
       timeoutMs: ctx.settings.checkTimeoutMs,
+      env, // checks that start servers need the task's own port range too
     });
     evidence = checks.results.map((r) => r.outputPath);
     if (checks.passed) return true;
@@ -188,7 +211,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       const handoff = await quick.commitHandoff({
         worktree: input.worktree,
         message: `saga(${ctx.name}): task ${input.ref} ${spec.slug} — ${outcome}`,
-        baseCommit: prepared.baseCommit,
+        baseCommit: startCommit,
       });
       handoffResult = handoff;
       await quick.removeWorktree({ repo: ctx.repo, worktree: input.worktree });

@@ -14,7 +14,7 @@ import { createSagaWorkers } from '../../src/worker/worker';
 import { testServer, WORKFLOW_BUNDLE } from './server';
 
 let runtimeInstalled = false;
-function quietRuntime(): void {
+export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {

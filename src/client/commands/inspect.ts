@@ -7,16 +7,31 @@ import { defaultSagaHome } from '../../worker/worker';
 import { bool, parseArgs } from '../args';
 import { UserError } from '../errors';
 import { describeSaga, getStatus, listSagas } from '../saga-client';
+import {
+  formatUsage,
+  milestoneUsage,
+  renderRunningAgents,
+  runningAgents,
+  type RunningAgent,
+} from '../running-agents';
 import type { Io } from './server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function renderStatus(s: SagaStatus): string {
+export function renderStatus(s: SagaStatus, agents: RunningAgent[] = []): string {
   const lines = [`Saga ${s.name} — ${s.phase}${s.round > 1 ? ` (round ${s.round})` : ''}`, `Goal: ${s.goal}`];
   lines.push(`Mode: ${s.executionMode}`);
+  if (s.planSummary) {
+    const p = s.planSummary;
+    lines.push(`Plan${p.version === null ? '' : ` v${p.version}`} (${p.state}): ${p.specPath}`);
+    lines.push(...p.text.split('\n').map((l) => `  ${l}`));
+  }
   for (const m of s.milestones) {
     const done = m.tasks.filter((t) => ['passed', 'integrated', 'skipped'].includes(t.status)).length;
-    lines.push(`  Milestone ${m.id} ${m.title}: ${m.status}, ${done}/${m.tasks.length} tasks done`);
+    const spent = milestoneUsage(m);
+    lines.push(
+      `  Milestone ${m.id} ${m.title}: ${m.status}, ${done}/${m.tasks.length} tasks done${spent.costUsd > 0 || spent.inputTokens > 0 ? ` (${formatUsage(spent)})` : ''}`,
+    );
     for (const t of m.tasks) {
       const extra = [
         t.commit ? t.commit.slice(0, 10) : null,
@@ -40,7 +55,9 @@ export function renderStatus(s: SagaStatus): string {
       );
     }
   }
-  if (s.usage && s.usage.costUsd > 0) lines.push(`Usage: $${s.usage.costUsd.toFixed(2)}`);
+  lines.push(...renderRunningAgents(agents));
+  if (s.usage && (s.usage.costUsd > 0 || s.usage.inputTokens > 0))
+    lines.push(`Usage: ${formatUsage(s.usage)}`);
   lines.push(`Integration branch: ${s.integrationBranch}`, `Saga directory: ${s.sagaDir}`);
   if (s.uiUrl) lines.push(`Web UI: ${s.uiUrl}`);
   if (s.log.length) lines.push('Recent:', ...s.log.slice(0, 5).map((l) => `  ${l}`));
@@ -54,14 +71,28 @@ export async function statusCommand(argv: string[], io: Io, connect: () => Promi
   });
   const client = await connect();
   const name = args.positionals[0]!;
+  const json = bool(args, 'json');
+  // The JSON adds each milestone's usage (the sum of its tasks') to the status the workflow reports.
+  const withUsage = (s: SagaStatus) => ({
+    ...s,
+    milestones: s.milestones.map((m) => ({ ...m, usage: milestoneUsage(m) })),
+  });
   if (!bool(args, 'watch')) {
     const status = await getStatus(client, name);
-    io.out(bool(args, 'json') ? JSON.stringify(status, null, 2) : renderStatus(status));
+    io.out(
+      json
+        ? JSON.stringify(withUsage(status), null, 2)
+        : renderStatus(status, await runningAgents(client, status)),
+    );
     return 0;
   }
   for (;;) {
     const status = await getStatus(client, name);
-    io.out(bool(args, 'json') ? JSON.stringify(status) : `\x1b[2J\x1b[H${renderStatus(status)}`);
+    io.out(
+      json
+        ? JSON.stringify(withUsage(status))
+        : `\x1b[2J\x1b[H${renderStatus(status, await runningAgents(client, status))}`,
+    );
     if (['complete', 'cancelled', 'failed'].includes(status.phase)) return 0;
     await sleep(1000);
   }

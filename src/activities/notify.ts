@@ -1,0 +1,122 @@
+/**
+ * Chat notifications of a saga worker: when the saga starts waiting (and on each reminder) post to Slack
+ * and/or SAGA_NOTIFY_URL; when it is answered, update the Slack messages to show who answered what.
+ * Idempotent per interaction: a record under `<sagaHome>/.chat/<saga>/<interaction>.json` remembers what was
+ * sent, so a retried activity never posts twice. Configuration comes from the worker's environment.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { ApplicationFailure, log } from '@temporalio/activity';
+import { z } from 'zod';
+import { ChatConfigError, loadNotifyConfig, type NotifyConfig } from '../client/chat/config';
+import { answeredMessage, notificationMessage, type NotifiedInteraction } from '../client/chat/messages';
+import { postSlackMessage, postWebhookNotification, updateSlackMessage } from '../client/chat/notify';
+import { nowSeconds } from '../client/chat/signing';
+
+const SlackRefSchema = z.object({ channel: z.string(), ts: z.string() });
+const RecordSchema = z.object({
+  interaction: z.object({ id: z.string(), kind: z.string(), prompt: z.string() }),
+  /** Slack messages by reminder number (0 = the first notification). */
+  slack: z.record(z.string(), SlackRefSchema).default({}),
+  /** Reminder numbers already delivered to SAGA_NOTIFY_URL. */
+  webhook: z.array(z.number()).default([]),
+});
+type NotifyRecord = z.infer<typeof RecordSchema>;
+
+export interface NotifyInteractionInput {
+  saga: string;
+  interaction: NotifiedInteraction;
+  uiUrl: string;
+  /** 0 for the first notification, n for the n-th reminder. */
+  reminder: number;
+}
+
+export interface NotifyAnsweredInput {
+  saga: string;
+  interactionId: string;
+  answer: { user: string; choice: string; text?: string | undefined };
+  uiUrl: string;
+}
+
+const SAFE_NAME = /^[a-z0-9][a-z0-9.-]*$/;
+
+export function createNotifyActivities(deps: { sagaHome: string; env?: NodeJS.ProcessEnv }) {
+  let config: NotifyConfig | undefined;
+  const loadConfig = (): NotifyConfig => {
+    try {
+      config ??= loadNotifyConfig(deps.env ?? process.env);
+      return config;
+    } catch (error) {
+      if (error instanceof ChatConfigError)
+        throw ApplicationFailure.nonRetryable(error.message, 'ChatConfigError');
+      throw error;
+    }
+  };
+
+  const recordFile = (saga: string, interactionId: string): string => {
+    if (!SAFE_NAME.test(saga) || !SAFE_NAME.test(interactionId))
+      throw ApplicationFailure.nonRetryable(
+        `Not a saga/interaction name: ${saga}/${interactionId}`,
+        'ChatInputError',
+      );
+    return path.join(deps.sagaHome, '.chat', saga, `${interactionId}.json`);
+  };
+  const readRecord = async (file: string): Promise<NotifyRecord | null> => {
+    try {
+      return RecordSchema.parse(JSON.parse(await fs.readFile(file, 'utf8')));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  };
+  const writeRecord = async (file: string, record: NotifyRecord): Promise<void> => {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+    await fs.writeFile(tmp, JSON.stringify(record, null, 2));
+    await fs.rename(tmp, file);
+  };
+
+  return {
+    /** Returns how long the saga should wait before reminding (null: nowhere to notify, so no reminders). */
+    async notifyInteraction(input: NotifyInteractionInput): Promise<{ remindAfterMs: number | null }> {
+      const cfg = loadConfig();
+      if (!cfg.slack && !cfg.webhook) return { remindAfterMs: null };
+      const file = recordFile(input.saga, input.interaction.id);
+      const { id, kind, prompt } = input.interaction;
+      const record = (await readRecord(file)) ?? {
+        interaction: { id, kind, prompt },
+        slack: {},
+        webhook: [],
+      };
+      const key = String(input.reminder);
+      if (cfg.slack && !record.slack[key]) {
+        record.slack[key] = await postSlackMessage(cfg.slack, notificationMessage(input));
+        await writeRecord(file, record);
+      }
+      if (cfg.webhook && !record.webhook.includes(input.reminder)) {
+        const { saga, interaction, uiUrl } = input;
+        await postWebhookNotification(cfg.webhook, { saga, interaction, uiUrl }, nowSeconds());
+        record.webhook.push(input.reminder);
+        await writeRecord(file, record);
+      }
+      return { remindAfterMs: cfg.remindAfterMs };
+    },
+
+    /** Rewrites every Slack message of the interaction (first notification and reminders); chat.update is idempotent. */
+    async notifyAnswered(input: NotifyAnsweredInput): Promise<{ updated: number }> {
+      const cfg = loadConfig();
+      if (!cfg.slack) return { updated: 0 };
+      const record = await readRecord(recordFile(input.saga, input.interactionId));
+      if (!record) return { updated: 0 };
+      const message = answeredMessage({ ...input, interaction: record.interaction });
+      const refs = Object.values(record.slack);
+      for (const ref of refs) await updateSlackMessage(cfg.slack, ref, message);
+      log.info('Chat messages updated with the answer', {
+        saga: input.saga,
+        interaction: input.interactionId,
+      });
+      return { updated: refs.length };
+    },
+  };
+}

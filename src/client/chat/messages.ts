@@ -1,0 +1,100 @@
+/**
+ * Slack messages of the bridge (Block Kit JSON, pure): the notification with one button per option, and
+ * the same message after it was answered. Button values carry what the bridge needs to answer, so a button
+ * press needs no lookup.
+ */
+import { z } from 'zod';
+
+export const NotifiedInteractionSchema = z.object({
+  id: z.string(),
+  kind: z.string(),
+  prompt: z.string(),
+  options: z.array(z.string()),
+  recommended: z.number().int().nullable(),
+});
+export type NotifiedInteraction = z.infer<typeof NotifiedInteractionSchema>;
+
+/** What a button press carries; `choice` is the option's 1-based number, which the saga accepts. */
+export const ButtonValueSchema = z.object({ saga: z.string(), interaction: z.string(), choice: z.string() });
+export type ButtonValue = z.infer<typeof ButtonValueSchema>;
+
+export const ANSWER_ACTION_PREFIX = 'saga-answer-';
+export const OPEN_UI_ACTION = 'saga-open-ui';
+
+type Block = Record<string, unknown>;
+export interface SlackMessage {
+  text: string;
+  blocks: Block[];
+}
+
+const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+const plain = (text: string, max = 75) => ({ type: 'plain_text', text: clip(text, max), emoji: true });
+const markdown = (text: string) => ({ type: 'mrkdwn', text: clip(text, 3000) });
+
+/** `slack:U123` (how the bridge records Slack users) becomes a mention; other authors are shown as given. */
+export const displayUser = (user: string): string =>
+  /^slack:[A-Z0-9]+$/.test(user) ? `<@${user.slice('slack:'.length)}>` : user;
+
+function header(saga: string, interaction: NotifiedInteraction, reminder: number): string {
+  const lead =
+    reminder > 0 ? `:alarm_clock: Reminder: saga *${saga}* is still waiting` : `Saga *${saga}* is waiting`;
+  return `${lead} for ${interaction.kind} \`${interaction.id}\`\n${interaction.prompt}`;
+}
+
+export function notificationMessage(args: {
+  saga: string;
+  interaction: NotifiedInteraction;
+  uiUrl: string;
+  reminder: number;
+}): SlackMessage {
+  const { saga, interaction } = args;
+  const buttons: Block[] = interaction.options.map((option, index) => ({
+    type: 'button',
+    action_id: `${ANSWER_ACTION_PREFIX}${index}`,
+    text: plain(option),
+    value: JSON.stringify({
+      saga,
+      interaction: interaction.id,
+      choice: String(index + 1),
+    } satisfies ButtonValue),
+    ...(index === interaction.recommended ? { style: 'primary' } : {}),
+  }));
+  if (args.uiUrl)
+    buttons.push({
+      type: 'button',
+      action_id: OPEN_UI_ACTION,
+      text: plain('Open in Temporal UI'),
+      url: args.uiUrl,
+    });
+  const text = header(saga, interaction, args.reminder);
+  return {
+    text: clip(text, 3000),
+    blocks: [
+      { type: 'section', block_id: 'prompt', text: markdown(text) },
+      // Slack allows 25 elements per actions block.
+      { type: 'actions', block_id: `saga-${interaction.id}`, elements: buttons.slice(0, 25) },
+    ],
+  };
+}
+
+export function answeredMessage(args: {
+  saga: string;
+  interaction: Pick<NotifiedInteraction, 'id' | 'kind' | 'prompt'>;
+  answer: { user: string; choice: string; text?: string | undefined };
+  uiUrl: string;
+}): SlackMessage {
+  const { saga, interaction, answer } = args;
+  const answered =
+    `:white_check_mark: ${displayUser(answer.user)} answered *${answer.choice}*` +
+    (answer.text ? `: ${answer.text}` : '');
+  const text = `Saga *${saga}*, ${interaction.kind} \`${interaction.id}\`\n${interaction.prompt}\n${answered}`;
+  return {
+    text: clip(text, 3000),
+    blocks: [
+      { type: 'section', block_id: 'prompt', text: markdown(text) },
+      ...(args.uiUrl
+        ? [{ type: 'context', elements: [markdown(`<${args.uiUrl}|Open in Temporal UI>`)] }]
+        : []),
+    ],
+  };
+}

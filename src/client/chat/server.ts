@@ -1,0 +1,115 @@
+/**
+ * The chat bridge's HTTP server: reads each request body under a 64 KiB limit (413 beyond it, before any
+ * parsing), routes `POST /hooks/respond` and `POST /slack/events`, and logs one line per request with its
+ * status — never headers or bodies, which carry signatures and user text.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
+import type { BridgeConfig } from './config';
+import type { BridgeRequest, BridgeResponse } from './http-types';
+import { nowSeconds } from './signing';
+import { createSlackHandler } from './slack';
+import { handleWebhook } from './webhook';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+/** How much of an oversized body is drained (so the 413 reaches the client) before the socket is dropped. */
+const MAX_DRAIN_BYTES = 1024 * 1024;
+
+export interface ChatBridge {
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+type Handler = (req: BridgeRequest) => Promise<BridgeResponse>;
+
+export async function startChatBridge(options: {
+  client: Client;
+  config: BridgeConfig;
+  host?: string;
+  log?: (line: string) => void;
+}): Promise<ChatBridge> {
+  const { client, config } = options;
+  const log = options.log ?? (() => undefined);
+  const routes = new Map<string, Handler>();
+  if (config.webhook) {
+    const secret = config.webhook.secret;
+    routes.set('/hooks/respond', (req) =>
+      handleWebhook(req, { client, approvers: config.approvers, secret, nowSeconds: nowSeconds() }),
+    );
+  }
+  if (config.slack) {
+    const slack = createSlackHandler({ client, approvers: config.approvers, ...config.slack, log });
+    routes.set('/slack/events', (req) => slack(req, nowSeconds()));
+  }
+
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const send = (response: BridgeResponse, extraHeaders: Record<string, string> = {}) => {
+      const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+      const type = typeof response.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
+      res.writeHead(response.status, { 'content-type': type, ...extraHeaders }).end(text);
+      log(`${req.method} ${path} → ${response.status}`);
+    };
+    if (req.method === 'GET' && path === '/healthz') return send({ status: 200, body: { ok: true } });
+    const handler = routes.get(path);
+    if (!handler) return send({ status: 404, body: { ok: false, error: `No endpoint ${path} here.` } });
+    if (req.method !== 'POST') return send({ status: 405, body: { ok: false, error: 'Use POST.' } });
+
+    readBody(req).then(
+      async (body) => {
+        if (body === null) {
+          send(
+            { status: 413, body: { ok: false, error: `Body over ${MAX_BODY_BYTES} bytes.` } },
+            { connection: 'close' },
+          );
+          return;
+        }
+        try {
+          send(await handler({ rawBody: body, headers: req.headers }));
+        } catch (error) {
+          log(`${req.method} ${path}: ${(error as Error).message}`);
+          send({ status: 500, body: { ok: false, error: 'Internal error; nothing was changed.' } });
+        }
+      },
+      () => req.destroy(),
+    );
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, options.host ?? '0.0.0.0', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * The raw body as UTF-8, or null when it is over the limit. An oversized body is still drained (up to
+ * 1 MiB) before answering, so the client reads the 413 instead of a reset connection.
+ */
+function readBody(req: http.IncomingMessage): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else if (size > MAX_DRAIN_BYTES) {
+        resolve(null);
+        req.destroy();
+      }
+    });
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

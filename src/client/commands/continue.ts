@@ -1,0 +1,175 @@
+/**
+ * `saga continue [NAME]`: continuing is a replay of Temporal's history, never a re-reading of markdown.
+ * A running saga needs only a worker; a failed or terminated one resumes in a new run seeded from its
+ * last state, so finished tasks are not redone. Git reality is reconciled and the projections repaired.
+ */
+import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { createArtifactActivities } from '../../activities/artifacts';
+import { createGitActivities } from '../../activities/git';
+import { integrationBranch, sagaWorkflowId } from '../../domain/naming';
+import type { SagaInput } from '../../domain/saga-input';
+import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/search-attributes';
+import type { SagaStatus } from '../../domain/state';
+import { carryQuery } from '../../workflows/definitions';
+import { sagaWorkflow } from '../../workflows/saga';
+import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
+import { bool, parseArgs } from '../args';
+import { connectionSettings } from '../connection';
+import { UserError } from '../errors';
+import { describeSaga, getStatus, listSagas } from '../saga-client';
+import { renderStatus, watchUntilDone } from './inspect';
+import type { Io } from './server';
+
+const CLOSED_RESUMABLE = ['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED'];
+
+async function hasPollers(
+  client: Client,
+  taskQueue: string,
+  kind: 'workflow' | 'activity',
+): Promise<boolean> {
+  const { TaskQueueType } = temporal.api.enums.v1;
+  const res = await client.workflowService.describeTaskQueue({
+    namespace: client.options.namespace,
+    taskQueue: { name: taskQueue },
+    taskQueueType:
+      kind === 'workflow' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+  });
+  return (res.pollers ?? []).length > 0;
+}
+
+/** Finds the saga: by name, else the only active one; several active → list them and ask. */
+async function locate(client: Client, name: string | undefined): Promise<string> {
+  if (name) return name;
+  const sagas = await listSagas(client);
+  const active = sagas.filter((s) => s.status === 'RUNNING');
+  if (active.length === 1) return active[0]!.name;
+  if (active.length > 1) {
+    throw new UserError(
+      `Several sagas are active; say which one: saga continue NAME\n${active.map((s) => `  ${s.name} (${s.phase ?? '?'})`).join('\n')}`,
+    );
+  }
+  const resumable = sagas.filter((s) => CLOSED_RESUMABLE.includes(s.status));
+  throw new UserError(
+    resumable.length
+      ? `No saga is running. These ended early and can be continued by name:\n${resumable.map((s) => `  ${s.name} (${s.status})`).join('\n')}`
+      : 'No saga to continue. Start one: saga start --repo PATH -- "your goal"',
+  );
+}
+
+/** Starts a worker in this process when no worker polls the saga's queues (it runs until the saga ends). */
+async function ensureWorker(
+  client: Client,
+  taskQueue: string,
+  hostQueue: string | undefined,
+  io: Io,
+): Promise<Worker[] | null> {
+  const polling =
+    (await hasPollers(client, taskQueue, 'workflow')) &&
+    (!hostQueue || (await hasPollers(client, hostQueue, 'activity')));
+  if (polling) return null;
+  const settings = connectionSettings();
+  const connection = await NativeConnection.connect(settings.connectionOptions);
+  const hostId = hostQueue?.replace(/^saga-host-/, '');
+  const workers = await createSagaWorkers({
+    connection,
+    namespace: settings.namespace,
+    sagaHome: defaultSagaHome(),
+    taskQueue,
+    ...(hostId ? { hostId } : {}),
+  });
+  for (const w of workers) void w.run();
+  io.out(
+    `No worker was polling ${taskQueue}; started one in this process (Ctrl-C stops it; the saga stays safe).`,
+  );
+  return workers;
+}
+
+async function reconcile(status: SagaStatus, io: Io): Promise<void> {
+  const git = createGitActivities({ sagaHome: defaultSagaHome() });
+  const tasks = status.milestones.flatMap((m) =>
+    m.tasks.map((t) => ({ key: t.key, branch: t.branch, commit: t.commit })),
+  );
+  const report = await git.reconcileGit({
+    repo: status.repo,
+    sagaName: status.name,
+    tasks,
+    integrationBranch: integrationBranch(status.name),
+  });
+  io.out(
+    report.discrepancies.length
+      ? `Git reconciliation found:\n  - ${report.discrepancies.join('\n  - ')}`
+      : 'Git agrees with the saga’s record.',
+  );
+  await createArtifactActivities({ sagaHome: defaultSagaHome() }).writeProgress({
+    sagaDir: status.sagaDir,
+    status,
+  });
+  io.out(`Rewrote ${status.sagaDir}/PROGRESS.md from the workflow's state.`);
+}
+
+async function startingInput(client: Client, name: string): Promise<SagaInput> {
+  const history = await client.workflow.getHandle(sagaWorkflowId(name)).fetchHistory();
+  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  if (!payload) throw new UserError(`Saga '${name}' has no recorded input; it cannot be continued.`);
+  return defaultPayloadConverter.fromPayload<SagaInput>(payload);
+}
+
+export async function continueCommand(
+  argv: string[],
+  io: Io,
+  connect: () => Promise<Client>,
+): Promise<number> {
+  const args = parseArgs('continue', argv, {
+    options: { detach: 'boolean' },
+    positionals: ['[NAME]'],
+    minPositionals: 0,
+  });
+  const client = await connect();
+  const name = await locate(client, args.positionals[0]);
+  const desc = await describeSaga(client, name);
+  const state = desc.status.name;
+  if (state === 'COMPLETED') {
+    io.out(`Saga '${name}' is finished; nothing to continue. See: saga status ${name}`);
+    return 0;
+  }
+  const input = await startingInput(client, name);
+  const workers = await ensureWorker(client, desc.taskQueue, input.hostQueue, io);
+  try {
+    if (state !== 'RUNNING') {
+      // Queries on a closed run are answered by replaying its history on a worker.
+      const carry = await client.workflow.getHandle(sagaWorkflowId(name), desc.runId).query(carryQuery);
+      await client.workflow.start(sagaWorkflow, {
+        taskQueue: desc.taskQueue,
+        workflowId: sagaWorkflowId(name),
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        args: carry ? [input, { ...carry, hub: { pending: [], answered: carry.hub.answered } }] : [input],
+        staticSummary: `Saga ${name} (continued)`,
+        typedSearchAttributes: [
+          { key: SagaName, value: name },
+          { key: SagaPhase, value: carry ? 'implementation' : 'planning' },
+          { key: SagaRepo, value: input.repo },
+          { key: SagaAwaitingInput, value: false },
+        ],
+      });
+      const finished =
+        carry?.milestones
+          .flatMap((m) => m.tasks)
+          .filter((t) => ['passed', 'integrated', 'skipped'].includes(t.status)).length ?? 0;
+      io.out(
+        carry
+          ? `Saga '${name}' had ${state.toLowerCase()}; resumed in a new run from its last state (${finished} finished task(s) kept, not redone).`
+          : `Saga '${name}' had ${state.toLowerCase()} before its plan was approved; planning starts again in a new run.`,
+      );
+    }
+    const status = await getStatus(client, name);
+    io.out(renderStatus(status));
+    if (status.milestones.length) await reconcile(status, io);
+    if (!workers || bool(args, 'detach')) return 0;
+    return await watchUntilDone(client, name, io);
+  } finally {
+    if (workers) for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+  }
+}

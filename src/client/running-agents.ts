@@ -1,0 +1,107 @@
+/**
+ * What the fleet's agents are doing right now, for `saga status --watch`: each running task workflow's
+ * pending activity carries the agent's heartbeat ({outputBytes, lastLine, elapsedMs}), and its current
+ * details say which attempt it is on. Nothing here changes a saga.
+ */
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { MilestoneState, SagaStatus, Usage } from '../domain/state';
+
+export interface RunningAgent {
+  taskId: string;
+  slug: string;
+  workflowId: string;
+  delegation: number;
+  /** The task workflow's current details, e.g. "Attempt 2: agent running"; null when unknown. */
+  step: string | null;
+  /** The activity in flight (runRoleAgent, runChecks, prepareWorktree...). */
+  activity: string | null;
+  elapsedMs: number | null;
+  lastLine: string;
+  outputBytes: number;
+}
+
+interface Heartbeat {
+  outputBytes?: number;
+  lastLine?: string;
+  elapsedMs?: number;
+}
+
+const tsMs = (ts: { seconds?: unknown; nanos?: number | null } | null | undefined): number | null =>
+  ts?.seconds == null ? null : Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
+
+/** Per running task: its newest pending activity's heartbeat and the workflow's current step. */
+export async function runningAgents(
+  client: Client,
+  status: SagaStatus,
+  now = Date.now(),
+): Promise<RunningAgent[]> {
+  const running = status.milestones
+    .flatMap((m) => m.tasks)
+    .filter((t) => t.status === 'running' && t.workflowId);
+  return Promise.all(
+    running.map(async (task): Promise<RunningAgent> => {
+      const handle = client.workflow.getHandle(task.workflowId!);
+      const agent: RunningAgent = {
+        taskId: task.id,
+        slug: task.slug,
+        workflowId: task.workflowId!,
+        delegation: task.delegations,
+        step: null,
+        activity: null,
+        elapsedMs: null,
+        lastLine: '',
+        outputBytes: 0,
+      };
+      const [description, metadata] = await Promise.allSettled([
+        handle.describe(),
+        handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata'),
+      ]);
+      if (metadata.status === 'fulfilled') agent.step = metadata.value?.currentDetails || null;
+      if (description.status === 'fulfilled') {
+        const pending = description.value.raw.pendingActivities ?? [];
+        const current = pending[pending.length - 1];
+        if (current) {
+          agent.activity = current.activityType?.name ?? null;
+          const payload = current.heartbeatDetails?.payloads?.[0];
+          const beat = payload ? (defaultPayloadConverter.fromPayload(payload) as Heartbeat | null) : null;
+          const started = tsMs(current.lastStartedTime);
+          agent.elapsedMs = beat?.elapsedMs ?? (started === null ? null : now - started);
+          agent.lastLine = beat?.lastLine ?? '';
+          agent.outputBytes = beat?.outputBytes ?? 0;
+        }
+      }
+      return agent;
+    }),
+  );
+}
+
+export function renderRunningAgents(agents: RunningAgent[]): string[] {
+  if (agents.length === 0) return [];
+  return [
+    'Running agents:',
+    ...agents.map((a) => {
+      const elapsed = a.elapsedMs === null ? '' : `, ${Math.round(a.elapsedMs / 1000)}s`;
+      const step = a.step ?? a.activity ?? 'starting';
+      const last = a.lastLine ? ` — ${a.lastLine.slice(0, 100)}` : '';
+      return `  ${a.taskId} ${a.slug} (delegation ${a.delegation}${elapsed}): ${step}${last}`;
+    }),
+  ];
+}
+
+const ZERO: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+
+/** A milestone's usage: the sum of its tasks' agent runs. */
+export function milestoneUsage(m: MilestoneState): Usage {
+  return m.tasks.reduce(
+    (sum, t) => ({
+      inputTokens: sum.inputTokens + (t.usage?.inputTokens ?? 0),
+      outputTokens: sum.outputTokens + (t.usage?.outputTokens ?? 0),
+      costUsd: sum.costUsd + (t.usage?.costUsd ?? 0),
+    }),
+    ZERO,
+  );
+}
+
+export const formatUsage = (u: Usage): string =>
+  `$${u.costUsd.toFixed(2)}, ${u.inputTokens} in / ${u.outputTokens} out tokens`;

@@ -1,0 +1,227 @@
+/**
+ * A saga worker process SIGKILLed while the agent of a task runs: a new worker finishes the task, steps
+ * that had completed are not redone, and nothing the killed worker started is left running.
+ * The worker runs the current TypeScript sources in a separate Node process (swc require hook).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createArtifactActivities } from '../src/activities/artifacts';
+import { createSagaSetupActivities } from '../src/activities/saga-setup';
+import { createSampleRepo, greetingPlan } from '../src/demo/sample-repo';
+import { parseFlags } from '../src/domain/flags';
+import { hostTaskQueue, sagaWorkflowId, taskBranch, taskWorkflowId } from '../src/domain/naming';
+import { PlanSchema } from '../src/domain/plan';
+import type { SagaContext } from '../src/domain/saga-input';
+import { taskWorkflow, type TaskInput } from '../src/workflows/task';
+import { createSagaTestEnv, type SagaTestEnv } from './harness/saga-env';
+import { WORKFLOW_BUNDLE } from './harness/server';
+
+const ROOT = path.resolve(__dirname, '..');
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@saga.invalid', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
+
+/** Starts saga workers (workflows + this host's activities) from the TypeScript sources. */
+const WORKER_SCRIPT = `
+const fs = require('node:fs');
+const swc = require(${JSON.stringify(require.resolve('@swc/core'))});
+require.extensions['.ts'] = (module, filename) => {
+  const { code } = swc.transformSync(fs.readFileSync(filename, 'utf8'), {
+    filename,
+    jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
+    module: { type: 'commonjs' },
+  });
+  module._compile(code, filename);
+};
+const { NativeConnection, Runtime, DefaultLogger } = require(${JSON.stringify(require.resolve('@temporalio/worker'))});
+const { createSagaWorkers } = require(${JSON.stringify(path.join(ROOT, 'src', 'worker', 'worker.ts'))});
+(async () => {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS });
+  const workers = await createSagaWorkers({
+    connection,
+    namespace: process.env.TEMPORAL_NAMESPACE,
+    sagaHome: process.env.SAGA_HOME,
+    hostId: process.env.SAGA_HOST_ID,
+    taskQueue: process.env.SAGA_TASK_QUEUE,
+    workflowBundlePath: process.env.WORKFLOW_BUNDLE,
+  });
+  const runs = workers.map((w) => w.run());
+  process.stdout.write('ready\\n');
+  await Promise.all(runs);
+})().catch((err) => { console.error(err); process.exit(1); });
+`;
+
+interface DemoRun {
+  taskId: string;
+  attempt: number;
+  pid: number;
+}
+const readLines = (file: string) =>
+  existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
+const demoRuns = (file: string) => readLines(file).map((l) => JSON.parse(l) as DemoRun);
+
+function processGone(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return true;
+  }
+  return ['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!);
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('task workflow survives a worker crash', () => {
+  let env: SagaTestEnv;
+  const workers: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    env = await createSagaTestEnv('taskcrash');
+  });
+  afterAll(async () => {
+    for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+    await env.close();
+  });
+
+  async function startWorker(dir: string, extraEnv: NodeJS.ProcessEnv): Promise<ChildProcess> {
+    const script = path.join(dir, 'worker.js');
+    writeFileSync(script, WORKER_SCRIPT);
+    const child = spawn(process.execPath, [script], {
+      cwd: ROOT,
+      env: { ...env.cliEnv, ...extraEnv, WORKFLOW_BUNDLE },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    workers.push(child);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+      child.once('exit', (code) => reject(new Error(`worker exited early with ${code}`)));
+    });
+    return child;
+  }
+
+  test('SIGKILL during the agent run: a new worker finishes; finished steps are not redone', async () => {
+    const dir = env.tmp('crash');
+    const demoLog = path.join(dir, 'demo.log');
+    const sleepers = path.join(dir, 'sleepers');
+    const setupRuns = path.join(dir, 'setup-runs');
+    const plan = PlanSchema.parse(greetingPlan());
+    const spec = plan.milestones[0]!.tasks[0]!;
+    const greetOk = `'use strict';\nmodule.exports = { greet: (name) => \`Hello, \${name}!\` };\n`;
+    const greetBuggy = `'use strict';\nmodule.exports = { greet: (name) => 'Hello ' + name };\n`;
+    const greetTest = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
+    const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'), {
+      script: {
+        tasks: {
+          '1.1': {
+            attempts: [
+              { files: { 'src/greet.js': greetBuggy, 'test/greet.test.js': greetTest } },
+              { files: { 'src/greet.js': greetOk, 'test/greet.test.js': greetTest }, sleep_ms: 4000 },
+            ],
+          },
+        },
+      },
+    });
+    // The agent leaves a silent grandchild in its process group: it would outlive a killed worker.
+    const command = [
+      '/bin/sh',
+      '-c',
+      'sleep 600 >/dev/null 2>&1 & echo $! >> "$SLEEPERS"; exec "$0" "$1"',
+      '{node}',
+      '{saga_root}/agents/demo-agent.js',
+    ];
+    writeFileSync(
+      path.join(repo, 'saga.config.yaml'),
+      [
+        'default_agent: crashy',
+        'heartbeat_timeout: 3s',
+        'agents:',
+        `  crashy: { command: ${JSON.stringify(command)}, env: { SAGA_DEMO_LOG: ${JSON.stringify(demoLog)}, SLEEPERS: ${JSON.stringify(sleepers)} } }`,
+        'worktree:',
+        `  setup: [["sh", "-c", "echo ran >> \\"$0\\"", ${JSON.stringify(setupRuns)}]]`,
+        '',
+      ].join('\n'),
+    );
+    git(repo, 'commit', '-q', '-am', 'crash test config');
+
+    const setup = createSagaSetupActivities({
+      artifacts: createArtifactActivities({ sagaHome: env.sagaHome }),
+    });
+    const name = 'tc-crash';
+    const ctx: SagaContext = {
+      name,
+      sagaWorkflowId: sagaWorkflowId(name), // never started: reports to it are dropped
+      repo,
+      base: 'main',
+      goal: 'Add a greeting',
+      sagaDir: path.join(env.sagaHome, name),
+      worktreeRoot: path.dirname(repo),
+      hostQueue: hostTaskQueue(env.hostId),
+      flags: parseFlags('Add a greeting', {}),
+      executionMode: 'inline',
+      settings: await setup.loadRunSettings({ repo, sagaHome: env.sagaHome }),
+      agent: null,
+    };
+    expect(ctx.settings.heartbeatTimeoutMs).toBe(3000);
+    const input: TaskInput = {
+      ctx,
+      milestone: 1,
+      spec,
+      ref: '1.1',
+      key: 'm1t1',
+      branch: taskBranch(name, 1, 1, spec.slug),
+      worktree: path.join(ctx.worktreeRoot, `saga-${name}-m1t1`),
+      base: 'main',
+      mergeBranches: [],
+      delegation: 1,
+      retained: { evidence: [], notes: [] },
+      portBase: 20_510,
+    };
+
+    const first = await startWorker(env.tmp('worker1'), {});
+    const handle = await env.client.workflow.start(taskWorkflow, {
+      taskQueue: env.taskQueue,
+      workflowId: taskWorkflowId(name, 1, 1),
+      args: [input],
+    });
+    // Attempt 2's agent is sleeping (it prints progress every 200 ms): kill the worker under it.
+    await waitFor('attempt 2 of the agent to start', () => demoRuns(demoLog).some((r) => r.attempt === 2));
+    await new Promise((r) => setTimeout(r, 800));
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    const [interrupted] = demoRuns(demoLog).filter((r) => r.attempt === 2);
+    const orphanedSleeper = Number(readLines(sleepers)[1]);
+    expect(processGone(orphanedSleeper)).toBe(false); // the crash left it running...
+
+    await startWorker(env.tmp('worker2'), {});
+    const report = await handle.result();
+
+    expect(report).toMatchObject({ status: 'passed', attempts: 2, reason: null });
+    // Attempt 1 (agent and checks) finished before the crash and ran once; attempt 2 ran again.
+    const runs = demoRuns(demoLog);
+    expect(runs.map((r) => r.attempt)).toEqual([1, 2, 2]);
+    expect(readLines(setupRuns)).toEqual(['ran']); // worktree set-up was not redone
+    // ...and the retry ended it before starting over; nothing else is left either.
+    for (const pid of [...runs.map((r) => r.pid), ...readLines(sleepers).map(Number)]) {
+      expect(processGone(pid)).toBe(true);
+    }
+    expect(processGone(interrupted!.pid)).toBe(true);
+    // Durable handoff from the new worker.
+    expect(git(repo, 'rev-parse', input.branch)).toBe(report.commit);
+    expect(git(repo, 'show', `${report.commit}:src/greet.js`)).toBe(greetOk.trim());
+    expect(existsSync(input.worktree)).toBe(false);
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+  }, 90_000);
+});
