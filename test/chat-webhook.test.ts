@@ -231,7 +231,7 @@ describe('chat bridge: generic webhook', () => {
     });
     const res = await post(body, signedHeaders(body));
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatch(/needs a note/);
+    expect(await res.json()).toMatchObject({ ok: false, error: expect.stringMatching(/needs a note/) });
     expect(await pendingIds()).toEqual(['plan-approval-1']);
   });
 

@@ -105,7 +105,7 @@ describe('two workers, one machine', () => {
       });
 
     // Saga A runs to acceptance on worker A alone...
-    await waitForPending(env, a.name, 'acceptance-1', 60_000);
+    await waitForPending(env, a.name, 'acceptance-1', 90_000);
     // ...while saga B's first host activity waits, unstarted, on host B's queue.
     const bTask = env.client.workflow.getHandle(taskWorkflowId(b.name, 1, 1));
     const pendingOfB = async () => (await bTask.describe()).raw.pendingActivities ?? [];
@@ -121,7 +121,7 @@ describe('two workers, one machine', () => {
     // Host B returns and its saga resumes where it stopped.
     const workerB2 = await spawnWorker(env, b.hostId, workerEnv(b));
     workers.push(workerB2);
-    await waitForPending(env, b.name, 'acceptance-1', 60_000);
+    await waitForPending(env, b.name, 'acceptance-1', 90_000);
 
     // Every host activity of each saga (parent and all children) was scheduled on its host's queue and
     // executed by that host's worker process.
@@ -152,5 +152,5 @@ describe('two workers, one machine', () => {
 
     for (const h of hosts) await env.client.workflow.getHandle(sagaWorkflowId(h.name)).terminate('test done');
     await Promise.all([workerA.stop(), workerB2.stop()]);
-  }, 150_000);
+  }, 240_000);
 });

@@ -28,7 +28,13 @@ describe('persistence across a server restart', () => {
   let port: number;
 
   async function up() {
-    server = await startDevServer({ dbFile, port, headless: true, logFile: path.join(root, 'server.log'), startTimeoutMs: 120_000 });
+    server = await startDevServer({
+      dbFile,
+      port,
+      headless: true,
+      logFile: path.join(root, 'server.log'),
+      startTimeoutMs: 120_000,
+    });
     const connection = await Connection.connect({ address: server.address });
     const native = await NativeConnection.connect({ address: server.address });
     const workers = await createSagaWorkers({
@@ -52,7 +58,10 @@ describe('persistence across a server restart', () => {
 
   const waitFor = async (client: Client, pred: (s: SagaStatus) => boolean) => {
     for (let i = 0; i < 300; i++) {
-      const s = await client.workflow.getHandle(sagaWorkflowId('persist')).query(statusQuery).catch(() => null);
+      const s = await client.workflow
+        .getHandle(sagaWorkflowId('persist'))
+        .query(statusQuery)
+        .catch(() => null);
       if (s && pred(s)) return s;
       await new Promise((r) => setTimeout(r, 300));
     }
@@ -66,10 +75,19 @@ describe('persistence across a server restart', () => {
 
   test('a waiting saga survives the server stopping and completes after the restart', async () => {
     port = await freePort();
-    Object.assign(process.env, { SAGA_HOME: path.join(root, 'home'), SAGA_HOST_ID: 'persist', SAGA_TASK_QUEUE: 'saga-persist' });
+    Object.assign(process.env, {
+      SAGA_HOME: path.join(root, 'home'),
+      SAGA_HOST_ID: 'persist',
+      SAGA_TASK_QUEUE: 'saga-persist',
+    });
     const repo = createSampleRepo(path.join(root, 'repo'));
     let session = await up();
-    const input = await prepareSaga({ repo, argumentsText: 'Add a greeting', plan: GREETING_PLAN_FILE, name: 'persist' });
+    const input = await prepareSaga({
+      repo,
+      argumentsText: 'Add a greeting',
+      plan: GREETING_PLAN_FILE,
+      name: 'persist',
+    });
     await startSaga(session.client, input);
     await waitFor(session.client, (s) => s.pending.some((p) => p.id === 'confirm-name'));
     await session.down();

@@ -14,6 +14,8 @@ import { UserError } from '../src/client/errors';
 import { respond } from '../src/client/saga-client';
 import { createSampleRepo, greetingPlan, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
+import { batches, PlannerQuestionsOutputSchema, summarizePlan, zodErrors } from '../src/domain/planner';
+import { validatePlan } from '../src/domain/plan';
 import type { RespondInput, SagaStatus } from '../src/domain/state';
 import { WORKFLOW_BUNDLE } from './harness/server';
 import {
@@ -312,11 +314,29 @@ describe('planning phase (Phase 1 as a workflow)', () => {
     const ended = await sagaStatus(env, name);
     expect(ended.planSummary ?? null).toBeNull();
     expect(existsSync(path.join(sagaDir, 'SAGA.md'))).toBe(false);
+
+    // An invalid plan from the planner is refused with path-precise errors, the same way.
+    const cyclic = greetingPlan() as { milestones: { depends_on: number[] }[] };
+    cyclic.milestones[0]!.depends_on = [2];
+    const planRepo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'), {
+      script: { planner: { questions: [], plan: cyclic } },
+    });
+    const badPlanSaga = await start(planRepo, { name: 'bad-plan-output' });
+    await waitForPending(env, badPlanSaga.name, 'confirm-name');
+    await answer(badPlanSaga.name, 'confirm-name', 'confirm');
+    const planStuck = await waitForPending(env, badPlanSaga.name, 'planner-invalid-plan-1-1');
+    expect(planStuck.pending[0]!.prompt).toMatch(/milestones\[0\]\.depends_on: .*cycle/i);
+    expect(existsSync(path.join(badPlanSaga.sagaDir, 'SAGA.md'))).toBe(false);
+    await answer(badPlanSaga.name, 'planner-invalid-plan-1-1', 'abort');
+    expect(await env.client.workflow.getHandle(sagaWorkflowId(badPlanSaga.name)).result()).toMatchObject({
+      phase: 'cancelled',
+    });
   }, 60_000);
 
   test('a plan file is still shown for approval; revise needs a note; reject cancels', async () => {
     const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'));
     const { name, sagaDir } = await start(repo, { plan: GREETING_PLAN_FILE, name: 'rejected' });
+    await waitForPending(env, name, 'confirm-name');
     await answer(name, 'confirm-name', 'confirm');
     const atApproval = await waitForPending(env, name, 'plan-approval-1');
     expect(atApproval.planSummary).toMatchObject({ version: 1, state: 'awaiting-approval', milestones: 2 });
@@ -361,6 +381,7 @@ describe('planning phase (Phase 1 as a workflow)', () => {
     const now = new Date(Date.UTC(2030, 5, 6, 7, 8));
     const first = await start(repo, { now });
     expect(first.name).toBe('add-a-greeting-20300606-0708');
+    await waitForPending(env, first.name, 'confirm-name');
 
     // Same name while the first waits for confirmation (nothing on disk yet): the workflow id refuses it.
     const twin = await prepareSaga({ repo, argumentsText: 'Add a greeting' }, now);
@@ -379,6 +400,7 @@ describe('planning phase (Phase 1 as a workflow)', () => {
 
     // A saga cancelled at intake leaves no directory, yet its name stays taken (REJECT_DUPLICATE).
     const cancelled = await start(repo, { name: 'taken-at-intake' });
+    await waitForPending(env, cancelled.name, 'confirm-name');
     await answer(cancelled.name, 'confirm-name', 'cancel');
     expect(await env.client.workflow.getHandle(sagaWorkflowId(cancelled.name)).result()).toMatchObject({
       phase: 'cancelled',
@@ -387,4 +409,38 @@ describe('planning phase (Phase 1 as a workflow)', () => {
     const again = await prepareSaga({ repo, argumentsText: 'Add a greeting', name: 'taken-at-intake' });
     await expect(startSaga(env.client, again)).rejects.toBeInstanceOf(UserError);
   }, 60_000);
+});
+
+describe('planner protocol (pure)', () => {
+  test('six questions are asked as a batch of 4, then 2', () => {
+    expect(batches(ROUND_1).map((b) => b.map((q) => q.id))).toEqual([
+      ['style', 'default', 'scope', 'errors'],
+      ['docs', 'Tests'],
+    ]);
+  });
+
+  test('question ids that would share one interaction id are invalid output', () => {
+    const parsed = PlannerQuestionsOutputSchema.safeParse({
+      questions: [question('Style', ['a', 'b']), question('style', ['a', 'b'])],
+    });
+    expect(parsed.success).toBe(false);
+    expect(zodErrors(parsed.error!)).toEqual([
+      "questions.1.id: id 'style' is the same as questions.0.id (ids are compared case-insensitively)",
+    ]);
+  });
+
+  test('the plan summary counts milestones, tasks and exit criteria', () => {
+    const checked = validatePlan(revisedPlan(), 'revised');
+    if (!checked.ok) throw new Error(checked.errors.join('; '));
+    expect(summarizePlan(checked.plan, { version: 2, state: 'approved', specPath: '/s/SAGA.md' })).toEqual({
+      version: 2,
+      state: 'approved',
+      problem: 'Add greet(name) to the sample library; the CLI is left for later.',
+      milestones: 1,
+      tasks: 2,
+      exitCriteria: ['E1: greet() returns the greeting'],
+      text: '1 milestone, 2 tasks, 1 exit criterion\n  M1 Core library (2 tasks)',
+      specPath: '/s/SAGA.md',
+    });
+  });
 });

@@ -50,6 +50,24 @@ function isBelow(parent: string, child: string): boolean {
 }
 const isAtOrBelow = (parent: string, child: string): boolean => parent === child || isBelow(parent, child);
 
+/**
+ * Read-modify-write of one file (manifest.md, decisions.md) is serialised within this worker: the saga and its
+ * child workflows write the same files from concurrent activities, and must not drop each other's entries.
+ */
+const fileLocks = new Map<string, Promise<void>>();
+async function lockFile(file: string): Promise<() => void> {
+  const previous = fileLocks.get(file) ?? Promise.resolve();
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => (release = resolve));
+  const tail = previous.then(() => mine);
+  fileLocks.set(file, tail);
+  await previous;
+  return () => {
+    release();
+    if (fileLocks.get(file) === tail) fileLocks.delete(file);
+  };
+}
+
 /** Real path of the nearest existing ancestor (or the path itself): where a mkdir would actually land. */
 async function realExistingAncestor(p: string): Promise<string> {
   for (let current = p; ; current = path.dirname(current)) {
@@ -272,40 +290,45 @@ export function createArtifactActivities(deps: { sagaHome: string }) {
 
     /** Read, merge, validate and write manifest.md's front matter; the body is kept as it is. */
     async updateManifest(input: ManifestUpdate): Promise<{ front: ManifestFront }> {
-      const existingText = await read(input.sagaDir, 'manifest.md');
-      let current: { front: ManifestFront; body: string } | null = null;
-      if (existingText !== null) {
-        try {
-          current = parseManifest(existingText);
-        } catch (err) {
-          throw badInput(`${(err as Error).message} (in ${input.sagaDir}); fix or remove the file.`);
+      const release = await lockFile(path.join(input.sagaDir, 'manifest.md'));
+      try {
+        const existingText = await read(input.sagaDir, 'manifest.md');
+        let current: { front: ManifestFront; body: string } | null = null;
+        if (existingText !== null) {
+          try {
+            current = parseManifest(existingText);
+          } catch (err) {
+            throw badInput(`${(err as Error).message} (in ${input.sagaDir}); fix or remove the file.`);
+          }
         }
-      }
-      const merged: Record<string, unknown> = { ...current?.front, ...input.patch };
-      if (input.append && current) {
-        for (const key of MANIFEST_LIST_KEYS) {
-          const additions = input.patch[key];
-          if (!additions) continue;
-          const seen = new Set(current.front[key].map((item) => JSON.stringify(item)));
-          const parsedAdditions = ManifestFrontSchema.shape[key].parse(additions) as unknown[];
-          merged[key] = [
-            ...current.front[key],
-            ...parsedAdditions.filter((item) => !seen.has(JSON.stringify(item))),
-          ];
+        const merged: Record<string, unknown> = { ...current?.front, ...input.patch };
+        if (input.append && current) {
+          for (const key of MANIFEST_LIST_KEYS) {
+            const additions = input.patch[key];
+            if (!additions) continue;
+            const seen = new Set(current.front[key].map((item) => JSON.stringify(item)));
+            const parsedAdditions = ManifestFrontSchema.shape[key].parse(additions) as unknown[];
+            merged[key] = [
+              ...current.front[key],
+              ...parsedAdditions.filter((item) => !seen.has(JSON.stringify(item))),
+            ];
+          }
         }
+        const parsed = ManifestFrontSchema.safeParse(merged);
+        if (!parsed.success) {
+          const issues = parsed.error.issues.map(
+            (i) => `${i.path.join('.') || '(front matter)'}: ${i.message}`,
+          );
+          const hint = current
+            ? ''
+            : ' (manifest.md does not exist yet: the first update must set saga, flags, execution_mode)';
+          throw badInput(`Invalid manifest update${hint}: ${issues.join('; ')}`);
+        }
+        await write(input.sagaDir, 'manifest.md', renderManifest(parsed.data, current?.body));
+        return { front: parsed.data };
+      } finally {
+        release();
       }
-      const parsed = ManifestFrontSchema.safeParse(merged);
-      if (!parsed.success) {
-        const issues = parsed.error.issues.map(
-          (i) => `${i.path.join('.') || '(front matter)'}: ${i.message}`,
-        );
-        const hint = current
-          ? ''
-          : ' (manifest.md does not exist yet: the first update must set saga, flags, execution_mode)';
-        throw badInput(`Invalid manifest update${hint}: ${issues.join('; ')}`);
-      }
-      await write(input.sagaDir, 'manifest.md', renderManifest(parsed.data, current?.body));
-      return { front: parsed.data };
     },
 
     /** decisions.md keeps its header and lists entries newest first; an entry already present is not re-added. */
@@ -313,24 +336,29 @@ export function createArtifactActivities(deps: { sagaHome: string }) {
       sagaDir: string;
       entry: { at: string; title: string; lines: string[] };
     }): Promise<{ added: boolean }> {
-      let entry: string;
+      const release = await lockFile(path.join(input.sagaDir, 'decisions.md'));
       try {
-        entry = renderDecisionEntry(input.entry);
-      } catch (err) {
-        throw badInput((err as Error).message);
+        let entry: string;
+        try {
+          entry = renderDecisionEntry(input.entry);
+        } catch (err) {
+          throw badInput((err as Error).message);
+        }
+        const existing = (await read(input.sagaDir, 'decisions.md')) ?? '';
+        const firstEntry = existing.search(/^### /m);
+        const header =
+          (firstEntry === -1 ? existing : existing.slice(0, firstEntry)).trim() || DECISIONS_HEADER.trim();
+        const entries = firstEntry === -1 ? '' : existing.slice(firstEntry).trim();
+        if (entries.includes(entry.trim())) return { added: false };
+        await write(
+          input.sagaDir,
+          'decisions.md',
+          `${header}\n\n${entry.trim()}\n${entries ? `\n${entries}\n` : ''}`,
+        );
+        return { added: true };
+      } finally {
+        release();
       }
-      const existing = (await read(input.sagaDir, 'decisions.md')) ?? '';
-      const firstEntry = existing.search(/^### /m);
-      const header =
-        (firstEntry === -1 ? existing : existing.slice(0, firstEntry)).trim() || DECISIONS_HEADER.trim();
-      const entries = firstEntry === -1 ? '' : existing.slice(firstEntry).trim();
-      if (entries.includes(entry.trim())) return { added: false };
-      await write(
-        input.sagaDir,
-        'decisions.md',
-        `${header}\n\n${entry.trim()}\n${entries ? `\n${entries}\n` : ''}`,
-      );
-      return { added: true };
     },
 
     async writeReport(input: ReportInput & { sagaDir: string }): Promise<{ path: string }> {

@@ -16,6 +16,7 @@ import { initialMilestones, schedView } from '../domain/fleet';
 import { integrationBranch, taskWorkflowId, worktreeDirName } from '../domain/naming';
 import type { Plan, PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
+import { SagaName } from '../domain/search-attributes';
 import { milestoneOrder, readyTasks } from '../domain/schedule';
 import type { Answer, MilestoneState, TaskState, Usage } from '../domain/state';
 import { ask } from './ask';
@@ -260,6 +261,8 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       taskQueue: workflowInfo().taskQueue,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       staticSummary: `Task ${task.id} ${task.title} (delegation ${delegation})`,
+      // Listed with its saga when the Web UI filters by SagaName (children do not inherit attributes).
+      typedSearchAttributes: [{ key: SagaName, value: ctx.name }],
       args: [
         {
           ctx,

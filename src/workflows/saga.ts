@@ -19,7 +19,7 @@ import { integrationBranch, phaseWorkflowId } from '../domain/naming';
 import type { Plan } from '../domain/plan';
 import { summarizePlan } from '../domain/planner';
 import type { SagaCarry, SagaContext, SagaInput } from '../domain/saga-input';
-import { SagaAwaitingInput, SagaPhase } from '../domain/search-attributes';
+import { SagaAwaitingInput, SagaName, SagaPhase } from '../domain/search-attributes';
 import type {
   Interaction,
   MilestoneState,
@@ -259,6 +259,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       const planning = await executeChild(planningWorkflow, {
         workflowId: phaseWorkflowId(input.name, 'planning'),
         staticSummary: `Planning of saga ${input.name}`,
+        typedSearchAttributes: [{ key: SagaName, value: input.name }],
         args: [{ ctx, plan: input.plan }],
       });
       environment = planning.environment;
@@ -273,6 +274,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       const impl = await executeChild(implementationWorkflow, {
         workflowId: phaseWorkflowId(input.name, 'implementation', round),
         staticSummary: `Implementation round ${round} of saga ${input.name}`,
+        typedSearchAttributes: [{ key: SagaName, value: input.name }],
         args: [
           {
             ctx: ctx!,
@@ -280,7 +282,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
             milestoneIds: round === 1 ? plan!.milestones.map((m) => m.id) : [newest],
             round,
             lanes,
-            ...(round > 1 ? { carried: { milestones, usage } } : {}),
+            ...(milestones.length ? { carried: { milestones, usage } } : {}),
           },
         ],
       });
@@ -291,6 +293,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       const validation = await executeChild(validationWorkflow, {
         workflowId: phaseWorkflowId(input.name, 'validation', round),
         staticSummary: `Final validation, round ${round}`,
+        typedSearchAttributes: [{ key: SagaName, value: input.name }],
         args: [{ ctx: ctx!, plan: plan!, round }],
       });
       // The report needs the whole saga's status, which lives here.
@@ -306,6 +309,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       const acceptance = await executeChild(acceptanceWorkflow, {
         workflowId: phaseWorkflowId(input.name, 'acceptance', round),
         staticSummary: `Acceptance, round ${round}`,
+        typedSearchAttributes: [{ key: SagaName, value: input.name }],
         args: [{ ctx: ctx!, plan: plan!, round, validation, reportPath: reportPath! }],
       });
       if (acceptance.accepted) {

@@ -9,6 +9,8 @@ export interface RecordedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   rawBody: string;
+  /** What the recorder answered. */
+  reply?: unknown;
 }
 
 export interface HttpRecorder {
@@ -25,13 +27,14 @@ export async function startHttpRecorder(reply: (r: RecordedRequest) => unknown):
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const recorded = {
+      const recorded: RecordedRequest = {
         path: req.url ?? '/',
         headers: req.headers,
         rawBody: Buffer.concat(chunks).toString('utf8'),
       };
+      recorded.reply = reply(recorded);
       requests.push(recorded);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply(recorded)));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(recorded.reply));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

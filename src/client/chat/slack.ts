@@ -41,18 +41,25 @@ class BridgeReceiver implements Receiver {
   }
 
   async dispatch(body: Record<string, unknown>, retryNum: number | undefined): Promise<BridgeResponse> {
-    let acked: { body: unknown } | undefined;
+    const reply: { acked: boolean; body?: unknown } = { acked: false };
     const event: ReceiverEvent = {
       body,
       ...(retryNum !== undefined ? { retryNum } : {}),
       ack: async (response?: unknown) => {
-        acked ??= { body: response };
+        if (reply.acked) return;
+        reply.acked = true;
+        reply.body = response;
       },
     };
-    const processed = this.app!.processEvent(event).catch(() => undefined);
-    await Promise.race([processed, new Promise((resolve) => setTimeout(resolve, ACK_DEADLINE_MS).unref())]);
+    // Listeners answer the saga before acking, so the reply can say what happened; Slack's deadline caps the wait.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.app!.processEvent(event).catch(() => undefined),
+      new Promise((resolve) => (timer = setTimeout(resolve, ACK_DEADLINE_MS))),
+    ]);
+    clearTimeout(timer);
     // Unhandled events are still answered 200, so Slack does not retry them.
-    return { status: 200, body: (acked as { body: unknown } | undefined)?.body ?? '' };
+    return { status: 200, body: reply.body ?? '' };
   }
 }
 
