@@ -6,11 +6,14 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { continueCommand } from '../src/client/commands/continue';
 import { getStatus } from '../src/client/saga-client';
 import { prepareSaga } from '../src/client/commands/start';
 import { createSampleRepo } from '../src/demo/sample-repo';
 import { parseFlags, resolveExecutionMode, resolveParallel } from '../src/domain/flags';
 import { sagaWorkflowId } from '../src/domain/naming';
+import type { Plan } from '../src/domain/plan';
+import { renderRationaleBlock } from '../src/domain/render';
 import {
   createSagaTestEnv,
   waitForPending,
@@ -315,5 +318,28 @@ describe('modes at start', () => {
     expect(entries[0]!.stamp).toBe(
       manifest.auto_picked_checkpoints[0]!.timestamp.slice(0, 16).replace('T', ' '),
     );
+
+    // `saga continue` on the failed run starts planning again with the flags it was started with.
+    const out: string[] = [];
+    const io = { out: (line: string) => out.push(line), err: (line: string) => out.push(line) };
+    expect(await continueCommand([saga.name, '--detach'], io, async () => env.client)).toBe(0);
+    expect(out.join('\n')).toContain(`Saga '${saga.name}' had failed before its plan was approved`);
+    const continued = await waitForPending(env, saga.name, 'confirm-name');
+    expect(continued.flags).toEqual(parseFlags(args, {}));
+    expect(manifestFlagsOf(continued.flags)).toEqual(manifest.flags);
+    await handle.cancel();
+    await waitForStatus(env, saga.name, (s) => s.phase === 'cancelled');
+  });
+
+  test('the rationale block keeps to 10 bullets, pointing to decisions.md for the rest', () => {
+    const plan = {
+      ...(oneTaskPlan() as unknown as Plan),
+      rationale: Array.from({ length: 14 }, (_, i) => `d${i + 1}`),
+    };
+    const bullets = renderRationaleBlock(plan, true)
+      .split('\n')
+      .filter((l) => l.startsWith('- '));
+    expect(bullets).toHaveLength(10);
+    expect(bullets[9]).toBe('- …and 5 more in decisions.md');
   });
 });

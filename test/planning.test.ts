@@ -257,6 +257,13 @@ describe('planning phase (Phase 1 as a workflow)', () => {
     expect(refused!.message).toMatch(/milestones\[0\]\.tasks\[0\]\.depends_on/);
     expect(refused!.message).toContain('9.9');
 
+    // A bad --name is a user error too, naming the rule.
+    await expect(prepareSaga({ repo, argumentsText: 'Add a greeting', name: 'Bad_Name' })).rejects.toThrow(
+      new UserError(
+        "--name: Invalid saga name 'Bad_Name': use 1-63 characters of a-z, 0-9 and '-', starting with a letter or digit.",
+      ),
+    );
+
     // Invalid planner output: three tries with the errors fed back, then a question, never a crash.
     const { name, sagaDir } = await start(repo, { name: 'bad-planner' });
     await waitForPending(env, name, 'confirm-name');

@@ -78,7 +78,9 @@ export function longActivities(hostQueue: string, maxRunMs: number, heartbeatTim
     taskQueue: hostQueue,
     startToCloseTimeout: maxRunMs + 5 * 60_000,
     heartbeatTimeout: heartbeatTimeoutMs,
-    retry: { ...retry, maximumAttempts: 3 },
+    // Agents report their own failures in the result; only infrastructure fails an attempt (a worker
+    // crash or shutdown), so allow several before giving up.
+    retry: { ...retry, maximumAttempts: 10 },
   });
   return withSummaries(stubs);
 }

@@ -107,7 +107,12 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
   const goal = flags.goal || plan?.problem.split('\n')[0] || '';
   if (!goal && !plan)
     throw new UserError('Say what the saga should deliver: saga start --repo PATH -- "Ship dark mode".');
-  const name = assertSagaName(request.name ?? plan?.name ?? proposeSagaName(goal, now));
+  let name: string;
+  try {
+    name = assertSagaName(request.name ?? plan?.name ?? proposeSagaName(goal, now));
+  } catch (error) {
+    throw new UserError(`--name: ${(error as Error).message}`);
+  }
   const sagaDir = path.join(sagaHome, name);
   if (existsSync(sagaDir))
     throw new UserError(`A saga named '${name}' already exists (${sagaDir}). Pick another --name.`);
