@@ -5,11 +5,11 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { respond } from '../src/client/saga-client';
-import { createSampleRepo, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
+import { createSampleRepo, demoScript, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { sagaWorkflowId } from '../src/domain/naming';
 import type { SagaStatus } from '../src/domain/state';
 import { statusQuery } from '../src/workflows/definitions';
@@ -73,14 +73,20 @@ describe('persistence across a server restart', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  test('a waiting saga survives the server stopping and completes after the restart', async () => {
+  test('a saga survives server restarts while waiting and while an agent runs, then completes', async () => {
     port = await freePort();
     Object.assign(process.env, {
       SAGA_HOME: path.join(root, 'home'),
       SAGA_HOST_ID: 'persist',
       SAGA_TASK_QUEUE: 'saga-persist',
     });
-    const repo = createSampleRepo(path.join(root, 'repo'));
+    const demoLog = path.join(root, 'demo.jsonl');
+    process.env.SAGA_DEMO_LOG = demoLog;
+    // Task 2.1 runs long enough for the server to be restarted under it.
+    const base = demoScript();
+    const tasks = base.tasks as Record<string, { attempts: Record<string, unknown>[] }>;
+    tasks['2.1']!.attempts[0]!.sleep_ms = 4000;
+    const repo = createSampleRepo(path.join(root, 'repo'), { script: { tasks } });
     let session = await up();
     const input = await prepareSaga({
       repo,
@@ -96,14 +102,25 @@ describe('persistence across a server restart', () => {
     session = await up();
     const after = await waitFor(session.client, (s) => s.pending.some((p) => p.id === 'confirm-name'));
     expect(after.phase).toBe('planning');
-    for (const [id, choice] of [
-      ['confirm-name', 'confirm'],
-      ['plan-approval-1', 'approve'],
-      ['acceptance-1', 'accept'],
-    ] as const) {
-      await waitFor(session.client, (s) => s.pending.some((p) => p.id === id));
-      await respond(session.client, 'persist', { interactionId: id, choice, user: 'test' });
-    }
+    await respond(session.client, 'persist', { interactionId: 'confirm-name', choice: 'confirm', user: 'test' });
+    await waitFor(session.client, (s) => s.pending.some((p) => p.id === 'plan-approval-1'));
+    await respond(session.client, 'persist', { interactionId: 'plan-approval-1', choice: 'approve', user: 'test' });
+
+    // Mid-saga: server and worker go down while task 2.1's agent runs.
+    await waitFor(session.client, (s) => s.milestones[1]?.tasks[0]?.status === 'running');
+    await session.down();
+    session = await up();
+    await waitFor(session.client, (s) => s.pending.some((p) => p.id === 'acceptance-1'));
+    await respond(session.client, 'persist', { interactionId: 'acceptance-1', choice: 'accept', user: 'test' });
+    const runs = readFileSync(demoLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { role: string; taskId: string })
+      .filter((r) => r.role === 'implementer')
+      .map((r) => r.taskId);
+    // Finished tasks were not run again; only the interrupted one may have been.
+    expect(runs.filter((t) => t === '1.1')).toHaveLength(1);
+    expect(runs.filter((t) => t === '1.2')).toHaveLength(1);
     const result = await session.client.workflow.getHandle(sagaWorkflowId('persist')).result();
     expect(result.phase).toBe('complete');
     await session.down();

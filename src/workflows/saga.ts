@@ -71,6 +71,8 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   const log: string[] = carry?.log ?? [];
   let dirty = false;
   let sagaDirReady = carry !== undefined;
+  /** A `--plan` plan exists from the start, but only an approved plan may be carried into a new run. */
+  let planApproved = carry !== undefined;
 
   const addLog = (line: string) => {
     log.unshift(`${new Date().toISOString()} ${line}`);
@@ -124,7 +126,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   setHandler(statusQuery, status);
   // What a new run needs to resume without redoing finished work (`saga continue` on a failed/terminated run).
   setHandler(carryQuery, () =>
-    ctx && plan
+    ctx && plan && planApproved
       ? {
           ctx,
           executionModeLabel,
@@ -266,6 +268,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       problem = planning.problem;
       if (!planning.approved || !planning.plan) return await finish('cancelled');
       plan = planning.plan;
+      planApproved = true;
     }
 
     for (;;) {

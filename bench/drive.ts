@@ -1,0 +1,81 @@
+/**
+ * Takes a benchmark saga from start to completion the way a user would (confirm the name, approve the
+ * plan, accept the result), then fetches the histories of every workflow it ran.
+ */
+import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { prepareSaga, startSaga } from '../src/client/commands/start';
+import { respond } from '../src/client/saga-client';
+import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
+import type { SagaStatus } from '../src/domain/state';
+import { statusQuery } from '../src/workflows/definitions';
+import type { BenchRepo } from './scenario';
+
+export interface SagaRun {
+  name: string;
+  status: SagaStatus;
+  /** workflow id → history; `tasks` holds the task workflows' ids. */
+  histories: Map<string, temporal.api.history.v1.IHistory>;
+  phases: Record<'saga' | 'planning' | 'implementation' | 'validation' | 'acceptance', string>;
+  tasks: string[];
+}
+
+const POLL_MS = 400;
+
+async function waitForPending(client: Client, name: string, id: string, timeoutMs: number): Promise<SagaStatus> {
+  const deadline = Date.now() + timeoutMs;
+  let last: SagaStatus | undefined;
+  while (Date.now() < deadline) {
+    last = await client.workflow
+      .getHandle(sagaWorkflowId(name))
+      .query(statusQuery)
+      .catch(() => undefined);
+    if (last?.pending.some((p) => p.id === id)) return last;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  throw new Error(
+    `Saga ${name} did not reach '${id}' within ${timeoutMs / 1000} s (phase ${last?.phase ?? '?'}; log: ${last?.log.slice(0, 5).join(' | ') ?? '-'}).`,
+  );
+}
+
+export async function runSaga(
+  client: Client,
+  bench: BenchRepo,
+  name: string,
+  lanes: number,
+  timeoutMs = 240_000,
+): Promise<SagaRun> {
+  const input = await prepareSaga({
+    repo: bench.repo,
+    argumentsText: `--subagents --parallel=${lanes} Benchmark ${name}`,
+    plan: bench.planFile,
+    name,
+  });
+  await startSaga(client, input);
+  await waitForPending(client, name, 'confirm-name', 60_000);
+  await respond(client, name, { interactionId: 'confirm-name', choice: 'confirm', user: 'bench' });
+  await waitForPending(client, name, 'plan-approval-1', 60_000);
+  await respond(client, name, { interactionId: 'plan-approval-1', choice: 'approve', user: 'bench' });
+  const status = await waitForPending(client, name, 'acceptance-1', timeoutMs);
+  const blocked = status.milestones.flatMap((m) => m.tasks).filter((t) => t.status !== 'integrated');
+  if (blocked.length > 0)
+    throw new Error(`Saga ${name}: tasks not integrated: ${blocked.map((t) => `${t.id} ${t.status}`).join(', ')}`);
+  await respond(client, name, { interactionId: 'acceptance-1', choice: 'accept', user: 'bench' });
+  await client.workflow.getHandle(sagaWorkflowId(name)).result();
+
+  const phases = {
+    saga: sagaWorkflowId(name),
+    planning: phaseWorkflowId(name, 'planning'),
+    implementation: phaseWorkflowId(name, 'implementation'),
+    validation: phaseWorkflowId(name, 'validation'),
+    acceptance: phaseWorkflowId(name, 'acceptance'),
+  };
+  const tasks = status.milestones.flatMap((m) => m.tasks.map((t) => t.workflowId!));
+  const histories = new Map<string, temporal.api.history.v1.IHistory>();
+  await Promise.all(
+    [...Object.values(phases), ...tasks].map(async (id) =>
+      histories.set(id, await client.workflow.getHandle(id).fetchHistory()),
+    ),
+  );
+  return { name, status, histories, phases, tasks };
+}

@@ -1,0 +1,51 @@
+/** Benchmark figures as DESIGN.md 4.8 prints them: one JSON object per line, then a readable table. */
+
+export interface Figure {
+  figure: string;
+  stat: string;
+  value: number;
+  unit: string;
+  /** null: the issue sets no target for this figure; it is shown for information. */
+  target: number | null;
+  better: 'lower' | 'higher';
+  ok: boolean | null;
+}
+
+export function figure(
+  name: string,
+  stat: string,
+  value: number,
+  unit: string,
+  target: number | null,
+  better: Figure['better'] = 'lower',
+): Figure {
+  const rounded = unit === 'ratio' ? Math.round(value * 1000) / 1000 : Math.round(value * 10) / 10;
+  const ok = target === null ? null : better === 'lower' ? value < target : value > target;
+  return { figure: name, stat, value: rounded, unit, target, better, ok };
+}
+
+/** The q-quantile by nearest rank (q = 0.5 median, 0.95 p95). */
+export function quantile(values: number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil(q * sorted.length));
+  return sorted[rank - 1]!;
+}
+
+export function table(figures: Figure[]): string {
+  const rows = figures.map((f) => [
+    f.figure,
+    f.stat,
+    `${f.value} ${f.unit}`,
+    f.target === null ? '-' : `${f.better === 'lower' ? '<' : '>'} ${f.target} ${f.unit}`,
+    f.ok === null ? 'info' : f.ok ? 'ok' : 'MISSED',
+  ]);
+  const header = ['figure', 'stat', 'value', 'target', ''];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
