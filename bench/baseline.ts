@@ -18,14 +18,22 @@ export async function runNaiveBaseline(bench: BenchRepo, dag: Dag): Promise<numb
   const root = path.dirname(repo);
   const integration = path.join(root, 'naive-integration');
   git(repo, 'worktree', 'add', '-q', '-b', 'naive/integration', integration, 'main');
-  const order = mergeOrder(Object.keys(dag.durations).map((ref) => ({ ref, dependsOn: dag.deps[ref] ?? [] })));
+  const order = mergeOrder(
+    Object.keys(dag.durations).map((ref) => ({ ref, dependsOn: dag.deps[ref] ?? [] })),
+  );
   for (const ref of order) {
     const worktree = path.join(root, `naive-${ref}`);
     const branch = `naive/${ref}`;
     git(repo, 'worktree', 'add', '-q', '-b', branch, worktree, 'naive/integration');
     await run(process.execPath, [TIMED_AGENT], {
       cwd: worktree,
-      env: { ...process.env, ...bench.agentEnv, SAGA_ROLE: 'implementer', SAGA_TASK_ID: ref, SAGA_ATTEMPT: '1' },
+      env: {
+        ...process.env,
+        ...bench.agentEnv,
+        SAGA_ROLE: 'implementer',
+        SAGA_TASK_ID: ref,
+        SAGA_ATTEMPT: '1',
+      },
     });
     await run('sh', ['-c', taskCheck(ref)], { cwd: worktree });
     git(worktree, 'add', '-A');

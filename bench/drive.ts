@@ -22,7 +22,12 @@ export interface SagaRun {
 
 const POLL_MS = 400;
 
-async function waitForPending(client: Client, name: string, id: string, timeoutMs: number): Promise<SagaStatus> {
+async function waitForPending(
+  client: Client,
+  name: string,
+  id: string,
+  timeoutMs: number,
+): Promise<SagaStatus> {
   const deadline = Date.now() + timeoutMs;
   let last: SagaStatus | undefined;
   while (Date.now() < deadline) {
@@ -59,7 +64,9 @@ export async function runSaga(
   const status = await waitForPending(client, name, 'acceptance-1', timeoutMs);
   const blocked = status.milestones.flatMap((m) => m.tasks).filter((t) => t.status !== 'integrated');
   if (blocked.length > 0)
-    throw new Error(`Saga ${name}: tasks not integrated: ${blocked.map((t) => `${t.id} ${t.status}`).join(', ')}`);
+    throw new Error(
+      `Saga ${name}: tasks not integrated: ${blocked.map((t) => `${t.id} ${t.status}`).join(', ')}`,
+    );
   await respond(client, name, { interactionId: 'acceptance-1', choice: 'accept', user: 'bench' });
   await client.workflow.getHandle(sagaWorkflowId(name)).result();
 

@@ -70,7 +70,12 @@ export function implementationTimings(history: History): ImplementationTimings {
     const done = e.childWorkflowExecutionCompletedEventAttributes;
     const id = done?.workflowExecution?.workflowId;
     if (id)
-      children.push({ ref: refOf(id), workflowId: id, initiatedAt: initiated.get(id)!, completedAt: eventMs(e) });
+      children.push({
+        ref: refOf(id),
+        workflowId: id,
+        initiatedAt: initiated.get(id)!,
+        completedAt: eventMs(e),
+      });
   }
   return { startedAt: eventMs(events[0]!), closedAt: eventMs(events.at(-1)!), children };
 }

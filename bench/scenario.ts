@@ -95,7 +95,7 @@ export function writeBenchRepo(dir: string, name: string, dag: Dag): BenchRepo {
   const config = {
     default_agent: 'bench',
     attempts: 1,
-    agents: { bench: { command: ['{node}', TIMED_AGENT], env: agentEnv } },
+    agents: { bench: { command: ['{node}', TIMED_AGENT], env: agentEnv, subagent_dispatch: true } },
   };
   writeFileSync(path.join(repo, 'README.md'), `# Bench ${name}\n`);
   writeFileSync(path.join(repo, 'saga.config.yaml'), YAML.stringify(config));

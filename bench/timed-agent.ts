@@ -43,7 +43,8 @@ function main(): void {
       start: started,
       exit: Date.now(),
     };
-    if (process.env.BENCH_AGENT_LOG) appendFileSync(process.env.BENCH_AGENT_LOG, `${JSON.stringify(record)}\n`);
+    if (process.env.BENCH_AGENT_LOG)
+      appendFileSync(process.env.BENCH_AGENT_LOG, `${JSON.stringify(record)}\n`);
   };
   if (sleepMs > 0) setTimeout(finish, Math.max(0, sleepMs - (Date.now() - started)));
   else finish();

@@ -7,9 +7,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { createSagaWorkers } from '../src/worker/worker';
 
 export type WorkerMessage =
-  | { type: 'ready' }
-  | { type: 'peak'; rss: number; overall: number }
-  | { type: 'error'; message: string };
+  { type: 'ready' } | { type: 'peak'; rss: number; overall: number } | { type: 'error'; message: string };
 
 const SAMPLE_MS = 25;
 

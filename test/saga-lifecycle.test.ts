@@ -90,4 +90,24 @@ describe('saga lifecycle', () => {
     expect(final.pending).toEqual([]);
     expect(readFileSync(path.join(input.sagaDir, 'PROGRESS.md'), 'utf8')).toContain('complete');
   }, 400_000);
+
+  test('an answer sent right after start is accepted (the name question is open from the first moment)', async () => {
+    const repo = createSampleRepo(path.join(env.tmp('repo'), 'quick'));
+    const input = await prepareSaga({
+      repo,
+      argumentsText: 'Add a greeting',
+      plan: GREETING_PLAN_FILE,
+      name: 'quick-answer',
+    });
+    await startSaga(env.client, input);
+    const answer = await respond(env.client, 'quick-answer', {
+      interactionId: 'confirm-name',
+      choice: 'cancel',
+      user: 'test',
+    });
+    expect(answer.choice).toBe('cancel');
+    const done = await env.client.workflow.getHandle(sagaWorkflowId('quick-answer')).result();
+    expect(done.phase).toBe('cancelled');
+    expect(existsSync(input.sagaDir)).toBe(false);
+  });
 });

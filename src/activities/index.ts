@@ -7,6 +7,7 @@ import { createArtifactActivities } from './artifacts';
 import { createDiscoveryActivities } from './discovery';
 import { createGitActivities } from './git';
 import { createNotifyActivities } from './notify';
+import { createProgressActivities } from './progress';
 import { createRoleAgentActivities } from './role-agents';
 import { createSagaSetupActivities } from './saga-setup';
 import { createValidationActivities } from './validation';
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
     ...agents,
     ...createRoleAgentActivities({ agents }),
     ...createSagaSetupActivities({ artifacts }),
+    ...createProgressActivities({ artifacts }),
     // Chat notifications; configured from the worker's environment (DESIGN.md 4.7).
     ...createNotifyActivities({ sagaHome: deps.sagaHome }),
   };

@@ -22,6 +22,7 @@ import type { SagaCarry, SagaContext, SagaInput } from '../domain/saga-input';
 import { SagaAwaitingInput, SagaName, SagaPhase } from '../domain/search-attributes';
 import type {
   Interaction,
+  InteractionRequest,
   MilestoneState,
   Phase,
   PlanSummary,
@@ -32,7 +33,7 @@ import type {
 } from '../domain/state';
 import { acceptanceWorkflow } from './acceptance';
 import { quickActivities } from './activities';
-import { ask } from './ask';
+import { ask, toInteraction } from './ask';
 import { carryQuery, progressSignal, statusQuery } from './definitions';
 import { implementationWorkflow } from './implementation';
 import { InteractionEffects } from './interaction-effects';
@@ -99,7 +100,6 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     upsertSearchAttributes([{ key: SagaAwaitingInput, value: hub.list().length > 0 }]);
     dirty = true;
   });
-  hub.install();
 
   const status = (): SagaStatus => ({
     name: input.name,
@@ -125,7 +125,8 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   });
   setHandler(statusQuery, status);
   // What a new run needs to resume without redoing finished work (`saga continue` on a failed/terminated run).
-  setHandler(carryQuery, () =>
+  /** The state a new run needs; null until the plan is approved. */
+  const carryState = (): SagaCarry | null =>
     ctx && plan && planApproved
       ? {
           ctx,
@@ -140,8 +141,21 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
           log,
           usage,
         }
-      : null,
-  );
+      : null;
+  setHandler(carryQuery, carryState);
+  // Intake's question is open before the update handler exists, so an answer sent right after
+  // `saga start` (even in the first workflow task) finds it.
+  const confirmName = {
+    id: 'confirm-name',
+    kind: 'confirm-name',
+    prompt:
+      `Create saga '${input.name}' in ${input.sagaDir} for: ${input.goal || '(no goal given)'}? ` +
+      'To use another name, cancel and start again with --name.',
+    options: ['confirm', 'cancel'],
+    recommended: 0,
+  } as const satisfies InteractionRequest;
+  if (!carry) hub.open(toInteraction({ ...confirmName, options: [...confirmName.options] }));
+  hub.install();
   setHandler(progressSignal, (event: ProgressEvent) => {
     applyProgress(event);
     dirty = true;
@@ -174,12 +188,15 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     addLog(`Phase: ${next}`);
   };
 
-  // PROGRESS.md is a projection of this state; changes are coalesced into one write at a time.
+  // PROGRESS.md is a projection of this state; the activity reads it through the status query, so history
+  // holds only the request. Changes are coalesced into one write at a time.
+  const writeProgress = () =>
+    quick.writeProgressSnapshot({ sagaDir: input.sagaDir, workflowId: self, runId: workflowInfo().runId });
   const progressWriter = async () => {
     for (;;) {
       await condition(() => dirty && sagaDirReady);
       dirty = false;
-      await quick.writeProgress({ sagaDir: input.sagaDir, status: status() });
+      await writeProgress();
     }
   };
 
@@ -192,15 +209,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
 
     if (!ctx) {
       // Intake: nothing is created on disk before the user confirms the name.
-      const confirm = await askHere({
-        id: 'confirm-name',
-        kind: 'confirm-name',
-        prompt:
-          `Create saga '${input.name}' in ${input.sagaDir} for: ${input.goal || '(no goal given)'}? ` +
-          'To use another name, cancel and start again with --name.',
-        options: ['confirm', 'cancel'],
-        recommended: 0,
-      });
+      const confirm = await askHere({ ...confirmName, options: [...confirmName.options] });
       if (confirm.choice === 'cancel') return await finish('cancelled');
 
       const settings = await quick.loadRunSettings({ repo: input.repo, sagaHome: input.sagaHome });
@@ -340,19 +349,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       });
       round++;
       if (workflowInfo().continueAsNewSuggested) {
-        await continueAsNew<typeof sagaWorkflow>(input, {
-          ctx: ctx!,
-          executionModeLabel,
-          lanes,
-          plan: plan!,
-          problem,
-          environment,
-          milestones,
-          round,
-          hub: hub.snapshot(),
-          log,
-          usage,
-        });
+        await continueAsNew<typeof sagaWorkflow>(input, carryState()!);
       }
     }
   } catch (error) {
@@ -368,7 +365,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       const cleanup = await quick.cleanupSagaWorktrees({ repo: input.repo, sagaName: input.name });
       if (cleanup.kept.length)
         addLog(`Kept worktrees with uncommitted work: ${cleanup.kept.map((k) => k.path).join(', ')}`);
-      await quick.writeProgress({ sagaDir: input.sagaDir, status: status() });
+      await writeProgress();
     }
     return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };
   }

@@ -1,0 +1,286 @@
+/**
+ * `npm run bench`: what the orchestration costs. Starts its own dev server (temp database) and a saga
+ * worker in a child process, runs benchmark sagas with the timed agent, a naive sequential baseline, and a
+ * replay of a 100-task saga's histories; prints one JSON object per figure (DESIGN.md 4.8), then a table.
+ * Progress goes to stderr so stdout holds only the figures.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import { idealMakespan, lowerBoundMakespan } from '../src/domain/schedule';
+import { freePort, startDevServer } from '../src/worker/dev-server';
+import { installRuntime } from '../src/worker/worker';
+import { runNaiveBaseline } from './baseline';
+import { runSaga, type SagaRun } from './drive';
+import { figure, quantile, table, type Figure } from './figures';
+import {
+  eventCount,
+  implementationTimings,
+  largestPayload,
+  taskOverheads,
+  type TaskOverhead,
+} from './history';
+import { flatDag, layeredDag, readAgentLog, writeBenchRepo, type Dag } from './scenario';
+import type { WorkerMessage } from './worker-process';
+
+const AGENT_MS = 2_000;
+const LANES = [1, 2, 4];
+const MANY_TASKS = 100;
+/** Temporal's own warning thresholds: history event count and payload (blob) size. */
+const HISTORY_COUNT_WARN = 10_240;
+const BLOB_SIZE_WARN = 512 * 1024;
+
+const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+interface BenchWorker {
+  peak(): Promise<{ rss: number; overall: number }>;
+  resetPeak(): void;
+  stop(): Promise<void>;
+}
+
+async function startWorker(env: NodeJS.ProcessEnv): Promise<BenchWorker> {
+  const child: ChildProcess = fork(path.join(__dirname, 'worker-process.js'), [], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const next = () =>
+    new Promise<WorkerMessage>((resolve, reject) => {
+      child.once('message', (m: WorkerMessage) =>
+        m.type === 'error' ? reject(new Error(m.message)) : resolve(m),
+      );
+      void exited.then(() => reject(new Error('The bench worker exited.')));
+    });
+  await next();
+  return {
+    async peak() {
+      const reply = next();
+      child.send('peak');
+      const m = await reply;
+      if (m.type !== 'peak') throw new Error(`Unexpected worker message ${m.type}`);
+      return { rss: m.rss, overall: m.overall };
+    },
+    resetPeak: () => child.send('reset-peak'),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.send('stop');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+function overheadFigures(label: string, samples: TaskOverhead[], target: number | null): Figure[] {
+  const total = samples.map((s) => s.startMs + s.reportMs);
+  return [
+    figure('overhead_per_task_ms', `median, ${label}`, quantile(total, 0.5), 'ms', target),
+    figure('overhead_per_task_ms', `p95, ${label}`, quantile(total, 0.95), 'ms', null),
+    figure(
+      'overhead_ready_to_agent_start_ms',
+      `median, ${label}`,
+      quantile(
+        samples.map((s) => s.startMs),
+        0.5,
+      ),
+      'ms',
+      null,
+    ),
+    figure(
+      'overhead_ready_to_agent_start_ms',
+      `p95, ${label}`,
+      quantile(
+        samples.map((s) => s.startMs),
+        0.95,
+      ),
+      'ms',
+      null,
+    ),
+    figure(
+      'overhead_agent_exit_to_reported_ms',
+      `median, ${label}`,
+      quantile(
+        samples.map((s) => s.reportMs),
+        0.5,
+      ),
+      'ms',
+      null,
+    ),
+    figure(
+      'overhead_agent_exit_to_reported_ms',
+      `p95, ${label}`,
+      quantile(
+        samples.map((s) => s.reportMs),
+        0.95,
+      ),
+      'ms',
+      null,
+    ),
+  ];
+}
+
+async function main(): Promise<void> {
+  const benchStart = Date.now();
+  const root = mkdtempSync(path.join(os.tmpdir(), 'saga-bench-'));
+  installRuntime();
+  const port = await freePort();
+  progress(`starting the dev server on port ${port} and a worker process (temp folder ${root})`);
+  const server = await startDevServer({
+    dbFile: path.join(root, 'temporal.db'),
+    port,
+    headless: true,
+    logFile: path.join(root, 'server.log'),
+    startTimeoutMs: 120_000,
+  });
+  const sagaEnv = {
+    SAGA_HOME: path.join(root, 'home'),
+    SAGA_HOST_ID: `bench-${process.pid}`,
+    SAGA_TASK_QUEUE: `saga-bench-${process.pid}`,
+  };
+  Object.assign(process.env, sagaEnv); // prepareSaga reads them
+  let worker: BenchWorker | undefined;
+  let connection: Connection | undefined;
+  const figures: Figure[] = [];
+  try {
+    worker = await startWorker({ ...process.env, ...sagaEnv, TEMPORAL_ADDRESS: server.address });
+    connection = await Connection.connect({ address: server.address });
+    const client = new Client({ connection, namespace: 'default' });
+    const scenario = (label: string) => {
+      const dir = path.join(root, label);
+      mkdirSync(dir);
+      return dir;
+    };
+
+    // Makespan with 2-second agents on 1, 2 and 4 lanes; the worker's memory during the 4-lane run.
+    const dag = layeredDag(AGENT_MS);
+    const overheads: TaskOverhead[] = [];
+    const runs: SagaRun[] = [];
+    const implementationMs = new Map<number, number>();
+    let rss4 = 0;
+    for (const lanes of LANES) {
+      const name = `bench-lanes-${lanes}`;
+      progress(`${name}: 8 tasks of ${AGENT_MS} ms, ${lanes} lane(s)`);
+      const bench = writeBenchRepo(scenario(name), name, dag);
+      if (lanes === 4) worker.resetPeak();
+      const run = await runSaga(client, bench, name, lanes);
+      if (lanes === 4) rss4 = (await worker.peak()).rss;
+      runs.push(run);
+      const timings = implementationTimings(run.histories.get(run.phases.implementation)!);
+      const makespan = Math.max(...timings.children.map((c) => c.completedAt)) - timings.startedAt;
+      implementationMs.set(lanes, timings.closedAt - timings.startedAt);
+      const ideal = idealMakespan(dag.durations, dag.deps, lanes);
+      const bound = lowerBoundMakespan(dag.durations, dag.deps, lanes);
+      const label = `${lanes} lane${lanes === 1 ? '' : 's'}`;
+      figures.push(
+        figure('makespan_ratio_to_ideal', label, makespan / ideal, 'ratio', lanes === 4 ? 1.1 : null),
+      );
+      figures.push(
+        figure('makespan_ms', `${label} (ideal ${ideal} ms, lower bound ${bound} ms)`, makespan, 'ms', null),
+      );
+      overheads.push(...taskOverheads(timings, dag.deps, lanes, readAgentLog(bench.agentLog)));
+    }
+    figures.unshift(
+      ...overheadFigures(`${overheads.length} tasks of ${AGENT_MS} ms on 1/2/4 lanes`, overheads, 150),
+    );
+
+    progress('naive sequential baseline: the same 8 tasks by hand (worktree, agent, check, commit, merge)');
+    const baselineMs = await runNaiveBaseline(writeBenchRepo(scenario('naive'), 'naive', dag), dag);
+    figures.push(figure('naive_baseline_ms', 'sequential, same 8 tasks', baselineMs, 'ms', null));
+    for (const lanes of [1, 4])
+      figures.push(
+        figure(
+          'implementation_ratio_to_naive_baseline',
+          `${lanes} lane${lanes === 1 ? '' : 's'} (tasks + integration + milestone check)`,
+          implementationMs.get(lanes)! / baselineMs,
+          'ratio',
+          null,
+        ),
+      );
+
+    progress(`bench-many: ${MANY_TASKS} instant tasks on 4 lanes`);
+    const manyDag: Dag = flatDag(MANY_TASKS, 0);
+    const manyBench = writeBenchRepo(scenario('many'), 'many', manyDag);
+    const many = await runSaga(client, manyBench, 'bench-many', 4, 280_000);
+    runs.push(many);
+    const manyTimings = implementationTimings(many.histories.get(many.phases.implementation)!);
+    figures.push(
+      ...overheadFigures(
+        `${MANY_TASKS} instant tasks on 4 lanes (2 cores shared)`,
+        taskOverheads(manyTimings, manyDag.deps, 4, readAgentLog(manyBench.agentLog)),
+        null,
+      ).slice(0, 2),
+    );
+
+    const perTask = runs.flatMap((r) => r.tasks.map((id) => eventCount(r.histories.get(id)!)));
+    figures.push(
+      figure('history_events_per_task', `median of ${perTask.length}`, quantile(perTask, 0.5), 'events', 60),
+    );
+    figures.push(
+      figure('history_events_per_task', `max of ${perTask.length}`, Math.max(...perTask), 'events', 60),
+    );
+    for (const [phase, id] of Object.entries(many.phases))
+      figures.push(
+        figure(
+          'history_events',
+          `${phase} workflow, ${MANY_TASKS}-task saga`,
+          eventCount(many.histories.get(id)!),
+          'events',
+          HISTORY_COUNT_WARN,
+        ),
+      );
+    const payload = Math.max(...runs.flatMap((r) => [...r.histories.values()].map(largestPayload)));
+    figures.push(figure('largest_payload_bytes', 'any event of any run', payload, 'bytes', BLOB_SIZE_WARN));
+
+    progress(`replaying the ${many.histories.size} histories of the ${MANY_TASKS}-task saga`);
+    const bundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../src/workflows'),
+      logger: new DefaultLogger('WARN'),
+    });
+    const histories = [...many.histories].map(([workflowId, history]) => ({ workflowId, history }));
+    const replayStart = performance.now();
+    const failures: string[] = [];
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: { code: bundle.code } },
+      histories,
+    ))
+      if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
+    const replayMs = performance.now() - replayStart;
+    for (const f of failures) progress(`replay failed: ${f}`);
+    figures.push(
+      figure(
+        'replay_ms',
+        `${histories.length} histories of the ${MANY_TASKS}-task saga`,
+        replayMs,
+        'ms',
+        2000,
+      ),
+    );
+    figures.push(figure('replay_failures', `${histories.length} histories`, failures.length, 'histories', 1));
+
+    const { overall } = await worker.peak();
+    figures.push(figure('worker_peak_rss_mb', '4 lanes, 2-second agents', rss4 / 2 ** 20, 'MB', 400));
+    figures.push(
+      figure('worker_peak_rss_mb', 'whole bench (includes bundling at start)', overall / 2 ** 20, 'MB', null),
+    );
+  } finally {
+    await worker?.stop();
+    await connection?.close();
+    await server.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+  figures.push(figure('bench_wall_time_s', 'whole bench', (Date.now() - benchStart) / 1000, 's', 300));
+  for (const f of figures) process.stdout.write(`${JSON.stringify(f)}\n`);
+  process.stdout.write(`\n${table(figures)}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`[bench] failed: ${String((error as Error).stack ?? error)}\n`);
+    process.exit(1);
+  },
+);
