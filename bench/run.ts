@@ -45,7 +45,7 @@ interface BenchWorker {
 async function startWorker(env: NodeJS.ProcessEnv): Promise<BenchWorker> {
   const child: ChildProcess = fork(path.join(__dirname, 'worker-process.js'), [], {
     env,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', process.stderr, 'inherit', 'ipc'], // SDK logs must not mix with the figures
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const next = () =>

@@ -91,6 +91,9 @@ export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Wor
       taskQueue: hostTaskQueue(hostId),
       activities: createActivities({ sagaHome: options.sagaHome }),
       maxConcurrentActivityTaskExecutions: 16,
+      // Heartbeats reach the server at least every 2 s, so a cancellation (saga cancel, a timeout) reaches a
+      // running agent promptly; heartbeats add no history events.
+      maxHeartbeatThrottleInterval: '2s',
     }),
   );
   return workers;

@@ -1,5 +1,6 @@
 /** Activity stubs, routed to the task queue of the host that holds the saga's repo. */
 import {
+  ActivityCancellationType,
   proxyActivities,
   type ActivityFunctionWithOptions,
   type ActivityInterfaceFor,
@@ -78,6 +79,9 @@ export function longActivities(hostQueue: string, maxRunMs: number, heartbeatTim
     taskQueue: hostQueue,
     startToCloseTimeout: maxRunMs + 5 * 60_000,
     heartbeatTimeout: heartbeatTimeoutMs,
+    // On cancellation wait until the agent's process tree is really gone, so the durable handoff never
+    // commits or removes a worktree under a running agent.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     // Agents report their own failures in the result; only infrastructure fails an attempt (a worker
     // crash or shutdown), so allow several before giving up.
     retry: { ...retry, maximumAttempts: 10 },

@@ -5,8 +5,10 @@
  * integrated (merged in dependency order, conflicts to a resolver agent) and validated.
  */
 import {
+  CancellationScope,
   condition,
   continueAsNew,
+  isCancellation,
   ParentClosePolicy,
   setCurrentDetails,
   startChild,
@@ -76,6 +78,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   /** Blocked outcomes in a row: one re-delegation, then the user decides. */
   const blockedStreak = new Map<string, number>();
   const events: FleetEvent[] = [];
+  const inFlight = new Set<Promise<unknown>>();
   const noUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
 
   const update = async (task: TaskState, patch: Partial<TaskState>) => {
@@ -161,7 +164,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       // A crossed saga budget starts no new agent run; running ones finish while the user is asked.
       if (overBudget()) askBudget();
       else for (const ref of readyTasks(view, input.lanes)) await launch(spec, states.get(ref)!);
-      await condition(() => events.length > 0);
+      await nextEvent();
       const event = events.shift()!;
       if (event.type === 'budget') {
         budgetAsked = false;
@@ -296,11 +299,27 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       runId: handle.firstExecutionRunId,
       worktree,
     });
-    void handle.result().then(
+    const outcome = handle.result().then(
       (rep) => events.push({ type: 'done', ref: task.id, report: rep }),
       (error: unknown) =>
         events.push({ type: 'failed', ref: task.id, error: String((error as Error).message ?? error) }),
     );
+    inFlight.add(outcome);
+    void outcome.finally(() => inFlight.delete(outcome));
+  }
+
+  /**
+   * Waits for the next fleet event. When the saga is cancelled, the running tasks are cancelled with it;
+   * wait for them to finish their durable handoff (agent stopped, work committed, worktree removed).
+   */
+  async function nextEvent(): Promise<void> {
+    try {
+      await condition(() => events.length > 0);
+    } catch (error) {
+      if (isCancellation(error))
+        await CancellationScope.nonCancellable(() => Promise.allSettled([...inFlight]));
+      throw error;
+    }
   }
 
   function overBudget(): boolean {

@@ -25,7 +25,7 @@ export async function integrateMilestone(
   round: number,
 ): Promise<IntegrationResult> {
   const quick = quickActivities(ctx.hostQueue);
-  const long = longActivities(ctx.hostQueue, maxAgentTimeout(ctx));
+  const long = longActivities(ctx.hostQueue, maxAgentTimeout(ctx), ctx.settings.heartbeatTimeoutMs);
   const branch = integrationBranch(ctx.name);
   const worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'integration')}`;
   const { head: pre } = await quick.ensureIntegrationWorktree({

@@ -177,6 +177,15 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       if (!m || i < 0) return;
       const before = m.tasks[i]!;
       m.tasks[i] = event.task;
+      // Live usage for `saga status`: what the task's runs added since its last report (the implementation
+      // result, which adds resolver runs, replaces the total when the round ends).
+      const spent = (t: MilestoneState['tasks'][number]) =>
+        t.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+      usage = {
+        inputTokens: usage.inputTokens + spent(event.task).inputTokens - spent(before).inputTokens,
+        outputTokens: usage.outputTokens + spent(event.task).outputTokens - spent(before).outputTokens,
+        costUsd: usage.costUsd + spent(event.task).costUsd - spent(before).costUsd,
+      };
       if (before.status !== event.task.status) addLog(describeTaskChange(event.task));
     }
   }

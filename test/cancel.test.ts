@@ -1,0 +1,95 @@
+/**
+ * `saga cancel` mid-implementation: the running agent's process tree is killed, its work is committed to
+ * the task branch, no saga worktree is left, and the saga ends `cancelled` (branches stay).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { prepareSaga, startSaga } from '../src/client/commands/start';
+import { respond } from '../src/client/saga-client';
+import { createSampleRepo, demoScript, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
+import { sagaWorkflowId } from '../src/domain/naming';
+import { runSaga } from './harness/cli';
+import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
+
+jest.setTimeout(180_000);
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+const alive = (pid: number) => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+describe('saga cancel', () => {
+  let env: SagaTestEnv;
+  let demoLog: string;
+  beforeAll(async () => {
+    env = await createSagaTestEnv('cancel');
+    demoLog = path.join(env.tmp('log'), 'demo.jsonl');
+    Object.assign(process.env, {
+      SAGA_HOME: env.sagaHome,
+      SAGA_HOST_ID: env.hostId,
+      SAGA_TASK_QUEUE: env.taskQueue,
+      SAGA_DEMO_LOG: demoLog,
+    });
+    await env.startWorkers();
+  });
+  afterAll(async () => {
+    delete process.env.SAGA_DEMO_LOG;
+    await env.close();
+  });
+
+  test('stops the agents, commits their work and removes the worktrees', async () => {
+    const script = demoScript();
+    const tasks = script.tasks as Record<string, { attempts: Record<string, unknown>[] }>;
+    // Task 1.1 writes its files, then works for a long time.
+    tasks['1.1']!.attempts = [{ ...tasks['1.1']!.attempts[0], sleep_ms: 60_000 }];
+    const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'), { script: { tasks } });
+    const input = await prepareSaga({
+      repo,
+      argumentsText: 'Add greeting',
+      plan: GREETING_PLAN_FILE,
+      name: 'cancel-me',
+    });
+    await startSaga(env.client, input);
+    await waitForPending(env, 'cancel-me', 'confirm-name');
+    await respond(env.client, 'cancel-me', {
+      interactionId: 'confirm-name',
+      choice: 'confirm',
+      user: 'test',
+    });
+    await waitForPending(env, 'cancel-me', 'plan-approval-1');
+    await respond(env.client, 'cancel-me', {
+      interactionId: 'plan-approval-1',
+      choice: 'approve',
+      user: 'test',
+    });
+    await waitForStatus(env, 'cancel-me', (s) => s.milestones[0]?.tasks[0]?.status === 'running');
+    for (let i = 0; i < 50 && !existsSync(demoLog); i++) await new Promise((r) => setTimeout(r, 200));
+    const agentPid = (JSON.parse(readFileSync(demoLog, 'utf8').trim().split('\n')[0]!) as { pid: number })
+      .pid;
+    await new Promise((r) => setTimeout(r, 1000)); // the agent has written its files by now
+    expect(alive(agentPid)).toBe(true);
+
+    const cancelled = await runSaga(['cancel', 'cancel-me'], env.cliEnv);
+    expect(cancelled.code).toBe(0);
+    const result = await env.client.workflow.getHandle(sagaWorkflowId('cancel-me')).result();
+    expect(result.phase).toBe('cancelled');
+
+    expect(alive(agentPid)).toBe(false);
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+    // The partial work is on the task branch, not lost.
+    const files = git(repo, 'ls-tree', '-r', '--name-only', 'saga/cancel-me/m1t1-add-greet').split('\n');
+    expect(files).toEqual(expect.arrayContaining(['src/greet.js', 'test/greet.test.js']));
+    expect(git(repo, 'log', '-1', '--format=%s', 'saga/cancel-me/m1t1-add-greet')).toContain(
+      'task 1.1 add-greet',
+    );
+
+    const again = await runSaga(['cancel', 'cancel-me'], env.cliEnv);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('is not running');
+  });
+});
