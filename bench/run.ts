@@ -5,11 +5,12 @@
  * Progress goes to stderr so stdout holds only the figures.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { idealMakespan, lowerBoundMakespan } from '../src/domain/schedule';
 import { freePort, startDevServer } from '../src/worker/dev-server';
@@ -28,7 +29,8 @@ import { flatDag, layeredDag, readAgentLog, writeBenchRepo, type Dag } from './s
 import type { WorkerMessage } from './worker-process';
 
 const AGENT_MS = 2_000;
-const LANES = [1, 2, 4];
+/** BENCH_LANES=4 runs only the 4-lane scenario and BENCH_DUMP=<dir> keeps every history as JSON (profiling). */
+const LANES = (process.env.BENCH_LANES ?? '1,2,4').split(',').map(Number);
 const MANY_TASKS = 100;
 /** Temporal's own warning thresholds: history event count and payload (blob) size. */
 const HISTORY_COUNT_WARN = 10_240;
@@ -73,6 +75,14 @@ async function startWorker(env: NodeJS.ProcessEnv): Promise<BenchWorker> {
       clearTimeout(killer);
     },
   };
+}
+
+function dumpHistories(run: SagaRun): void {
+  const dir = process.env.BENCH_DUMP;
+  if (!dir) return;
+  mkdirSync(path.join(dir, run.name), { recursive: true });
+  for (const [id, history] of run.histories)
+    writeFileSync(path.join(dir, run.name, `${id}.json`), historyToJSON(history));
 }
 
 function overheadFigures(label: string, samples: TaskOverhead[], target: number | null): Figure[] {
@@ -169,6 +179,7 @@ async function main(): Promise<void> {
       const run = await runSaga(client, bench, name, lanes);
       if (lanes === 4) rss4 = (await worker.peak()).rss;
       runs.push(run);
+      dumpHistories(run);
       const timings = implementationTimings(run.histories.get(run.phases.implementation)!);
       const makespan = Math.max(...timings.children.map((c) => c.completedAt)) - timings.startedAt;
       implementationMs.set(lanes, timings.closedAt - timings.startedAt);
@@ -187,79 +198,92 @@ async function main(): Promise<void> {
       ...overheadFigures(`${overheads.length} tasks of ${AGENT_MS} ms on 1/2/4 lanes`, overheads, 150),
     );
 
-    progress('naive sequential baseline: the same 8 tasks by hand (worktree, agent, check, commit, merge)');
-    const baselineMs = await runNaiveBaseline(writeBenchRepo(scenario('naive'), 'naive', dag), dag);
-    figures.push(figure('naive_baseline_ms', 'sequential, same 8 tasks', baselineMs, 'ms', null));
-    for (const lanes of [1, 4])
+    // BENCH_QUICK=1 (profiling): the lane runs only.
+    if (!process.env.BENCH_QUICK) await baselineManyAndReplay();
+
+    async function baselineManyAndReplay(): Promise<void> {
+      progress('naive sequential baseline: the same 8 tasks by hand (worktree, agent, check, commit, merge)');
+      const baselineMs = await runNaiveBaseline(writeBenchRepo(scenario('naive'), 'naive', dag), dag);
+      figures.push(figure('naive_baseline_ms', 'sequential, same 8 tasks', baselineMs, 'ms', null));
+      for (const lanes of [1, 4].filter((l) => implementationMs.has(l)))
+        figures.push(
+          figure(
+            'implementation_ratio_to_naive_baseline',
+            `${lanes} lane${lanes === 1 ? '' : 's'} (tasks + integration + milestone check)`,
+            implementationMs.get(lanes)! / baselineMs,
+            'ratio',
+            null,
+          ),
+        );
+
+      progress(`bench-many: ${MANY_TASKS} instant tasks on 4 lanes`);
+      const manyDag: Dag = flatDag(MANY_TASKS, 0);
+      const manyBench = writeBenchRepo(scenario('many'), 'many', manyDag);
+      const many = await runSaga(client, manyBench, 'bench-many', 4, 280_000);
+      runs.push(many);
+      const manyTimings = implementationTimings(many.histories.get(many.phases.implementation)!);
       figures.push(
-        figure(
-          'implementation_ratio_to_naive_baseline',
-          `${lanes} lane${lanes === 1 ? '' : 's'} (tasks + integration + milestone check)`,
-          implementationMs.get(lanes)! / baselineMs,
-          'ratio',
+        ...overheadFigures(
+          `${MANY_TASKS} instant tasks on 4 lanes (2 cores shared)`,
+          taskOverheads(manyTimings, manyDag.deps, 4, readAgentLog(manyBench.agentLog)),
           null,
-        ),
+        ).slice(0, 2),
       );
 
-    progress(`bench-many: ${MANY_TASKS} instant tasks on 4 lanes`);
-    const manyDag: Dag = flatDag(MANY_TASKS, 0);
-    const manyBench = writeBenchRepo(scenario('many'), 'many', manyDag);
-    const many = await runSaga(client, manyBench, 'bench-many', 4, 280_000);
-    runs.push(many);
-    const manyTimings = implementationTimings(many.histories.get(many.phases.implementation)!);
-    figures.push(
-      ...overheadFigures(
-        `${MANY_TASKS} instant tasks on 4 lanes (2 cores shared)`,
-        taskOverheads(manyTimings, manyDag.deps, 4, readAgentLog(manyBench.agentLog)),
-        null,
-      ).slice(0, 2),
-    );
-
-    const perTask = runs.flatMap((r) => r.tasks.map((id) => eventCount(r.histories.get(id)!)));
-    figures.push(
-      figure('history_events_per_task', `median of ${perTask.length}`, quantile(perTask, 0.5), 'events', 60),
-    );
-    figures.push(
-      figure('history_events_per_task', `max of ${perTask.length}`, Math.max(...perTask), 'events', 60),
-    );
-    for (const [phase, id] of Object.entries(many.phases))
+      const perTask = runs.flatMap((r) => r.tasks.map((id) => eventCount(r.histories.get(id)!)));
       figures.push(
         figure(
-          'history_events',
-          `${phase} workflow, ${MANY_TASKS}-task saga`,
-          eventCount(many.histories.get(id)!),
+          'history_events_per_task',
+          `median of ${perTask.length}`,
+          quantile(perTask, 0.5),
           'events',
-          HISTORY_COUNT_WARN,
+          60,
         ),
       );
-    const payload = Math.max(...runs.flatMap((r) => [...r.histories.values()].map(largestPayload)));
-    figures.push(figure('largest_payload_bytes', 'any event of any run', payload, 'bytes', BLOB_SIZE_WARN));
+      figures.push(
+        figure('history_events_per_task', `max of ${perTask.length}`, Math.max(...perTask), 'events', 60),
+      );
+      for (const [phase, id] of Object.entries(many.phases))
+        figures.push(
+          figure(
+            'history_events',
+            `${phase} workflow, ${MANY_TASKS}-task saga`,
+            eventCount(many.histories.get(id)!),
+            'events',
+            HISTORY_COUNT_WARN,
+          ),
+        );
+      const payload = Math.max(...runs.flatMap((r) => [...r.histories.values()].map(largestPayload)));
+      figures.push(figure('largest_payload_bytes', 'any event of any run', payload, 'bytes', BLOB_SIZE_WARN));
 
-    progress(`replaying the ${many.histories.size} histories of the ${MANY_TASKS}-task saga`);
-    const bundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../src/workflows'),
-      logger: new DefaultLogger('WARN'),
-    });
-    const histories = [...many.histories].map(([workflowId, history]) => ({ workflowId, history }));
-    const replayStart = performance.now();
-    const failures: string[] = [];
-    for await (const result of Worker.runReplayHistories(
-      { workflowBundle: { code: bundle.code } },
-      histories,
-    ))
-      if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
-    const replayMs = performance.now() - replayStart;
-    for (const f of failures) progress(`replay failed: ${f}`);
-    figures.push(
-      figure(
-        'replay_ms',
-        `${histories.length} histories of the ${MANY_TASKS}-task saga`,
-        replayMs,
-        'ms',
-        2000,
-      ),
-    );
-    figures.push(figure('replay_failures', `${histories.length} histories`, failures.length, 'histories', 1));
+      progress(`replaying the ${many.histories.size} histories of the ${MANY_TASKS}-task saga`);
+      const bundle = await bundleWorkflowCode({
+        workflowsPath: require.resolve('../src/workflows'),
+        logger: new DefaultLogger('WARN'),
+      });
+      const histories = [...many.histories].map(([workflowId, history]) => ({ workflowId, history }));
+      const replayStart = performance.now();
+      const failures: string[] = [];
+      for await (const result of Worker.runReplayHistories(
+        { workflowBundle: { code: bundle.code } },
+        histories,
+      ))
+        if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
+      const replayMs = performance.now() - replayStart;
+      for (const f of failures) progress(`replay failed: ${f}`);
+      figures.push(
+        figure(
+          'replay_ms',
+          `${histories.length} histories of the ${MANY_TASKS}-task saga`,
+          replayMs,
+          'ms',
+          2000,
+        ),
+      );
+      figures.push(
+        figure('replay_failures', `${histories.length} histories`, failures.length, 'histories', 1),
+      );
+    }
 
     const { overall } = await worker.peak();
     figures.push(figure('worker_peak_rss_mb', '4 lanes, 2-second agents', rss4 / 2 ** 20, 'MB', 400));
