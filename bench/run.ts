@@ -135,6 +135,8 @@ function overheadFigures(label: string, samples: TaskOverhead[], target: number 
 
 async function main(): Promise<void> {
   const benchStart = Date.now();
+  // Other work on the machine inflates every timing figure: the load is printed with them.
+  const loadAtStart = os.loadavg()[0]!;
   const root = mkdtempSync(path.join(os.tmpdir(), 'saga-bench-'));
   installRuntime();
   const port = await freePort();
@@ -296,6 +298,8 @@ async function main(): Promise<void> {
     await server.stop();
     rmSync(root, { recursive: true, force: true });
   }
+  figures.push(figure('machine_load_1min', 'at start (2 cores)', loadAtStart, 'processes', null));
+  figures.push(figure('machine_load_1min', 'at end (2 cores)', os.loadavg()[0]!, 'processes', null));
   figures.push(figure('bench_wall_time_s', 'whole bench', (Date.now() - benchStart) / 1000, 's', 300));
   for (const f of figures) process.stdout.write(`${JSON.stringify(f)}\n`);
   process.stdout.write(`\n${table(figures)}\n`);

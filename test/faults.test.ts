@@ -28,7 +28,7 @@ import { PlanSchema } from '../src/domain/plan';
 import type { SagaContext } from '../src/domain/saga-input';
 import { taskWorkflow, type TaskInput, type TaskReport } from '../src/workflows/task';
 import { createFleetRepo, git, planTask, sagaWorktrees, startApprovedSaga } from './harness/fleet-saga';
-import { createSagaTestEnv, waitForPending, type SagaTestEnv } from './harness/saga-env';
+import { createSagaTestEnv, sagaStatus, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { WORKFLOW_BUNDLE } from './harness/server';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -50,6 +50,12 @@ const onePlan = (name: string, tasks: Record<string, unknown>[], milestoneCheck 
     },
   ],
 });
+
+/** Replaces the repo's saga.config.yaml (createFleetRepo writes a default one) and commits it. */
+function setConfig(repo: string, config: string): void {
+  writeFileSync(path.join(repo, 'saga.config.yaml'), config);
+  git(repo, 'commit', '-q', '-am', 'fault test config');
+}
 
 /** A process that is gone, or a zombie nobody reaped. */
 function processGone(pid: number): boolean {
@@ -106,7 +112,8 @@ describe('fault injection', () => {
     script: Record<string, unknown> = {},
   ) {
     const name = `flt-${label}`;
-    const { repo } = createFleetRepo(env.tmp(label), { plan: onePlan(name, [task]), script, config });
+    const { repo } = createFleetRepo(env.tmp(label), { plan: onePlan(name, [task]), script });
+    setConfig(repo, config);
     const mainBefore = git(repo, 'rev-parse', 'main');
     const setup = createSagaSetupActivities({
       artifacts: createArtifactActivities({ sagaHome: env.sagaHome }),
@@ -188,7 +195,7 @@ describe('fault injection', () => {
     const { report, repo, input } = await runTask(
       'endless',
       planTask(1, 'endless', ['e.txt'], marker),
-      'attempts: 1\ncheck_timeout: 2s\n',
+      'default_agent: demo\nattempts: 1\ncheck_timeout: 2s\n',
       { tasks: { '1.1': { attempts: [{ files: { 'e.txt': 'work\n' } }] } } },
     );
     expect(report.status).toBe('blocked');
@@ -260,7 +267,9 @@ describe('fault injection', () => {
       choice: 'accept and fast-forward',
       user: 'test',
     });
-    const done = await env.client.workflow.getHandle(sagaWorkflowId(name)).result();
+    await env.client.workflow.getHandle(sagaWorkflowId(name)).result();
+    const done = await sagaStatus(env, name);
+    expect(done.phase).toBe('complete');
     expect(done.log.join('\n')).toMatch(/Fast-forwarded main to the integration branch/);
     expect(existsSync(lock)).toBe(false);
     expect(git(repo, 'rev-parse', 'main')).toBe(git(repo, 'rev-parse', `saga/${name}/integration`));
@@ -371,8 +380,8 @@ describe('a worker restart during a merge', () => {
         'grep -qx "from 1.1" shared.txt && grep -qx "from 1.2" shared.txt',
       ),
       script: {},
-      config,
     });
+    setConfig(repo, config);
 
     const first = await startWorker(env.tmp('worker1'));
     await startApprovedSaga(env, { repo, planFile, name, args: '--subagents --parallel=2 Merge fault' });

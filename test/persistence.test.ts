@@ -102,16 +102,28 @@ describe('persistence across a server restart', () => {
     session = await up();
     const after = await waitFor(session.client, (s) => s.pending.some((p) => p.id === 'confirm-name'));
     expect(after.phase).toBe('planning');
-    await respond(session.client, 'persist', { interactionId: 'confirm-name', choice: 'confirm', user: 'test' });
+    await respond(session.client, 'persist', {
+      interactionId: 'confirm-name',
+      choice: 'confirm',
+      user: 'test',
+    });
     await waitFor(session.client, (s) => s.pending.some((p) => p.id === 'plan-approval-1'));
-    await respond(session.client, 'persist', { interactionId: 'plan-approval-1', choice: 'approve', user: 'test' });
+    await respond(session.client, 'persist', {
+      interactionId: 'plan-approval-1',
+      choice: 'approve',
+      user: 'test',
+    });
 
     // Mid-saga: server and worker go down while task 2.1's agent runs.
     await waitFor(session.client, (s) => s.milestones[1]?.tasks[0]?.status === 'running');
     await session.down();
     session = await up();
     await waitFor(session.client, (s) => s.pending.some((p) => p.id === 'acceptance-1'));
-    await respond(session.client, 'persist', { interactionId: 'acceptance-1', choice: 'accept', user: 'test' });
+    await respond(session.client, 'persist', {
+      interactionId: 'acceptance-1',
+      choice: 'accept',
+      user: 'test',
+    });
     const runs = readFileSync(demoLog, 'utf8')
       .trim()
       .split('\n')

@@ -129,11 +129,25 @@ export async function runProcess(opts: RunProcessOptions): Promise<RunProcessRes
     await closeSink(sink);
     throw err;
   }
-  await opts.onSpawn?.(child.pid as number).catch(() => undefined); // best effort, like progress
-  let sinkError: Error | undefined;
-  sink.on('error', (err) => (sinkError ??= err));
+  // Every listener goes on before any await: a process that dies at once (killed, crashed) would otherwise
+  // exit unseen, and Node discards the output of a child nobody was reading yet when it exits.
   const pgid = child.pid as number;
   const graceMs = opts.killGraceMs ?? 3000;
+  let idleTimer: NodeJS.Timeout | undefined;
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    stream.on('data', (chunk: Buffer) => {
+      output.add(chunk);
+      idleTimer?.refresh();
+    });
+    stream.pipe(sink, { end: false }); // pipe() applies backpressure, so memory stays bounded
+  }
+  const closed = waitClosed(child, graceMs);
+  let sinkError: Error | undefined;
+  sink.on('error', (err) => (sinkError ??= err));
+  // When the leader exits, what it left running in its group is ended too (it may hold the pipes open).
+  child.once('exit', () => signalGroup(pgid, 'SIGTERM'));
+  await opts.onSpawn?.(pgid).catch(() => undefined); // best effort, like progress
 
   let stopReason: StopReason | null = null;
   let killTimer: NodeJS.Timeout | undefined;
@@ -146,9 +160,10 @@ export async function runProcess(opts: RunProcessOptions): Promise<RunProcessRes
 
   const timers: NodeJS.Timeout[] = [];
   if (opts.timeoutMs !== undefined) timers.push(setTimeout(() => stop('timeout'), opts.timeoutMs));
-  const idleTimer =
-    opts.idleTimeoutMs !== undefined ? setTimeout(() => stop('idle'), opts.idleTimeoutMs) : undefined;
-  if (idleTimer) timers.push(idleTimer);
+  if (opts.idleTimeoutMs !== undefined) {
+    idleTimer = setTimeout(() => stop('idle'), opts.idleTimeoutMs);
+    timers.push(idleTimer);
+  }
   if (opts.onProgress) {
     const onProgress = opts.onProgress;
     const tick = () => {
@@ -167,19 +182,7 @@ export async function runProcess(opts: RunProcessOptions): Promise<RunProcessRes
   const onAbort = () => stop('abort');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) stop('abort'); // aborted while spawning
-  // When the leader exits, what it left running in its group is ended too (it may hold the pipes open).
-  child.once('exit', () => signalGroup(pgid, 'SIGTERM'));
-
-  for (const stream of [child.stdout, child.stderr]) {
-    if (!stream) continue;
-    stream.on('data', (chunk: Buffer) => {
-      output.add(chunk);
-      idleTimer?.refresh();
-    });
-    stream.pipe(sink, { end: false }); // pipe() applies backpressure, so memory stays bounded
-  }
-
-  const { code, signal } = await waitClosed(child, graceMs);
+  const { code, signal } = await closed;
   for (const timer of timers) clearTimeout(timer);
   opts.signal?.removeEventListener('abort', onAbort);
   // Make sure nothing of the tree survives (SIGKILL for whatever ignored SIGTERM).

@@ -20,10 +20,10 @@ import type { Plan, PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import { SagaName } from '../domain/search-attributes';
 import { milestoneOrder, readyTasks } from '../domain/schedule';
-import type { Answer, MilestoneState, TaskState, Usage } from '../domain/state';
+import type { Answer, MilestoneState, ProgressEvent, TaskState, Usage } from '../domain/state';
 import { ask } from './ask';
 import { integrateMilestone } from './integration';
-import { report, sagaLog } from './shared';
+import { report } from './shared';
 import { taskWorkflow, type TaskReport } from './task';
 
 export interface ImplementationInput {
@@ -81,17 +81,29 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   const inFlight = new Set<Promise<unknown>>();
   const noUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
 
-  const update = async (task: TaskState, patch: Partial<TaskState>) => {
+  // Progress signals go out one after another (the saga applies them in order) without holding up the
+  // fleet: awaiting each one cost a workflow-task round trip per state change, before every launch.
+  let reporting: Promise<void> = Promise.resolve();
+  const post = (event: ProgressEvent) => {
+    reporting = reporting.then(() => report(ctx, event));
+  };
+  const logLine = (line: string) => post({ type: 'log', line });
+  const update = (task: TaskState, patch: Partial<TaskState>) => {
     Object.assign(task, patch);
-    await report(ctx, { type: 'task', task: { ...task } });
+    post({ type: 'task', task: { ...task } });
   };
   const milestoneState = (id: number) => milestones.find((m) => m.id === id)!;
-  const setMilestone = async (m: MilestoneState, status: MilestoneState['status']) => {
+  const setMilestone = (m: MilestoneState, status: MilestoneState['status']) => {
     m.status = status;
-    await report(ctx, { type: 'milestone', id: m.id, status, integrationCommit: m.integrationCommit });
+    post({ type: 'milestone', id: m.id, status, integrationCommit: m.integrationCommit });
+  };
+  /** The result, once every progress signal has been delivered. */
+  const finish = async (outcome: ImplementationResult['outcome']): Promise<ImplementationResult> => {
+    await reporting;
+    return { outcome, milestones, usage };
   };
 
-  await report(ctx, { type: 'milestones', milestones });
+  post({ type: 'milestones', milestones: JSON.parse(JSON.stringify(milestones)) as MilestoneState[] });
   const order = milestoneOrder(plan.milestones.map((m) => ({ id: m.id, dependsOn: m.depends_on })));
 
   for (const id of order) {
@@ -99,19 +111,21 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
     const spec = plan.milestones.find((m) => m.id === id)!;
     const mState = milestoneState(id);
     if (mState.status === 'integrated') continue;
-    await setMilestone(mState, 'running');
+    setMilestone(mState, 'running');
 
     for (let failedIntegrations = 0; ;) {
       const aborted = await runMilestoneTasks(spec);
-      if (aborted) return { outcome: 'aborted', milestones, usage };
-      await setMilestone(mState, 'integrating');
+      if (aborted) return finish('aborted');
+      setMilestone(mState, 'integrating');
       setCurrentDetails(`Integrating milestone ${id}`);
+      await reporting; // integration logs to the saga directly: keep the order
       const result = await integrateMilestone(ctx, spec, mState, input.round);
       usage = addUsage(usage, result.usage);
       if (result.ok) {
         mState.integrationCommit = result.head;
-        for (const t of mState.tasks) if (t.status === 'passed') await update(t, { status: 'integrated' });
-        await setMilestone(mState, 'integrated');
+        // One signal for the milestone: the saga marks its passed tasks integrated itself (history stays small).
+        for (const t of mState.tasks) if (t.status === 'passed') t.status = 'integrated';
+        setMilestone(mState, 'integrated');
         break;
       }
       // Re-delegate what integration sent back, with the failure output as retained context; after
@@ -126,7 +140,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
           options: ['retry', 'abort'],
           recommended: 0,
         });
-        if (answer.choice === 'abort') return { outcome: 'aborted', milestones, usage };
+        if (answer.choice === 'abort') return finish('aborted');
         userNote = answer.text ?? null;
       }
       for (const redo of result.redelegate) {
@@ -136,9 +150,9 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
           notes: userNote ? [redo.note, userNote] : [redo.note],
         });
         if (redo.rebaseOnto) rebaseOnto.set(redo.ref, redo.rebaseOnto);
-        await update(task, { status: 'pending', reason: redo.note });
+        update(task, { status: 'pending', reason: redo.note });
       }
-      await setMilestone(mState, 'running');
+      setMilestone(mState, 'running');
     }
 
     const info = workflowInfo();
@@ -146,10 +160,11 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       (m) => input.milestoneIds.includes(m) && milestoneState(m).status !== 'integrated',
     );
     if ((info.continueAsNewSuggested || info.historyLength > HISTORY_SOFT_LIMIT) && moreToDo) {
+      await reporting;
       await continueAsNew<typeof implementationWorkflow>({ ...input, carried: { milestones, usage } });
     }
   }
-  return { outcome: 'integrated', milestones, usage };
+  return finish('integrated');
 
   /** Runs the milestone's pending tasks until all passed or skipped; returns true when the user aborted. */
   async function runMilestoneTasks(spec: PlanMilestone): Promise<boolean> {
@@ -163,12 +178,13 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         return false;
       // A crossed saga budget starts no new agent run; running ones finish while the user is asked.
       if (overBudget()) askBudget();
-      else for (const ref of readyTasks(view, input.lanes)) await launch(spec, states.get(ref)!);
+      // All ready tasks start in one workflow task, not one start round trip after another.
+      else await Promise.all(readyTasks(view, input.lanes).map((ref) => launch(spec, states.get(ref)!)));
       await nextEvent();
       const event = events.shift()!;
       if (event.type === 'budget') {
         budgetAsked = false;
-        await sagaLog(ctx, `Budget question answered by ${event.answer.user}: ${event.answer.choice}`);
+        logLine(`Budget question answered by ${event.answer.user}: ${event.answer.choice}`);
         if (event.answer.choice === 'stop') return true;
         const raised = Number(event.answer.text);
         sagaBudget = Number.isFinite(raised) && raised > usage.costUsd ? raised : usage.costUsd + 1;
@@ -177,9 +193,9 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       const task = states.get(event.ref)!;
       if (event.type === 'escalation') {
         const choice = event.answer.choice;
-        await sagaLog(ctx, `Escalation of ${event.ref} answered by ${event.answer.user}: ${choice}`);
+        logLine(`Escalation of ${event.ref} answered by ${event.answer.user}: ${choice}`);
         if (choice === 'abort') return true;
-        if (choice === 'skip') await update(task, { status: 'skipped' });
+        if (choice === 'skip') update(task, { status: 'skipped' });
         else {
           const note = event.answer.text ?? '';
           if (choice === 'edit')
@@ -189,7 +205,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
             });
           else retained.set(event.ref, { evidence: task.evidence, notes: note ? [note] : [] });
           blockedStreak.set(event.ref, 1);
-          await update(task, { status: 'pending' });
+          update(task, { status: 'pending' });
         }
         continue;
       }
@@ -198,7 +214,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       const taskUsage = addUsage(task.usage ?? noUsage(), rep?.usage);
       if (rep?.status === 'passed') {
         blockedStreak.delete(event.ref);
-        await update(task, {
+        update(task, {
           status: 'passed',
           commit: rep.commit,
           evidence: rep.evidence,
@@ -211,7 +227,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         continue;
       }
       const reason = rep?.reason ?? (event.type === 'failed' ? event.error : 'blocked');
-      await update(task, {
+      update(task, {
         status: 'blocked',
         reason,
         commit: rep?.commit ?? task.commit,
@@ -228,8 +244,8 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
           evidence: rep?.evidence ?? [],
           notes: [`Previous delegation was blocked: ${reason}`],
         });
-        await sagaLog(ctx, `Task ${event.ref} blocked (${reason}); re-delegating with retained context`);
-        await update(task, { status: 'pending' });
+        logLine(`Task ${event.ref} blocked (${reason}); re-delegating with retained context`);
+        update(task, { status: 'pending' });
         continue;
       }
       void ask(ctx.sagaWorkflowId, {
@@ -292,7 +308,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         },
       ],
     });
-    await update(task, {
+    update(task, {
       status: 'running',
       delegations: delegation,
       workflowId,

@@ -168,7 +168,13 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       milestones = [...milestones, ...event.milestones.filter((m) => !known.has(m.id))];
     } else if (event.type === 'milestone') {
       const m = milestones.find((x) => x.id === event.id);
-      if (m) Object.assign(m, { status: event.status, integrationCommit: event.integrationCommit });
+      if (!m) return;
+      Object.assign(m, { status: event.status, integrationCommit: event.integrationCommit });
+      // The implementation sends one event per integrated milestone, not one per task.
+      if (event.status === 'integrated') {
+        for (const t of m.tasks) if (t.status === 'passed') t.status = 'integrated';
+        addLog(`Milestone ${m.id} ${m.title}: integrated`);
+      }
     } else if (event.type === 'plan') {
       planSummary = event.summary;
     } else {
