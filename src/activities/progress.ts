@@ -10,8 +10,14 @@ type Artifacts = ReturnType<typeof createArtifactActivities>;
 
 export function createProgressActivities(deps: { artifacts: Artifacts }) {
   return {
-    async writeProgressSnapshot(input: { sagaDir: string; workflowId: string; runId: string }): Promise<{ path: string }> {
-      const status = await Context.current().client.workflow.getHandle(input.workflowId, input.runId).query(statusQuery);
+    async writeProgressSnapshot(input: {
+      sagaDir: string;
+      workflowId: string;
+      runId: string;
+    }): Promise<{ path: string }> {
+      const status = await Context.current()
+        .client.workflow.getHandle(input.workflowId, input.runId)
+        .query(statusQuery);
       return deps.artifacts.writeProgress({ sagaDir: input.sagaDir, status });
     },
   };
