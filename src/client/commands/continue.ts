@@ -12,7 +12,7 @@ import { createGitActivities } from '../../activities/git';
 import { integrationBranch, sagaWorkflowId } from '../../domain/naming';
 import type { SagaInput } from '../../domain/saga-input';
 import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/search-attributes';
-import type { SagaStatus } from '../../domain/state';
+import type { MilestoneState, SagaStatus } from '../../domain/state';
 import { carryQuery } from '../../workflows/definitions';
 import { sagaWorkflow } from '../../workflows/saga';
 import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
@@ -110,6 +110,41 @@ async function reconcile(status: SagaStatus, io: Io): Promise<void> {
   io.out(`Rewrote ${status.sagaDir}/PROGRESS.md from the workflow's state.`);
 }
 
+/**
+ * Tasks that were running when the saga stopped are cancelled by the server (their parent closed) and
+ * finish their durable handoff: wait for that, so the new run never shares a worktree with them.
+ */
+async function settleInterruptedTasks(client: Client, milestones: MilestoneState[], io: Io): Promise<void> {
+  const running = milestones.flatMap((m) => m.tasks).filter((t) => t.status === 'running' && t.workflowId);
+  const open: string[] = [];
+  for (const t of running) {
+    const handle = client.workflow.getHandle(t.workflowId!);
+    const state = await handle.describe().then(
+      (d) => d.status.name,
+      () => 'GONE',
+    );
+    if (state !== 'RUNNING') continue;
+    await handle.cancel().catch(() => undefined);
+    open.push(t.workflowId!);
+  }
+  if (!open.length) return;
+  io.out(`Waiting for ${open.length} interrupted task(s) to commit their work and remove their worktrees...`);
+  const deadline = Date.now() + 120_000;
+  for (const id of open) {
+    while (Date.now() < deadline) {
+      const state = await client.workflow
+        .getHandle(id)
+        .describe()
+        .then(
+          (d) => d.status.name,
+          () => 'GONE',
+        );
+      if (state !== 'RUNNING') break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
 async function startingInput(client: Client, name: string): Promise<SagaInput> {
   const history = await client.workflow.getHandle(sagaWorkflowId(name)).fetchHistory();
   const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
@@ -141,6 +176,7 @@ export async function continueCommand(
     if (state !== 'RUNNING') {
       // Queries on a closed run are answered by replaying its history on a worker.
       const carry = await client.workflow.getHandle(sagaWorkflowId(name), desc.runId).query(carryQuery);
+      if (carry) await settleInterruptedTasks(client, carry.milestones, io);
       await client.workflow.start(sagaWorkflow, {
         taskQueue: desc.taskQueue,
         workflowId: sagaWorkflowId(name),
