@@ -3,6 +3,7 @@
  * Errors are UserError (bad input, unknown saga) or EnvironmentError (no server).
  */
 import {
+  ServiceError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   type Client,
@@ -41,17 +42,28 @@ export async function getStatus(client: Client, name: string): Promise<SagaStatu
   return client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
 }
 
+/** gRPC FAILED_PRECONDITION: the server aborted the update because the workflow task it rode in failed. */
+const abortedWithWorkflowTask = (error: unknown): boolean =>
+  error instanceof ServiceError && (error.cause as { code?: number } | undefined)?.code === 9;
+
 export async function respond(client: Client, name: string, input: RespondInput): Promise<Answer> {
   await describeSaga(client, name);
-  try {
-    return await client.workflow
-      .getHandle(sagaWorkflowId(name))
-      .executeUpdate(respondUpdate, { args: [input] });
-  } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
-      throw new RespondRefused(error.cause.type ?? 'Refused', error.cause.message);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await client.workflow
+        .getHandle(sagaWorkflowId(name))
+        .executeUpdate(respondUpdate, { args: [input] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+        throw new RespondRefused(error.cause.type ?? 'Refused', error.cause.message);
+      }
+      // The update never reached the workflow: safe to send again (the validator refuses duplicates).
+      if (abortedWithWorkflowTask(error) && attempt < 4) {
+        await new Promise((r) => setTimeout(r, 300 * attempt));
+        continue;
+      }
+      throw error;
     }
-    throw error;
   }
 }
 

@@ -25,6 +25,8 @@ export class InteractionEffects {
   private readonly lastNotified = new Map<string, { at: number; reminder: number }>();
   private readonly unrecorded: Answer[] = [];
   private changes = 0;
+  /** Background activities not yet settled: the saga waits for them before it completes. */
+  private inFlight = 0;
 
   constructor(private readonly options: InteractionEffectsOptions) {
     this.activities = proxyActivities<SagaActivities>({
@@ -83,7 +85,23 @@ export class InteractionEffects {
   }
 
   private background(what: string, work: Promise<unknown>): void {
-    work.catch((error: unknown) => log.warn(`Could not ${what}; the saga goes on`, { error: String(error) }));
+    this.inFlight++;
+    work
+      .catch((error: unknown) => log.warn(`Could not ${what}; the saga goes on`, { error: String(error) }))
+      .finally(() => this.inFlight--);
+  }
+
+  /**
+   * Resolves when no notification or decisions.md write is in flight (bounded wait). Completing the
+   * workflow while one finishes would make the server reject that completion (UnhandledCommand) and
+   * abort an update delivered with it, e.g. the answer that ended the saga.
+   */
+  async settled(timeoutMs = 30_000): Promise<void> {
+    if (!this.enabled) return;
+    await condition(
+      () => this.inFlight === 0 && (this.unrecorded.length === 0 || !this.options.sagaDirReady()),
+      timeoutMs,
+    );
   }
 
   /** A durable timer per wait: an interaction open longer than remindAfterMs is notified again. */
@@ -114,7 +132,7 @@ export class InteractionEffects {
   private async recordLoop(): Promise<void> {
     for (;;) {
       await condition(() => this.unrecorded.length > 0 && this.options.sagaDirReady());
-      const answer = this.unrecorded.shift()!;
+      const answer = this.unrecorded[0]!;
       await this.activities
         .prependDecision({
           sagaDir: this.options.sagaDir,
@@ -130,6 +148,7 @@ export class InteractionEffects {
         .catch((error: unknown) =>
           log.warn('Could not record an answer in decisions.md', { error: String(error) }),
         );
+      this.unrecorded.shift();
     }
   }
 }

@@ -207,11 +207,13 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   // holds only the request. Changes are coalesced into one write at a time.
   const writeProgress = () =>
     quick.writeProgressSnapshot({ sagaDir: input.sagaDir, workflowId: self, runId: workflowInfo().runId });
+  let writing = false;
   const progressWriter = async () => {
     for (;;) {
       await condition(() => dirty && sagaDirReady);
       dirty = false;
-      await writeProgress();
+      writing = true;
+      await writeProgress().finally(() => (writing = false));
     }
   };
 
@@ -380,8 +382,11 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       const cleanup = await quick.cleanupSagaWorktrees({ repo: input.repo, sagaName: input.name });
       if (cleanup.kept.length)
         addLog(`Kept worktrees with uncommitted work: ${cleanup.kept.map((k) => k.path).join(', ')}`);
+      await condition(() => !writing);
       await writeProgress();
     }
+    // Background work (notifications, decisions.md) settles first, so the completion is not rejected.
+    await effects.settled();
     return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };
   }
 }
