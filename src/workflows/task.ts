@@ -87,12 +87,15 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   let usage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
   let failures = [...input.retained.evidence];
   let notes = [...input.retained.notes];
+  // Changed files are reported relative to the start state including the dependencies' work.
+  let startCommit = prepared.baseCommit;
   for (const branch of input.mergeBranches) {
     const merge = await quick.mergeBranch({
       worktree: input.worktree,
       branch,
       message: `saga(${ctx.name}): bring dependency ${branch} into ${input.ref}`,
     });
+    if (merge.status === 'merged') startCommit = merge.head;
     if (merge.status === 'conflict') {
       await quick.abortMerge({ worktree: input.worktree });
       notes.push(
@@ -100,10 +103,6 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       );
     }
   }
-  // Changed files are reported relative to the start state including the dependencies' work.
-  const startCommit = input.mergeBranches.length
-    ? (await quick.headCommit({ worktree: input.worktree })).commit
-    : prepared.baseCommit;
   let evidence: string[] = [];
   let status: TaskReport['status'] = 'blocked';
   let reason: string | null = null;
