@@ -4,7 +4,7 @@
  * a stale git lock left by a crashed process, a dirty repo at start, and a worker killed during a merge.
  * Each ends in a clear state, and no commit is lost.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -29,9 +29,7 @@ import type { SagaContext } from '../src/domain/saga-input';
 import { taskWorkflow, type TaskInput, type TaskReport } from '../src/workflows/task';
 import { createFleetRepo, git, planTask, sagaWorktrees, startApprovedSaga } from './harness/fleet-saga';
 import { createSagaTestEnv, sagaStatus, waitForPending, type SagaTestEnv } from './harness/saga-env';
-import { WORKFLOW_BUNDLE } from './harness/server';
-
-const ROOT = path.resolve(__dirname, '..');
+import { startWorkerProcess } from './harness/ts-worker';
 
 const onePlan = (name: string, tasks: Record<string, unknown>[], milestoneCheck = 'test -f README.md') => ({
   name,
@@ -280,37 +278,6 @@ describe('fault injection', () => {
   }, 120_000);
 });
 
-/** Saga workers (workflows + host activities) from the TypeScript sources, in their own process. */
-const WORKER_SCRIPT = `
-const fs = require('node:fs');
-const swc = require(${JSON.stringify(require.resolve('@swc/core'))});
-require.extensions['.ts'] = (module, filename) => {
-  const { code } = swc.transformSync(fs.readFileSync(filename, 'utf8'), {
-    filename,
-    jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
-    module: { type: 'commonjs' },
-  });
-  module._compile(code, filename);
-};
-const { NativeConnection, Runtime, DefaultLogger } = require(${JSON.stringify(require.resolve('@temporalio/worker'))});
-const { createSagaWorkers } = require(${JSON.stringify(path.join(ROOT, 'src', 'worker', 'worker.ts'))});
-(async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS });
-  const workers = await createSagaWorkers({
-    connection,
-    namespace: process.env.TEMPORAL_NAMESPACE,
-    sagaHome: process.env.SAGA_HOME,
-    hostId: process.env.SAGA_HOST_ID,
-    taskQueue: process.env.SAGA_TASK_QUEUE,
-    workflowBundlePath: process.env.WORKFLOW_BUNDLE,
-  });
-  const runs = workers.map((w) => w.run());
-  process.stdout.write('ready\\n');
-  await Promise.all(runs);
-})().catch((err) => { console.error(err); process.exit(1); });
-`;
-
 /**
  * Implementers write their own file and a shared one (so the second merge conflicts); the resolver's first
  * run records its pid and sleeps (the worker is killed under it), a later run resolves by keeping both lines.
@@ -341,18 +308,8 @@ describe('a worker restart during a merge', () => {
   });
 
   async function startWorker(dir: string): Promise<ChildProcess> {
-    const script = path.join(dir, 'worker.js');
-    writeFileSync(script, WORKER_SCRIPT);
-    const child = spawn(process.execPath, [script], {
-      cwd: ROOT,
-      env: { ...env.cliEnv, WORKFLOW_BUNDLE },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = await startWorkerProcess(dir, env.cliEnv);
     workers.push(child);
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
-      child.once('exit', (code) => reject(new Error(`worker exited early with ${code}`)));
-    });
     return child;
   }
 

@@ -3,7 +3,7 @@
  * that had completed are not redone, and nothing the killed worker started is left running.
  * The worker runs the current TypeScript sources in a separate Node process (swc require hook).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createArtifactActivities } from '../src/activities/artifacts';
@@ -15,45 +15,13 @@ import { PlanSchema } from '../src/domain/plan';
 import type { SagaContext } from '../src/domain/saga-input';
 import { taskWorkflow, type TaskInput } from '../src/workflows/task';
 import { createSagaTestEnv, type SagaTestEnv } from './harness/saga-env';
-import { WORKFLOW_BUNDLE } from './harness/server';
+import { startWorkerProcess } from './harness/ts-worker';
 
-const ROOT = path.resolve(__dirname, '..');
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@saga.invalid', ...args], {
     cwd,
     encoding: 'utf8',
   }).trim();
-
-/** Starts saga workers (workflows + this host's activities) from the TypeScript sources. */
-const WORKER_SCRIPT = `
-const fs = require('node:fs');
-const swc = require(${JSON.stringify(require.resolve('@swc/core'))});
-require.extensions['.ts'] = (module, filename) => {
-  const { code } = swc.transformSync(fs.readFileSync(filename, 'utf8'), {
-    filename,
-    jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
-    module: { type: 'commonjs' },
-  });
-  module._compile(code, filename);
-};
-const { NativeConnection, Runtime, DefaultLogger } = require(${JSON.stringify(require.resolve('@temporalio/worker'))});
-const { createSagaWorkers } = require(${JSON.stringify(path.join(ROOT, 'src', 'worker', 'worker.ts'))});
-(async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS });
-  const workers = await createSagaWorkers({
-    connection,
-    namespace: process.env.TEMPORAL_NAMESPACE,
-    sagaHome: process.env.SAGA_HOME,
-    hostId: process.env.SAGA_HOST_ID,
-    taskQueue: process.env.SAGA_TASK_QUEUE,
-    workflowBundlePath: process.env.WORKFLOW_BUNDLE,
-  });
-  const runs = workers.map((w) => w.run());
-  process.stdout.write('ready\\n');
-  await Promise.all(runs);
-})().catch((err) => { console.error(err); process.exit(1); });
-`;
 
 interface DemoRun {
   taskId: string;
@@ -97,18 +65,8 @@ describe('task workflow survives a worker crash', () => {
   });
 
   async function startWorker(dir: string, extraEnv: NodeJS.ProcessEnv): Promise<ChildProcess> {
-    const script = path.join(dir, 'worker.js');
-    writeFileSync(script, WORKER_SCRIPT);
-    const child = spawn(process.execPath, [script], {
-      cwd: ROOT,
-      env: { ...env.cliEnv, ...extraEnv, WORKFLOW_BUNDLE },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = await startWorkerProcess(dir, { ...env.cliEnv, ...extraEnv });
     workers.push(child);
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
-      child.once('exit', (code) => reject(new Error(`worker exited early with ${code}`)));
-    });
     return child;
   }
 
