@@ -5,12 +5,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { prepareSaga, startSaga } from '../src/client/commands/start';
-import { respond } from '../src/client/saga-client';
 import { createSampleRepo, demoScript, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { sagaWorkflowId } from '../src/domain/naming';
 import { runSaga } from './harness/cli';
-import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
+import { startApprovedSaga } from './harness/fleet-saga';
+import { createSagaTestEnv, waitForStatus, type SagaTestEnv } from './harness/saga-env';
 
 jest.setTimeout(180_000);
 
@@ -48,24 +47,11 @@ describe('saga cancel', () => {
     // Task 1.1 writes its files, then works for a long time.
     tasks['1.1']!.attempts = [{ ...tasks['1.1']!.attempts[0], sleep_ms: 60_000 }];
     const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'), { script: { tasks } });
-    const input = await prepareSaga({
+    await startApprovedSaga(env, {
       repo,
-      argumentsText: 'Add greeting',
-      plan: GREETING_PLAN_FILE,
+      planFile: GREETING_PLAN_FILE,
       name: 'cancel-me',
-    });
-    await startSaga(env.client, input);
-    await waitForPending(env, 'cancel-me', 'confirm-name');
-    await respond(env.client, 'cancel-me', {
-      interactionId: 'confirm-name',
-      choice: 'confirm',
-      user: 'test',
-    });
-    await waitForPending(env, 'cancel-me', 'plan-approval-1');
-    await respond(env.client, 'cancel-me', {
-      interactionId: 'plan-approval-1',
-      choice: 'approve',
-      user: 'test',
+      args: 'Add greeting',
     });
     await waitForStatus(env, 'cancel-me', (s) => s.milestones[0]?.tasks[0]?.status === 'running');
     for (let i = 0; i < 50 && !existsSync(demoLog); i++) await new Promise((r) => setTimeout(r, 200));

@@ -4,11 +4,11 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { respond } from '../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { sagaWorkflowId } from '../src/domain/naming';
 import { runSaga } from './harness/cli';
+import { startApprovedSaga } from './harness/fleet-saga';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
 
 jest.setTimeout(240_000);
@@ -80,24 +80,11 @@ describe('saga continue', () => {
         },
       },
     });
-    const input = await prepareSaga({
+    await startApprovedSaga(env, {
       repo,
-      argumentsText: 'Add greeting',
-      plan: GREETING_PLAN_FILE,
+      planFile: GREETING_PLAN_FILE,
       name: 'resume-me',
-    });
-    await startSaga(env.client, input);
-    await waitForPending(env, 'resume-me', 'confirm-name');
-    await respond(env.client, 'resume-me', {
-      interactionId: 'confirm-name',
-      choice: 'confirm',
-      user: 'test',
-    });
-    await waitForPending(env, 'resume-me', 'plan-approval-1');
-    await respond(env.client, 'resume-me', {
-      interactionId: 'plan-approval-1',
-      choice: 'approve',
-      user: 'test',
+      args: 'Add greeting',
     });
 
     await waitForStatus(env, 'resume-me', (s) => s.milestones[1]?.tasks[0]?.status === 'running');
