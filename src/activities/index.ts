@@ -10,6 +10,7 @@ import { createNotifyActivities } from './notify';
 import { createProgressActivities } from './progress';
 import { createRoleAgentActivities } from './role-agents';
 import { createSagaSetupActivities } from './saga-setup';
+import { createTaskGitActivities } from './task-git';
 import { createValidationActivities } from './validation';
 
 export interface ActivityDeps {
@@ -19,8 +20,10 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const artifacts = createArtifactActivities({ sagaHome: deps.sagaHome });
   const agents = createAgentActivities({ sagaHome: deps.sagaHome });
+  const git = createGitActivities({ sagaHome: deps.sagaHome });
   return {
-    ...createGitActivities({ sagaHome: deps.sagaHome }),
+    ...git,
+    ...createTaskGitActivities({ git }),
     ...createDiscoveryActivities(),
     ...createValidationActivities(),
     ...artifacts,

@@ -36,6 +36,7 @@ export function activitySummary(activity: string, input: unknown): string | unde
       return `${checks} check${checks === 1 ? '' : 's'}: ${field('label') ?? ''}`;
     }
     case 'prepareWorktree':
+    case 'prepareTaskWorktree':
       return `Worktree ${field('worktree') ?? ''} on ${field('branch') ?? ''}`;
     default:
       return undefined;

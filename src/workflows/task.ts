@@ -74,7 +74,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     });
   }
   setCurrentDetails(`Preparing worktree ${input.worktree}`);
-  const prepared = await long.prepareWorktree({
+  const prepared = await long.prepareTaskWorktree({
     repo: ctx.repo,
     branch: input.branch,
     worktree: input.worktree,
@@ -82,27 +82,20 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     copyFiles: ctx.settings.worktree.copy,
     setup: ctx.settings.worktree.setup,
     env,
+    mergeBranches: input.mergeBranches,
+    mergeMessage: `saga(${ctx.name}): bring into ${input.ref} its dependency`,
   });
+  const startCommit = prepared.startCommit;
 
   let usage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
   let failures = [...input.retained.evidence];
-  let notes = [...input.retained.notes];
-  // Changed files are reported relative to the start state including the dependencies' work.
-  let startCommit = prepared.baseCommit;
-  for (const branch of input.mergeBranches) {
-    const merge = await quick.mergeBranch({
-      worktree: input.worktree,
-      branch,
-      message: `saga(${ctx.name}): bring dependency ${branch} into ${input.ref}`,
-    });
-    if (merge.status === 'merged') startCommit = merge.head;
-    if (merge.status === 'conflict') {
-      await quick.abortMerge({ worktree: input.worktree });
-      notes.push(
-        `Dependency branch ${branch} conflicts with this one in ${merge.conflictedFiles.join(', ')}; merge it yourself.`,
-      );
-    }
-  }
+  let notes = [
+    ...input.retained.notes,
+    ...prepared.conflicts.map(
+      (c) =>
+        `Dependency branch ${c.branch} conflicts with this one in ${c.files.join(', ')}; merge it yourself.`,
+    ),
+  ];
   let evidence: string[] = [];
   let status: TaskReport['status'] = 'blocked';
   let reason: string | null = null;
@@ -207,13 +200,12 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     // Durable handoff even when cancelled: commit what is there, then remove the worktree.
     await CancellationScope.nonCancellable(async () => {
       const outcome = status === 'passed' ? 'pass' : 'blocked';
-      const handoff = await quick.commitHandoff({
+      handoffResult = await quick.handoffTask({
+        repo: ctx.repo,
         worktree: input.worktree,
         message: `saga(${ctx.name}): task ${input.ref} ${spec.slug} — ${outcome}`,
         baseCommit: startCommit,
       });
-      handoffResult = handoff;
-      await quick.removeWorktree({ repo: ctx.repo, worktree: input.worktree });
     });
   }
   const info = workflowInfo();
