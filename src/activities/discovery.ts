@@ -360,7 +360,9 @@ export function createDiscoveryActivities(
       const confirmed = run.timedOut ? 'timed-out' : run.exitCode === 0 ? 'passed' : 'failed';
       const footer = run.timedOut ? `timed out after ${timeoutMs} ms` : `exit ${run.exitCode ?? run.signal}`;
       await fs.appendFile(outputPath, `\n# ${footer} (${run.durationMs} ms)\n`);
-      return { ...candidate, confirmed, exitCode: run.exitCode, durationMs: run.durationMs, outputPath };
+      // A command killed at its timeout has no meaningful exit code (make, for one, exits 2 as it dies).
+      const exitCode = run.timedOut ? null : run.exitCode;
+      return { ...candidate, confirmed, exitCode, durationMs: run.durationMs, outputPath };
     } catch (err) {
       if (err instanceof CancelledFailure) throw err;
       // The program is missing or cannot start: a finding about the environment, not a failed activity.
