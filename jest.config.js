@@ -8,4 +8,5 @@ module.exports = {
   testTimeout: 120_000,
   maxWorkers: 2,
   verbose: false,
+  reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
 };
