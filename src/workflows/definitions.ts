@@ -19,3 +19,5 @@ export const interactionOpenedSignal = defineSignal<[Interaction]>('interactionO
 export const interactionAnsweredSignal = defineSignal<[Answer]>('interactionAnswered');
 /** Child → saga: progress for the status view (task and milestone state, log lines). */
 export const progressSignal = defineSignal<[ProgressEvent]>('progress');
+/** Child → saga: several state changes in one signal (the fleet batches what piles up while one is sent). */
+export const progressBatchSignal = defineSignal<[ProgressEvent[]]>('progressBatch');

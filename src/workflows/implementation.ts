@@ -23,7 +23,7 @@ import { milestoneOrder, readyTasks } from '../domain/schedule';
 import type { Answer, MilestoneState, ProgressEvent, TaskState, Usage } from '../domain/state';
 import { ask } from './ask';
 import { integrateMilestone } from './integration';
-import { report } from './shared';
+import { report, reportBatch } from './shared';
 import { taskWorkflow, type TaskReport } from './task';
 
 export interface ImplementationInput {
@@ -52,7 +52,7 @@ type FleetEvent =
 /** Failed integrations of one milestone re-delegated without asking; after that the user decides. */
 const INTEGRATION_REDOS = 2;
 /** Past this many events a run continues as new between milestones (well before the server's warnings). */
-const HISTORY_SOFT_LIMIT = 1_000;
+const HISTORY_SOFT_LIMIT = 500;
 
 export async function implementationWorkflow(input: ImplementationInput): Promise<ImplementationResult> {
   const { ctx, plan } = input;
@@ -81,12 +81,25 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   const inFlight = new Set<Promise<unknown>>();
   const noUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
 
-  // Progress signals go out one after another (the saga applies them in order) without holding up the
-  // fleet: awaiting each one cost a workflow-task round trip per state change, before every launch.
-  let reporting: Promise<void> = Promise.resolve();
+  // Progress goes out in order without holding up the fleet: awaiting each signal cost a workflow-task
+  // round trip per state change. What piles up while one signal is in flight goes out as one batch,
+  // which keeps the saga's history small.
+  const outbox: ProgressEvent[] = [];
+  let sending = false;
   const post = (event: ProgressEvent) => {
-    reporting = reporting.then(() => report(ctx, event));
+    outbox.push(event);
+    if (sending) return;
+    sending = true;
+    void (async () => {
+      while (outbox.length) {
+        const batch = outbox.splice(0, outbox.length);
+        await (batch.length === 1 ? report(ctx, batch[0]!) : reportBatch(ctx, batch));
+      }
+      sending = false;
+    })();
   };
+  /** Resolves when every progress event has been delivered. */
+  const reporting = () => condition(() => !sending && outbox.length === 0);
   const logLine = (line: string) => post({ type: 'log', line });
   const update = (task: TaskState, patch: Partial<TaskState>) => {
     Object.assign(task, patch);
@@ -99,7 +112,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   };
   /** The result, once every progress signal has been delivered. */
   const finish = async (outcome: ImplementationResult['outcome']): Promise<ImplementationResult> => {
-    await reporting;
+    await reporting();
     return { outcome, milestones, usage };
   };
 
@@ -118,7 +131,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       if (aborted) return finish('aborted');
       setMilestone(mState, 'integrating');
       setCurrentDetails(`Integrating milestone ${id}`);
-      await reporting; // integration logs to the saga directly: keep the order
+      await reporting(); // integration logs to the saga directly: keep the order
       const result = await integrateMilestone(ctx, spec, mState, input.round);
       usage = addUsage(usage, result.usage);
       if (result.ok) {
@@ -160,7 +173,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       (m) => input.milestoneIds.includes(m) && milestoneState(m).status !== 'integrated',
     );
     if ((info.continueAsNewSuggested || info.historyLength > HISTORY_SOFT_LIMIT) && moreToDo) {
-      await reporting;
+      await reporting();
       await continueAsNew<typeof implementationWorkflow>({ ...input, carried: { milestones, usage } });
     }
   }

@@ -34,7 +34,7 @@ import type {
 import { acceptanceWorkflow } from './acceptance';
 import { quickActivities } from './activities';
 import { ask, toInteraction } from './ask';
-import { carryQuery, progressSignal, statusQuery } from './definitions';
+import { carryQuery, progressBatchSignal, progressSignal, statusQuery } from './definitions';
 import { implementationWorkflow } from './implementation';
 import { InteractionEffects } from './interaction-effects';
 import { InteractionHub } from './interaction-hub';
@@ -158,6 +158,10 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   hub.install();
   setHandler(progressSignal, (event: ProgressEvent) => {
     applyProgress(event);
+    dirty = true;
+  });
+  setHandler(progressBatchSignal, (batch: ProgressEvent[]) => {
+    batch.forEach(applyProgress);
     dirty = true;
   });
 
