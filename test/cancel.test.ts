@@ -9,7 +9,13 @@ import { createSampleRepo, demoScript, GREETING_PLAN_FILE } from '../src/demo/sa
 import { sagaWorkflowId } from '../src/domain/naming';
 import { runSaga } from './harness/cli';
 import { startApprovedSaga } from './harness/fleet-saga';
-import { createSagaTestEnv, waitForStatus, type SagaTestEnv } from './harness/saga-env';
+import {
+  createSagaTestEnv,
+  demoInvocations,
+  useEnvInProcess,
+  waitForStatus,
+  type SagaTestEnv,
+} from './harness/saga-env';
 
 jest.setTimeout(180_000);
 
@@ -28,12 +34,7 @@ describe('saga cancel', () => {
   beforeAll(async () => {
     env = await createSagaTestEnv('cancel');
     demoLog = path.join(env.tmp('log'), 'demo.jsonl');
-    Object.assign(process.env, {
-      SAGA_HOME: env.sagaHome,
-      SAGA_HOST_ID: env.hostId,
-      SAGA_TASK_QUEUE: env.taskQueue,
-      SAGA_DEMO_LOG: demoLog,
-    });
+    useEnvInProcess(env, demoLog);
     await env.startWorkers();
   });
   afterAll(async () => {
@@ -55,8 +56,7 @@ describe('saga cancel', () => {
     });
     await waitForStatus(env, 'cancel-me', (s) => s.milestones[0]?.tasks[0]?.status === 'running');
     for (let i = 0; i < 50 && !existsSync(demoLog); i++) await new Promise((r) => setTimeout(r, 200));
-    const agentPid = (JSON.parse(readFileSync(demoLog, 'utf8').trim().split('\n')[0]!) as { pid: number })
-      .pid;
+    const agentPid = demoInvocations(demoLog)[0]!.pid;
     await new Promise((r) => setTimeout(r, 1000)); // the agent has written its files by now
     expect(alive(agentPid)).toBe(true);
 

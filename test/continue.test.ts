@@ -2,22 +2,22 @@
  * `saga continue`: a saga terminated mid-implementation resumes in a new run seeded from its history's
  * last state; finished tasks are not redone (agent invocations are counted), and it completes.
  */
-import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { respond } from '../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { sagaWorkflowId } from '../src/domain/naming';
 import { runSaga } from './harness/cli';
 import { startApprovedSaga } from './harness/fleet-saga';
-import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
+import {
+  createSagaTestEnv,
+  demoInvocations,
+  useEnvInProcess,
+  waitForPending,
+  waitForStatus,
+  type SagaTestEnv,
+} from './harness/saga-env';
 
 jest.setTimeout(240_000);
-
-interface Invocation {
-  role: string;
-  taskId: string;
-  attempt: number;
-}
 
 describe('saga continue', () => {
   let env: SagaTestEnv;
@@ -25,12 +25,7 @@ describe('saga continue', () => {
   beforeAll(async () => {
     env = await createSagaTestEnv('continue');
     demoLog = path.join(env.tmp('log'), 'demo.jsonl');
-    Object.assign(process.env, {
-      SAGA_HOME: env.sagaHome,
-      SAGA_HOST_ID: env.hostId,
-      SAGA_TASK_QUEUE: env.taskQueue,
-      SAGA_DEMO_LOG: demoLog,
-    });
+    useEnvInProcess(env, demoLog);
     await env.startWorkers();
   });
   afterAll(async () => {
@@ -38,13 +33,7 @@ describe('saga continue', () => {
     await env.close();
   });
 
-  const invocations = (): Invocation[] =>
-    existsSync(demoLog)
-      ? readFileSync(demoLog, 'utf8')
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l) as Invocation)
-      : [];
+  const invocations = () => demoInvocations(demoLog);
 
   test('a terminated saga is continued from its last state without redoing finished tasks', async () => {
     // Task 2.1 runs long enough to be caught in flight.

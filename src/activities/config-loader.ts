@@ -3,8 +3,9 @@
  * Per-machine placeholders (`{saga_root}`, `{node}`) of every profile are filled in here.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../project-root';
 import {
   BUILTIN_AGENTS,
   DEFAULT_SAGA_CONFIG,
@@ -35,12 +36,9 @@ export interface MachinePaths {
   nodePath: string;
 }
 
-/** The folder holding saga's own `agents/` (works from `src/` under ts and from `dist/src/` when built). */
-export function findSagaRoot(from: string = __dirname): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'agents', 'demo-agent.js'))) return dir;
-    if (path.dirname(dir) === dir) return path.resolve(__dirname, '..', '..');
-  }
+/** The folder holding saga's own `agents/` and `templates/` (one definition: src/project-root.ts). */
+export function findSagaRoot(): string {
+  return PROJECT_ROOT;
 }
 
 export async function loadSagaConfig(

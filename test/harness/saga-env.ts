@@ -2,7 +2,7 @@
  * Per-test-file environment: a client and in-process saga workers connected to the run's real Temporal
  * server, with their own workflow task queue, host queue and saga home, so test files never share work.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -139,3 +139,35 @@ export const waitForPending = (env: SagaTestEnv, name: string, id: string | RegE
     (s) => s.pending.some((p) => (typeof id === 'string' ? p.id === id : id.test(p.id))),
     timeoutMs,
   );
+
+/**
+ * Points in-process saga starts (prepareSaga reads SAGA_HOME, SAGA_HOST_ID, SAGA_TASK_QUEUE) and the
+ * in-process workers' agents (SAGA_DEMO_LOG) at this test environment.
+ */
+export function useEnvInProcess(env: SagaTestEnv, demoLog?: string): void {
+  Object.assign(process.env, {
+    SAGA_HOME: env.sagaHome,
+    SAGA_HOST_ID: env.hostId,
+    SAGA_TASK_QUEUE: env.taskQueue,
+    ...(demoLog ? { SAGA_DEMO_LOG: demoLog } : {}),
+  });
+}
+
+export interface DemoInvocation {
+  role: string;
+  stage: string;
+  taskId: string;
+  attempt: number;
+  pid: number;
+}
+
+/** The demo agent's invocation log (one JSON line per run, written when SAGA_DEMO_LOG is set). */
+export function demoInvocations(file: string): DemoInvocation[] {
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as DemoInvocation)
+    : [];
+}
