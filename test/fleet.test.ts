@@ -123,7 +123,7 @@ describe('worker fleet', () => {
         );
       else await new Promise((r) => setTimeout(r, 250));
     }
-    expect(seen).toMatchObject({ step: 'Attempt 1: agent running', activity: 'runRoleAgent' });
+    expect(seen).toMatchObject({ step: 'Attempt 1: agent running', activity: 'runTaskAttempt' });
     expect(seen!.elapsedMs).toBeGreaterThan(0);
 
     // A running saga owns its worktrees: cleanup refuses.

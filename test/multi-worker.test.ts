@@ -113,7 +113,7 @@ describe('two workers, one machine', () => {
     while ((await pendingOfB().catch(() => [])).length === 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 300));
     const [waiting] = await pendingOfB();
-    expect(waiting?.activityType?.name).toBe('prepareTaskWorktree');
+    expect(waiting?.activityType?.name).toBe('runTaskAttempt');
     expect(waiting?.state).toBe(temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED);
     expect((await sagaStatus(env, b.name)).phase).toBe('implementation');
     expect(demoRuns(b.demoLog)).toHaveLength(bRunsBefore);

@@ -16,10 +16,37 @@ import { respond } from '../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
 import type { SagaStatus } from '../src/domain/state';
+import { TASK_ATTEMPT_PATCH } from '../src/workflows/task';
 import { createSagaTestEnv, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { WORKFLOW_BUNDLE } from './harness/server';
 
 const RECORDED = path.join(__dirname, 'fixtures', 'histories', 'task-two-attempts.json');
+/** Recorded before TASK_ATTEMPT_PATCH: agent, checks and handoff as separate activities. */
+const RECORDED_BEFORE_PATCH = path.join(
+  __dirname,
+  'fixtures',
+  'histories',
+  'task-two-attempts-before-patch.json',
+);
+interface RecordedEvent {
+  eventType: string;
+  activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+  markerRecordedEventAttributes?: {
+    markerName?: string;
+    details?: Record<string, { payloads?: { data?: string }[] }>;
+  };
+}
+const activitiesOf = (events: RecordedEvent[]) =>
+  events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+/** Patch ids recorded by `patched()` (core_patch markers carry `{"id": ...}` as their data). */
+const patchIds = (events: RecordedEvent[]) =>
+  events.flatMap((e) =>
+    Object.values(e.markerRecordedEventAttributes?.details ?? {}).flatMap((d) =>
+      (d.payloads ?? []).map(
+        (p) => (JSON.parse(Buffer.from(p.data ?? '', 'base64').toString()) as { id?: string }).id,
+      ),
+    ),
+  );
 const replayOptions = { workflowBundle: { codePath: WORKFLOW_BUNDLE } };
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@saga.invalid', ...args], {
@@ -34,11 +61,28 @@ describe('workflow histories replay', () => {
   });
   afterAll(async () => env.close());
 
-  test('a recorded 2-attempt task history replays on the current code', async () => {
+  test('a recorded 2-attempt task history replays on the current code (one activity per attempt)', async () => {
     const recorded: unknown = JSON.parse(readFileSync(RECORDED, 'utf8'));
-    const events = (recorded as { events: { eventType: string }[] }).events;
-    expect(events.length).toBeGreaterThan(10);
+    const events = (recorded as { events: RecordedEvent[] }).events;
     expect(events.at(-1)!.eventType).toMatch(/WORKFLOW_EXECUTION_COMPLETED/);
+    expect(patchIds(events)).toEqual([TASK_ATTEMPT_PATCH]);
+    expect(activitiesOf(events)).toEqual(['runTaskAttempt', 'runTaskAttempt']);
+    await expect(Worker.runReplayHistory(replayOptions, recorded)).resolves.toBeUndefined();
+  });
+
+  test('a task recorded before the patch (one activity per step) still replays', async () => {
+    const recorded: unknown = JSON.parse(readFileSync(RECORDED_BEFORE_PATCH, 'utf8'));
+    const events = (recorded as { events: RecordedEvent[] }).events;
+    expect(events.at(-1)!.eventType).toMatch(/WORKFLOW_EXECUTION_COMPLETED/);
+    expect(patchIds(events)).toEqual([]);
+    expect(activitiesOf(events)).toEqual([
+      'prepareTaskWorktree',
+      'runRoleAgent',
+      'runChecks',
+      'runRoleAgent',
+      'runChecks',
+      'handoffTask',
+    ]);
     await expect(Worker.runReplayHistory(replayOptions, recorded)).resolves.toBeUndefined();
   });
 

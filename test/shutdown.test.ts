@@ -92,7 +92,7 @@ describe('saga worker shutdown', () => {
     // so the activity is ready for another worker of this host.
     const task = await env.client.workflow.getHandle(taskWorkflowId(name, 1, 1)).describe();
     const [agent] = task.raw.pendingActivities ?? [];
-    expect(agent?.activityType?.name).toBe('runRoleAgent');
+    expect(agent?.activityType?.name).toBe('runTaskAttempt');
     expect(agent?.lastFailure?.message).toMatch(/shutting down/i);
 
     await env.client.workflow.getHandle(sagaWorkflowId(name)).terminate('test done');

@@ -116,9 +116,13 @@ export async function runGit(cwd: string, args: string[], notes?: string[]): Pro
 
 /** `-c` options so commits work on a machine with no git identity configured. */
 async function identityArgs(cwd: string): Promise<string[]> {
-  const value = async (key: string) => (await execGit(cwd, ['config', key])).stdout.trim();
-  const [name, email] = await Promise.all([value('user.name'), value('user.email')]);
-  return [...(name ? [] : ['-c', 'user.name=Saga']), ...(email ? [] : ['-c', 'user.email=saga@localhost'])];
+  // One process for both keys (exit 1 when neither is set).
+  const out = await execGit(cwd, ['config', '--get-regexp', '^user\\.(name|email)$']);
+  const keys = new Set(out.stdout.split('\n').map((line) => line.split(' ')[0]));
+  return [
+    ...(keys.has('user.name') ? [] : ['-c', 'user.name=Saga']),
+    ...(keys.has('user.email') ? [] : ['-c', 'user.email=saga@localhost']),
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -243,6 +247,23 @@ async function pruneIfStale(repo: string, notes: string[]): Promise<WorktreeEntr
 async function assertValidBranchName(cwd: string, branch: string): Promise<void> {
   const out = await execGit(cwd, ['check-ref-format', '--branch', branch]);
   if (out.code !== 0) throw fail('InvalidInput', `'${branch}' is not a valid branch name`);
+}
+
+/**
+ * The common case in one git process: neither the folder nor the branch exists yet. Returns null when that
+ * is not so (or git refuses for any other reason), and the caller takes the careful path, which explains.
+ */
+async function addNewWorktree(
+  repo: string,
+  branch: string,
+  worktree: string,
+  base: string,
+  notes: string[],
+): Promise<{ baseCommit: string; created: true } | null> {
+  if (await pathExists(worktree)) return null;
+  const add = await runGitRaw(repo, ['worktree', 'add', '--quiet', '-b', branch, worktree, base], notes);
+  if (add.code !== 0) return null;
+  return { baseCommit: await headOf(worktree), created: true };
 }
 
 /**
@@ -525,21 +546,28 @@ export function createGitActivities(deps: { sagaHome: string }) {
     async prepareWorktree(raw: z.input<typeof PrepareWorktreeInputSchema>) {
       const input = parseInput('prepareWorktree', PrepareWorktreeInputSchema, raw);
       const notes: string[] = [];
-      const repoTop = await repoToplevel(input.repo);
-      const { baseCommit, created } = await ensureWorktree(
-        repoTop,
-        input.branch,
-        input.worktree,
-        input.base,
-        notes,
-      );
-      // The marker survives a crash between `worktree add` and the end of setup, so a retry finishes setup.
-      const marker = path.join(
-        (await runGit(input.worktree, ['rev-parse', '--absolute-git-dir'])).trim(),
-        SETUP_PENDING_MARKER,
-      );
-      if (created) await fs.writeFile(marker, new Date().toISOString());
-      const setupPending = await pathExists(marker);
+      const repoTop = path.resolve(input.repo);
+      const added = await addNewWorktree(repoTop, input.branch, input.worktree, input.base, notes);
+      const { baseCommit, created } =
+        added ??
+        (await ensureWorktree(
+          await repoToplevel(input.repo),
+          input.branch,
+          input.worktree,
+          input.base,
+          notes,
+        ));
+      let setupPending = false;
+      let marker = '';
+      if (input.copyFiles.length > 0 || input.setup.length > 0) {
+        // The marker survives a crash between `worktree add` and the end of setup, so a retry finishes setup.
+        marker = path.join(
+          (await runGit(input.worktree, ['rev-parse', '--absolute-git-dir'])).trim(),
+          SETUP_PENDING_MARKER,
+        );
+        if (created) await fs.writeFile(marker, new Date().toISOString());
+        setupPending = await pathExists(marker);
+      }
       let copy = { copied: [] as string[], skipped: [] as string[] };
       let setupLogs: string[] = [];
       if (setupPending) {
@@ -552,7 +580,7 @@ export function createGitActivities(deps: { sagaHome: string }) {
         worktree: input.worktree,
         branch: input.branch,
         baseCommit,
-        head: await headOf(input.worktree),
+        head: added ? baseCommit : await headOf(input.worktree),
         created,
         reused: !created,
         copiedFiles: copy.copied,
@@ -568,31 +596,33 @@ export function createGitActivities(deps: { sagaHome: string }) {
       const input = parseInput('commitHandoff', CommitHandoffInputSchema, raw);
       const worktree = await requireWorktreeDir(input.worktree);
       const notes: string[] = [];
-      const previousHead = await headOf(worktree);
-      let committed = false;
-      if ((await dirtyFiles(worktree)).length > 0) {
-        await runGit(worktree, ['add', '-A'], notes);
-        const staged = await runGitRaw(worktree, ['diff', '--cached', '--quiet'], notes);
-        if (staged.code === 1) {
-          const id = await identityArgs(worktree);
-          await runGit(worktree, [...id, 'commit', '--no-verify', '-q', '-m', input.message], notes);
-          committed = true;
-        }
-      }
-      const commit = await headOf(worktree);
-      const from = input.baseCommit
-        ? (await runGit(worktree, ['merge-base', input.baseCommit, commit])).trim()
-        : previousHead;
+      const [previousHead, id] = await Promise.all([headOf(worktree), identityArgs(worktree)]);
+      await runGit(worktree, ['add', '-A'], notes);
+      const staged = await runGitRaw(worktree, ['diff', '--cached', '--quiet'], notes);
+      const committed = staged.code === 1;
+      if (committed)
+        await runGit(worktree, [...id, 'commit', '--no-verify', '-q', '-m', input.message], notes);
+      const commit = committed ? await headOf(worktree) : previousHead;
+      // `a...b` diffs from the merge base, so a base the branch has moved away from still works.
+      const from = input.baseCommit ?? previousHead;
       const changedFiles =
-        from === commit ? [] : splitZ(await runGit(worktree, ['diff', '--name-only', '-z', from, commit]));
+        from === commit
+          ? []
+          : splitZ(await runGit(worktree, ['diff', '--name-only', '-z', `${from}...${commit}`]));
       return { commit, committed, changedFiles, notes };
     },
 
     /** Removes a task worktree only when nothing uncommitted is inside (partial-result rule). */
     async removeWorktree(raw: z.input<typeof RemoveWorktreeInputSchema>) {
       const input = parseInput('removeWorktree', RemoveWorktreeInputSchema, raw);
-      const repoTop = await repoToplevel(input.repo);
       const notes: string[] = [];
+      // Without --force git itself refuses a worktree with changes or untracked files, and the main
+      // checkout; any refusal takes the careful path below, which names the reason.
+      if (await pathExists(input.worktree)) {
+        const quick = await runGitRaw(input.repo, ['worktree', 'remove', input.worktree], notes);
+        if (quick.code === 0) return { removed: true, notes };
+      }
+      const repoTop = await repoToplevel(input.repo);
       const target = await canonical(input.worktree);
       const entry = (await pruneIfStale(repoTop, notes)).find((e) => e.canonicalPath === target);
       if (!entry) {
@@ -639,8 +669,12 @@ export function createGitActivities(deps: { sagaHome: string }) {
       const input = parseInput('mergeBranch', MergeBranchInputSchema, raw);
       const worktree = await requireWorktreeDir(input.worktree);
       const notes: string[] = [];
-      const branchCommit = await requireCommit(worktree, input.branch, 'UnknownBranch', 'Branch');
-      const pending = await mergeHead(worktree);
+      const [branchCommit, pending, before, id] = await Promise.all([
+        requireCommit(worktree, input.branch, 'UnknownBranch', 'Branch'),
+        mergeHead(worktree),
+        headOf(worktree),
+        identityArgs(worktree),
+      ]);
       if (pending) {
         if (pending !== branchCommit) {
           throw fail(
@@ -652,19 +686,14 @@ export function createGitActivities(deps: { sagaHome: string }) {
         const conflictedFiles = await unmergedFiles(worktree);
         return { status: 'conflict' as const, head: await headOf(worktree), conflictedFiles, notes };
       }
-      if (await isAncestorCommit(worktree, branchCommit, 'HEAD')) {
-        return {
-          status: 'already-merged' as const,
-          head: await headOf(worktree),
-          conflictedFiles: [],
-          notes,
-        };
-      }
-      const id = await identityArgs(worktree);
-      const args = [...id, 'merge', '--no-ff', '--no-edit', '--no-verify', '-m', input.message, input.branch];
+      // Merging a commit HEAD already contains succeeds and leaves HEAD where it was.
+      const args = [...id, 'merge', '--no-ff', '--no-edit', '--no-verify', '-m', input.message, branchCommit];
       const out = await runGitRaw(worktree, args, notes);
       const head = await headOf(worktree);
-      if (out.code === 0) return { status: 'merged' as const, head, conflictedFiles: [], notes };
+      if (out.code === 0) {
+        const status = head === before ? ('already-merged' as const) : ('merged' as const);
+        return { status, head, conflictedFiles: [], notes };
+      }
       const conflictedFiles = await unmergedFiles(worktree);
       if ((await mergeHead(worktree)) && conflictedFiles.length > 0) {
         return { status: 'conflict' as const, head, conflictedFiles, notes };

@@ -10,6 +10,7 @@ import { createNotifyActivities } from './notify';
 import { createProgressActivities } from './progress';
 import { createRoleAgentActivities } from './role-agents';
 import { createSagaSetupActivities } from './saga-setup';
+import { createTaskAttemptActivities } from './task-attempt';
 import { createTaskGitActivities } from './task-git';
 import { createValidationActivities } from './validation';
 
@@ -21,14 +22,18 @@ export function createActivities(deps: ActivityDeps) {
   const artifacts = createArtifactActivities({ sagaHome: deps.sagaHome });
   const agents = createAgentActivities({ sagaHome: deps.sagaHome });
   const git = createGitActivities({ sagaHome: deps.sagaHome });
+  const taskGit = createTaskGitActivities({ git });
+  const validation = createValidationActivities();
+  const roleAgents = createRoleAgentActivities({ agents });
   return {
     ...git,
-    ...createTaskGitActivities({ git }),
+    ...taskGit,
+    ...createTaskAttemptActivities({ taskGit, roleAgents, validation }),
     ...createDiscoveryActivities(),
-    ...createValidationActivities(),
+    ...validation,
     ...artifacts,
     ...agents,
-    ...createRoleAgentActivities({ agents }),
+    ...roleAgents,
     ...createSagaSetupActivities({ artifacts }),
     ...createProgressActivities({ artifacts }),
     // Chat notifications; configured from the worker's environment (DESIGN.md 4.7).

@@ -3,7 +3,15 @@
  * start and one for its handoff: worktree + dependency merges, and commit + worktree removal (in that
  * order: the worktree goes only after its work is committed).
  */
-import type { createGitActivities } from './git';
+import { ApplicationFailure } from '@temporalio/common';
+import { promises as fs } from 'node:fs';
+import { runGit, type createGitActivities } from './git';
+
+const exists = (p: string) =>
+  fs.stat(p).then(
+    () => true,
+    () => false,
+  );
 
 type Git = ReturnType<typeof createGitActivities>;
 type PrepareInput = Parameters<Git['prepareWorktree']>[0];
@@ -33,8 +41,32 @@ export function createTaskGitActivities(deps: { git: Git }) {
       return { ...prepared, startCommit, conflicts };
     },
 
-    /** The durable handoff: commit whatever the agent left, then remove the worktree. */
-    async handoffTask(input: { repo: string; worktree: string; message: string; baseCommit: string }) {
+    /**
+     * The durable handoff: commit whatever the agent left, then remove the worktree. A worktree that is
+     * not there (the task was cancelled before it was made) has nothing to hand off: the branch's tip is
+     * the task's commit.
+     */
+    async handoffTask(input: {
+      repo: string;
+      worktree: string;
+      message: string;
+      baseCommit?: string;
+      branch?: string;
+    }) {
+      if (input.branch) {
+        if (!(await exists(input.worktree))) {
+          const tip = await runGit(input.repo, ['rev-parse', '--verify', '-q', `refs/heads/${input.branch}`]);
+          return { commit: tip.trim(), committed: false, changedFiles: [] as string[], removed: false };
+        }
+        const head = await runGit(input.worktree, ['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(
+          () => '',
+        );
+        if (head.trim() !== input.branch)
+          throw ApplicationFailure.nonRetryable(
+            `'${input.worktree}' is not the worktree of ${input.branch}; nothing committed or removed there`,
+            'WorktreeConflict',
+          );
+      }
       const handoff = await git.commitHandoff({
         worktree: input.worktree,
         message: input.message,

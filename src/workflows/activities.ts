@@ -35,6 +35,15 @@ export function activitySummary(activity: string, input: unknown): string | unde
       const checks = (input as { checks?: unknown[] }).checks?.length ?? 0;
       return `${checks} check${checks === 1 ? '' : 's'}: ${field('label') ?? ''}`;
     }
+    case 'runTaskAttempt': {
+      const { agent, prepare } = input as { agent?: unknown; prepare?: unknown };
+      const steps = [
+        ...(prepare ? ['worktree'] : []),
+        activitySummary('runRoleAgent', agent) ?? 'agent',
+        'checks',
+      ];
+      return steps.join(' → ');
+    }
     case 'prepareWorktree':
     case 'prepareTaskWorktree':
       return `Worktree ${field('worktree') ?? ''} on ${field('branch') ?? ''}`;

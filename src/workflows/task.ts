@@ -2,11 +2,15 @@
  * One worker task (Saga procedure Phase 2, steps 2-4): its own worktree and branch, the agent in a
  * fix→validate loop, a durable handoff (a commit on the task branch), and only then the worktree's removal.
  * The history stays small: prompts, transcripts and check output live in files; history holds paths.
+ * Each attempt is one activity (worktree set-up on the first, handoff on the last), so a task costs few
+ * workflow-task round trips; tasks started before that change replay their step-by-step path.
  */
-import { CancellationScope, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, patched, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import type { TaskStatus, Usage } from '../domain/state';
+import type { PreparedTask, TaskAttemptResult, TaskHandoff } from '../activities/task-attempt';
+import { conflictNote } from '../domain/task-notes';
 import { longActivities, quickActivities } from './activities';
 import { reviewLoop } from './review-loop';
 import { maxAgentTimeout, profileFor } from './shared';
@@ -56,6 +60,9 @@ const addUsage = (a: Usage, b: Usage | null | undefined): Usage => ({
   costUsd: a.costUsd + (b?.costUsd ?? 0),
 });
 
+/** Marks histories in which an attempt is one `runTaskAttempt` activity (not agent, checks, handoff apart). */
+export const TASK_ATTEMPT_PATCH = 'task-attempt-activity';
+
 export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   const { ctx, spec, key } = input;
   const quick = quickActivities(ctx.hostQueue);
@@ -63,6 +70,9 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   const profile = profileFor(ctx, spec.agent ?? null);
   const label = `${key}-d${input.delegation}`;
   const env = { SAGA_PORT_BASE: String(input.portBase) };
+  const oneActivityPerAttempt = patched(TASK_ATTEMPT_PATCH);
+  const commitMessage = (outcome: 'pass' | 'blocked') =>
+    `saga(${ctx.name}): task ${input.ref} ${spec.slug} — ${outcome}`;
 
   if (input.resetBranch) {
     setCurrentDetails(`Moving ${input.branch} to ${input.resetBranch.commit.slice(0, 10)}`);
@@ -73,8 +83,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       archiveRef: input.resetBranch.archiveRef,
     });
   }
-  setCurrentDetails(`Preparing worktree ${input.worktree}`);
-  const prepared = await long.prepareTaskWorktree({
+  const prepareInput = {
     repo: ctx.repo,
     branch: input.branch,
     worktree: input.worktree,
@@ -84,35 +93,35 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     env,
     mergeBranches: input.mergeBranches,
     mergeMessage: `saga(${ctx.name}): bring into ${input.ref} its dependency`,
-  });
-  const startCommit = prepared.startCommit;
+  };
+  let prepared: PreparedTask | null = null;
+  if (!oneActivityPerAttempt) {
+    setCurrentDetails(`Preparing worktree ${input.worktree}`);
+    prepared = await long.prepareTaskWorktree(prepareInput);
+  }
 
   let usage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
   let failures = [...input.retained.evidence];
-  let notes = [
-    ...input.retained.notes,
-    ...prepared.conflicts.map(
-      (c) =>
-        `Dependency branch ${c.branch} conflicts with this one in ${c.files.join(', ')}; merge it yourself.`,
-    ),
-  ];
+  // Conflict notes for the first attempt: added here, or by runTaskAttempt once it has merged.
+  let notes = [...input.retained.notes, ...(prepared?.conflicts.map(conflictNote) ?? [])];
   let evidence: string[] = [];
   let status: TaskReport['status'] = 'blocked';
   let reason: string | null = null;
   let attempts = 0;
   const offset = input.attemptOffset ?? 0;
-  let handoffResult: { commit: string; changedFiles: string[] } | undefined;
+  let handoffResult: TaskHandoff | undefined;
 
-  /** One implementer run followed by the task's checks; returns whether the checks passed. */
-  async function attempt(extraNotes: string[]): Promise<boolean> {
-    attempts++;
-    const n = offset + attempts;
-    setCurrentDetails(`Attempt ${n}: agent running`);
-    const run = await long.runRoleAgent({
+  /** The agent, then the checks; `handoff` names the commit message for outcomes that end the task. */
+  async function runAttempt(
+    n: number,
+    extraNotes: string[],
+    handoff: { onPass: string | null; onFail: string | null },
+  ): Promise<TaskAttemptResult> {
+    const agent = {
       template: 'implementer',
       sagaName: ctx.name,
       sagaDir: ctx.sagaDir,
-      role: 'implementer',
+      role: 'implementer' as const,
       stage: 'task',
       taskId: input.ref,
       attempt: n,
@@ -128,9 +137,46 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       },
       extraEnv: env,
       runLabel: `${label}-a${n}`,
+    };
+    const checks = {
+      sagaDir: ctx.sagaDir,
+      checks: spec.validation,
+      label: `${label}-a${n}-checks`,
+      timeoutMs: ctx.settings.checkTimeoutMs,
+      env, // checks that start servers need the task's own port range too
+    };
+    if (oneActivityPerAttempt) {
+      const result = await long.runTaskAttempt({
+        prepare: prepared ? undefined : prepareInput,
+        agent,
+        checks,
+        handoff: { repo: ctx.repo, baseCommit: prepared?.startCommit, ...handoff },
+      });
+      prepared ??= result.prepared;
+      return result;
+    }
+    const run = await long.runRoleAgent(agent);
+    const agentOk = run.exitCode === 0 && !run.timedOut && !run.idle;
+    setCurrentDetails(`Attempt ${n}: validating`);
+    const checked = agentOk ? await long.runChecks({ ...checks, cwd: input.worktree }) : null;
+    return { prepared: null, run, checks: checked, passed: checked?.passed ?? false, handoff: null };
+  }
+
+  /** One implementer run followed by the task's checks; returns whether the checks passed. */
+  async function attempt(extraNotes: string[], last: boolean): Promise<boolean> {
+    attempts++;
+    const n = offset + attempts;
+    setCurrentDetails(`Attempt ${n}: agent running`);
+    // A quality-locked task keeps its worktree for the reviewer; otherwise a pass, or the last failure,
+    // ends the task inside the same activity.
+    const review = ctx.flags.quality_locked;
+    const { run, checks, handoff } = await runAttempt(n, extraNotes, {
+      onPass: review ? null : commitMessage('pass'),
+      onFail: review || !last ? null : commitMessage('blocked'),
     });
+    if (handoff) handoffResult = handoff;
     usage = addUsage(usage, run.usage);
-    if (run.exitCode !== 0 || run.timedOut || run.idle) {
+    if (!checks) {
       const why = run.timedOut
         ? 'timed out'
         : run.idle
@@ -142,15 +188,6 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       evidence = [run.transcriptPath];
       return false;
     }
-    setCurrentDetails(`Attempt ${n}: validating`);
-    const checks = await long.runChecks({
-      sagaDir: ctx.sagaDir,
-      cwd: input.worktree,
-      checks: spec.validation,
-      label: `${label}-a${n}-checks`,
-      timeoutMs: ctx.settings.checkTimeoutMs,
-      env, // checks that start servers need the task's own port range too
-    });
     evidence = checks.results.map((r) => r.outputPath);
     if (checks.passed) return true;
     const failed = checks.results.filter((r) => r.exitCode !== 0 || r.timedOut);
@@ -168,7 +205,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
         reason = `budget: task spent $${usage.costUsd.toFixed(2)} of $${ctx.settings.budget.taskUsd}`;
         break;
       }
-      if (await attempt([])) {
+      if (await attempt([], i === ctx.settings.attempts - 1)) {
         status = 'passed';
         reason = null;
         break;
@@ -183,10 +220,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
         workdir: input.worktree,
         context: { task: spec, ref: input.ref },
         askCheckpoint: false,
-        revise: async (findings) => {
-          const ok = await attempt([`Reviewer findings to fix:\n${findings}`]);
-          return ok;
-        },
+        revise: async (findings) => attempt([`Reviewer findings to fix:\n${findings}`], false),
         onRevised: async (ok) => {
           if (!ok) status = 'blocked';
         },
@@ -197,16 +231,18 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       }
     }
   } finally {
-    // Durable handoff even when cancelled: commit what is there, then remove the worktree.
-    await CancellationScope.nonCancellable(async () => {
-      const outcome = status === 'passed' ? 'pass' : 'blocked';
-      handoffResult = await quick.handoffTask({
-        repo: ctx.repo,
-        worktree: input.worktree,
-        message: `saga(${ctx.name}): task ${input.ref} ${spec.slug} — ${outcome}`,
-        baseCommit: startCommit,
+    // Durable handoff even when cancelled or failed: commit what is there, then remove the worktree.
+    if (!handoffResult)
+      await CancellationScope.nonCancellable(async () => {
+        handoffResult = await quick.handoffTask({
+          repo: ctx.repo,
+          worktree: input.worktree,
+          message: commitMessage(status === 'passed' ? 'pass' : 'blocked'),
+          baseCommit: prepared?.startCommit,
+          // Unconfirmed worktree (cancelled while it was being made): the activity checks it first.
+          ...(prepared ? {} : { branch: input.branch }),
+        });
       });
-    });
   }
   const info = workflowInfo();
   return {
