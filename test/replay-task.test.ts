@@ -16,6 +16,7 @@ import { respond } from '../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
 import type { SagaStatus } from '../src/domain/state';
+import { LAUNCH_WITHOUT_WAITING_PATCH } from '../src/workflows/implementation';
 import { TASK_ATTEMPT_PATCH } from '../src/workflows/task';
 import { createSagaTestEnv, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { WORKFLOW_BUNDLE } from './harness/server';
@@ -47,6 +48,13 @@ const patchIds = (events: RecordedEvent[]) =>
       ),
     ),
   );
+/** An 8-task, 4-lane implementation run recorded (by the bench) before LAUNCH_WITHOUT_WAITING_PATCH. */
+const IMPLEMENTATION_BEFORE_PATCH = path.join(
+  __dirname,
+  'fixtures',
+  'histories',
+  'implementation-before-launch-patch.json',
+);
 const replayOptions = { workflowBundle: { codePath: WORKFLOW_BUNDLE } };
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@saga.invalid', ...args], {
@@ -84,6 +92,18 @@ describe('workflow histories replay', () => {
       'handoffTask',
     ]);
     await expect(Worker.runReplayHistory(replayOptions, recorded)).resolves.toBeUndefined();
+  });
+
+  test('an implementation run recorded before the launch patch still replays', async () => {
+    const recorded: unknown = JSON.parse(readFileSync(IMPLEMENTATION_BEFORE_PATCH, 'utf8'));
+    const events = (recorded as { events: RecordedEvent[] }).events;
+    expect(patchIds(events)).toEqual([]);
+    expect(
+      events.filter((e) => e.eventType.endsWith('START_CHILD_WORKFLOW_EXECUTION_INITIATED')),
+    ).toHaveLength(8);
+    await expect(
+      Worker.runReplayHistory(replayOptions, recorded, 'saga-bench-lanes-4-implementation'),
+    ).resolves.toBeUndefined();
   });
 
   describe('a fresh saga', () => {
@@ -173,6 +193,12 @@ describe('workflow histories replay', () => {
       }
       expect(failures).toEqual([]);
       expect(histories).toHaveLength(5 + 3);
+      const implementation = JSON.parse(
+        historyToJSON(
+          histories.find((h) => h.workflowId === phaseWorkflowId(name, 'implementation'))!.history,
+        ),
+      ) as { events: RecordedEvent[] };
+      expect(patchIds(implementation.events)).toContain(LAUNCH_WITHOUT_WAITING_PATCH);
     });
   });
 });

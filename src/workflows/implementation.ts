@@ -10,6 +10,7 @@ import {
   continueAsNew,
   isCancellation,
   ParentClosePolicy,
+  patched,
   setCurrentDetails,
   startChild,
   workflowInfo,
@@ -53,9 +54,15 @@ type FleetEvent =
 const INTEGRATION_REDOS = 2;
 /** Past this many events a run continues as new between milestones (well before the server's warnings). */
 const HISTORY_SOFT_LIMIT = 500;
+/**
+ * Marks runs that go on scheduling while task children start: waiting for each start to be acknowledged
+ * cost a workflow-task round trip before the next finished task was even looked at.
+ */
+export const LAUNCH_WITHOUT_WAITING_PATCH = 'fleet-launch-without-waiting';
 
 export async function implementationWorkflow(input: ImplementationInput): Promise<ImplementationResult> {
   const { ctx, plan } = input;
+  const launchWithoutWaiting = patched(LAUNCH_WITHOUT_WAITING_PATCH);
   // Milestones already known (earlier rounds, or before continue-as-new) keep their state.
   // A task or integration that was in flight in a run that died is simply done again (idempotent steps).
   const known = (input.carried?.milestones ?? []).map((m) => ({
@@ -192,7 +199,10 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       // A crossed saga budget starts no new agent run; running ones finish while the user is asked.
       if (overBudget()) askBudget();
       // All ready tasks start in one workflow task, not one start round trip after another.
-      else await Promise.all(readyTasks(view, input.lanes).map((ref) => launch(spec, states.get(ref)!)));
+      else {
+        const starts = readyTasks(view, input.lanes).map((ref) => launch(spec, states.get(ref)!));
+        if (!launchWithoutWaiting) await Promise.all(starts);
+      }
       await nextEvent();
       const event = events.shift()!;
       if (event.type === 'budget') {
@@ -275,7 +285,8 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
     }
   }
 
-  async function launch(spec: PlanMilestone, task: TaskState): Promise<void> {
+  /** Starts the task's child workflow; the returned promise settles when the server has started it. */
+  function launch(spec: PlanMilestone, task: TaskState): Promise<unknown> {
     const taskSpec = spec.tasks.find((t) => t.id === task.task)!;
     const delegation = task.delegations + 1;
     // Start from the integrated state (or the base branch), plus the branches of same-milestone dependencies.
@@ -288,7 +299,10 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       .map((dep) => dep.branch);
     const worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, task.key)}`;
     const workflowId = taskWorkflowId(ctx.name, task.milestone, task.task, delegation);
-    const handle = await startChild(taskWorkflow, {
+    // Running from now on, so the next scheduling pass never starts it twice; the saga hears of it (with
+    // the child's run id) once the start is acknowledged.
+    Object.assign(task, { status: 'running', delegations: delegation, workflowId, worktree });
+    const started = startChild(taskWorkflow, {
       workflowId,
       taskQueue: workflowInfo().taskQueue,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
@@ -321,20 +335,19 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         },
       ],
     });
-    update(task, {
-      status: 'running',
-      delegations: delegation,
-      workflowId,
-      runId: handle.firstExecutionRunId,
-      worktree,
-    });
-    const outcome = handle.result().then(
-      (rep) => events.push({ type: 'done', ref: task.id, report: rep }),
-      (error: unknown) =>
-        events.push({ type: 'failed', ref: task.id, error: String((error as Error).message ?? error) }),
-    );
+    const outcome = started
+      .then((handle) => {
+        update(task, { runId: handle.firstExecutionRunId });
+        return handle.result();
+      })
+      .then(
+        (rep) => events.push({ type: 'done', ref: task.id, report: rep }),
+        (error: unknown) =>
+          events.push({ type: 'failed', ref: task.id, error: String((error as Error).message ?? error) }),
+      );
     inFlight.add(outcome);
     void outcome.finally(() => inFlight.delete(outcome));
+    return started;
   }
 
   /**
