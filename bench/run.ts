@@ -5,7 +5,7 @@
  * Progress goes to stderr so stdout holds only the figures.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -77,10 +77,11 @@ async function startWorker(env: NodeJS.ProcessEnv): Promise<BenchWorker> {
   };
 }
 
-function dumpHistories(run: SagaRun): void {
+function dumpHistories(run: SagaRun, agentLog: string): void {
   const dir = process.env.BENCH_DUMP;
   if (!dir) return;
   mkdirSync(path.join(dir, run.name), { recursive: true });
+  copyFileSync(agentLog, path.join(dir, run.name, 'agents.jsonl'));
   for (const [id, history] of run.histories)
     writeFileSync(path.join(dir, run.name, `${id}.json`), historyToJSON(history));
 }
@@ -181,7 +182,7 @@ async function main(): Promise<void> {
       const run = await runSaga(client, bench, name, lanes);
       if (lanes === 4) rss4 = (await worker.peak()).rss;
       runs.push(run);
-      dumpHistories(run);
+      dumpHistories(run, bench.agentLog);
       const timings = implementationTimings(run.histories.get(run.phases.implementation)!);
       const makespan = Math.max(...timings.children.map((c) => c.completedAt)) - timings.startedAt;
       implementationMs.set(lanes, timings.closedAt - timings.startedAt);

@@ -15,13 +15,14 @@ import {
 import { createActivities } from '../activities';
 import { hostTaskQueue, WORKFLOW_TASK_QUEUE } from '../domain/naming';
 import { EnvironmentError } from './temporal-binary';
+import { prebuiltWorkflowBundle } from './workflow-bundle';
 
 export interface SagaWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   sagaHome: string;
   hostId?: string;
-  /** Prebuilt workflow bundle (tests and production); otherwise bundled from src at start. */
+  /** Prebuilt workflow bundle; default: the one `npm run build` wrote, else bundled from source at start. */
   workflowBundlePath?: string;
   /** Serve only host activities, no workflows (e.g. a second checkout machine). */
   activitiesOnly?: boolean;
@@ -61,8 +62,9 @@ export function installRuntime(): void {
 export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Worker[]> {
   installRuntime();
   const hostId = options.hostId ?? defaultHostId();
-  const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = options.workflowBundlePath
-    ? { workflowBundle: { codePath: options.workflowBundlePath } }
+  const bundlePath = options.workflowBundlePath ?? prebuiltWorkflowBundle();
+  const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = bundlePath
+    ? { workflowBundle: { codePath: bundlePath } }
     : { workflowsPath: require.resolve('../workflows') };
   const common = {
     connection: options.connection,
