@@ -3,13 +3,13 @@
  * milestone integration (merge, resolve, revert) and reconciliation when a saga is continued.
  * Git runs through `runGit` with argument arrays only; errors carry git's stderr.
  */
-import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { asyncLocalStorage } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { SAGA_NAME_PATTERN, slugify } from '../domain/naming';
+import { runCommand } from './command-helper';
 import { runProcess } from './process';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -43,21 +43,10 @@ function gitEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-function execGit(cwd: string, args: string[]): Promise<GitOutput> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      args,
-      { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') {
-          reject(new GitError(args, cwd, null, `${error.message}\n${stderr}`));
-          return;
-        }
-        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-      },
-    );
-  });
+async function execGit(cwd: string, args: string[]): Promise<GitOutput> {
+  const out = await runCommand('git', args, { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024 });
+  if (out.code === null) throw new GitError(args, cwd, null, `${out.failure ?? 'killed'}\n${out.stderr}`);
+  return { code: out.code, stdout: out.stdout, stderr: out.stderr };
 }
 
 const STALE_LOCK_MS = 10_000;
