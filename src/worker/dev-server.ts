@@ -91,6 +91,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     '--log-level',
     'error',
     ...devServerSearchAttributeArgs(),
+    // A write-ahead log: one fsync per commit instead of the rollback journal's several, equally durable.
+    ...['journal_mode=wal', 'synchronous=full'].flatMap((pragma) => ['--sqlite-pragma', pragma]),
     ...(options.headless ? ['--headless'] : options.uiPort ? ['--ui-port', String(options.uiPort)] : []),
   ];
   const logFd = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
