@@ -2,6 +2,7 @@
 
 export interface Figure {
   figure: string;
+  /** The statistic (`median`, `p95`, `max`) or the case (`4 lanes`, `saga workflow`); short and stable. */
   stat: string;
   value: number;
   unit: string;
@@ -9,6 +10,8 @@ export interface Figure {
   target: number | null;
   better: 'lower' | 'higher';
   ok: boolean | null;
+  /** What was measured, in words: shown in the table, not part of the JSON line. */
+  scenario: string;
 }
 
 export function figure(
@@ -17,11 +20,18 @@ export function figure(
   value: number,
   unit: string,
   target: number | null,
-  better: Figure['better'] = 'lower',
+  scenario = '',
 ): Figure {
+  const better = 'lower';
   const rounded = unit === 'ratio' ? Math.round(value * 1000) / 1000 : Math.round(value * 10) / 10;
-  const ok = target === null ? null : better === 'lower' ? value < target : value > target;
-  return { figure: name, stat, value: rounded, unit, target, better, ok };
+  const ok = target === null ? null : value < target;
+  return { figure: name, stat, value: rounded, unit, target, better, ok, scenario };
+}
+
+/** The JSON line of DESIGN.md 4.8: exactly figure, stat, value, unit, target, better, ok. */
+export function figureLine(f: Figure): string {
+  const { scenario: _scenario, ...line } = f;
+  return JSON.stringify(line);
 }
 
 /** The q-quantile by nearest rank (q = 0.5 median, 0.95 p95). */
@@ -36,11 +46,12 @@ export function table(figures: Figure[]): string {
   const rows = figures.map((f) => [
     f.figure,
     f.stat,
+    f.scenario,
     `${f.value} ${f.unit}`,
     f.target === null ? '-' : `${f.better === 'lower' ? '<' : '>'} ${f.target} ${f.unit}`,
     f.ok === null ? 'info' : f.ok ? 'ok' : 'MISSED',
   ]);
-  const header = ['figure', 'stat', 'value', 'target', ''];
+  const header = ['figure', 'stat', 'scenario', 'value', 'target', ''];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells

@@ -17,7 +17,7 @@ import { freePort, startDevServer } from '../src/worker/dev-server';
 import { installRuntime } from '../src/worker/worker';
 import { runNaiveBaseline } from './baseline';
 import { runSaga, type SagaRun } from './drive';
-import { figure, quantile, table, type Figure } from './figures';
+import { figure, figureLine, quantile, table, type Figure } from './figures';
 import {
   eventCount,
   implementationTimings,
@@ -86,52 +86,21 @@ function dumpHistories(run: SagaRun, agentLog: string): void {
     writeFileSync(path.join(dir, run.name, `${id}.json`), historyToJSON(history));
 }
 
-function overheadFigures(label: string, samples: TaskOverhead[], target: number | null): Figure[] {
-  const total = samples.map((s) => s.startMs + s.reportMs);
-  return [
-    figure('overhead_per_task_ms', `median, ${label}`, quantile(total, 0.5), 'ms', target),
-    figure('overhead_per_task_ms', `p95, ${label}`, quantile(total, 0.95), 'ms', null),
-    figure(
-      'overhead_ready_to_agent_start_ms',
-      `median, ${label}`,
-      quantile(
-        samples.map((s) => s.startMs),
-        0.5,
-      ),
-      'ms',
-      null,
-    ),
-    figure(
-      'overhead_ready_to_agent_start_ms',
-      `p95, ${label}`,
-      quantile(
-        samples.map((s) => s.startMs),
-        0.95,
-      ),
-      'ms',
-      null,
-    ),
-    figure(
-      'overhead_agent_exit_to_reported_ms',
-      `median, ${label}`,
-      quantile(
-        samples.map((s) => s.reportMs),
-        0.5,
-      ),
-      'ms',
-      null,
-    ),
-    figure(
-      'overhead_agent_exit_to_reported_ms',
-      `p95, ${label}`,
-      quantile(
-        samples.map((s) => s.reportMs),
-        0.95,
-      ),
-      'ms',
-      null,
-    ),
+function overheadFigures(
+  prefix: string,
+  scenario: string,
+  samples: TaskOverhead[],
+  target: number | null,
+): Figure[] {
+  const series: [string, number[], number | null][] = [
+    [`${prefix}_per_task_ms`, samples.map((s) => s.startMs + s.reportMs), target],
+    [`${prefix}_ready_to_agent_start_ms`, samples.map((s) => s.startMs), null],
+    [`${prefix}_agent_exit_to_reported_ms`, samples.map((s) => s.reportMs), null],
   ];
+  return series.flatMap(([name, values, goal]) => [
+    figure(name, 'median', quantile(values, 0.5), 'ms', goal, scenario),
+    figure(name, 'p95', quantile(values, 0.95), 'ms', null, scenario),
+  ]);
 }
 
 async function main(): Promise<void> {
@@ -190,15 +159,27 @@ async function main(): Promise<void> {
       const bound = lowerBoundMakespan(dag.durations, dag.deps, lanes);
       const label = `${lanes} lane${lanes === 1 ? '' : 's'}`;
       figures.push(
-        figure('makespan_ratio_to_ideal', label, makespan / ideal, 'ratio', lanes === 4 ? 1.1 : null),
+        figure(
+          'makespan_ratio_to_ideal',
+          label,
+          makespan / ideal,
+          'ratio',
+          lanes === 4 ? 1.1 : null,
+          `8 tasks of ${AGENT_MS} ms, 3 levels deep; ideal ${ideal} ms`,
+        ),
       );
       figures.push(
-        figure('makespan_ms', `${label} (ideal ${ideal} ms, lower bound ${bound} ms)`, makespan, 'ms', null),
+        figure('makespan_ms', label, makespan, 'ms', null, `ideal ${ideal} ms, lower bound ${bound} ms`),
       );
       overheads.push(...taskOverheads(timings, dag.deps, lanes, readAgentLog(bench.agentLog)));
     }
     figures.unshift(
-      ...overheadFigures(`${overheads.length} tasks of ${AGENT_MS} ms on 1/2/4 lanes`, overheads, 150),
+      ...overheadFigures(
+        'overhead',
+        `${overheads.length} tasks of ${AGENT_MS} ms on ${LANES.join('/')} lanes`,
+        overheads,
+        150,
+      ),
     );
 
     // BENCH_QUICK=1 (profiling): the lane runs only.
@@ -207,15 +188,18 @@ async function main(): Promise<void> {
     async function baselineManyAndReplay(): Promise<void> {
       progress('naive sequential baseline: the same 8 tasks by hand (worktree, agent, check, commit, merge)');
       const baselineMs = await runNaiveBaseline(writeBenchRepo(scenario('naive'), 'naive', dag), dag);
-      figures.push(figure('naive_baseline_ms', 'sequential, same 8 tasks', baselineMs, 'ms', null));
+      figures.push(
+        figure('naive_baseline_ms', 'total', baselineMs, 'ms', null, 'the same 8 tasks by a plain script'),
+      );
       for (const lanes of [1, 4].filter((l) => implementationMs.has(l)))
         figures.push(
           figure(
             'implementation_ratio_to_naive_baseline',
-            `${lanes} lane${lanes === 1 ? '' : 's'} (tasks + integration + milestone check)`,
+            `${lanes} lane${lanes === 1 ? '' : 's'}`,
             implementationMs.get(lanes)! / baselineMs,
             'ratio',
             null,
+            'implementation phase (tasks, integration, milestone check) / naive script',
           ),
         );
 
@@ -224,9 +208,11 @@ async function main(): Promise<void> {
       const manyBench = writeBenchRepo(scenario('many'), 'many', manyDag);
       const many = await runSaga(client, manyBench, 'bench-many', 4, 280_000);
       runs.push(many);
+      dumpHistories(many, manyBench.agentLog);
       const manyTimings = implementationTimings(many.histories.get(many.phases.implementation)!);
       figures.push(
         ...overheadFigures(
+          'overhead_instant',
           `${MANY_TASKS} instant tasks on 4 lanes (2 cores shared)`,
           taskOverheads(manyTimings, manyDag.deps, 4, readAgentLog(manyBench.agentLog)),
           null,
@@ -237,27 +223,38 @@ async function main(): Promise<void> {
       figures.push(
         figure(
           'history_events_per_task',
-          `median of ${perTask.length}`,
+          'median',
           quantile(perTask, 0.5),
           'events',
           60,
+          `${perTask.length} task workflows`,
         ),
       );
       figures.push(
-        figure('history_events_per_task', `max of ${perTask.length}`, Math.max(...perTask), 'events', 60),
+        figure(
+          'history_events_per_task',
+          'max',
+          Math.max(...perTask),
+          'events',
+          60,
+          `${perTask.length} task workflows`,
+        ),
       );
       for (const [phase, id] of Object.entries(many.phases))
         figures.push(
           figure(
             'history_events',
-            `${phase} workflow, ${MANY_TASKS}-task saga`,
+            `${phase} workflow`,
             eventCount(many.histories.get(id)!),
             'events',
             HISTORY_COUNT_WARN,
+            `${MANY_TASKS}-task saga (Temporal warns at ${HISTORY_COUNT_WARN})`,
           ),
         );
       const payload = Math.max(...runs.flatMap((r) => [...r.histories.values()].map(largestPayload)));
-      figures.push(figure('largest_payload_bytes', 'any event of any run', payload, 'bytes', BLOB_SIZE_WARN));
+      figures.push(
+        figure('largest_payload_bytes', 'max', payload, 'bytes', BLOB_SIZE_WARN, 'any event of any run'),
+      );
 
       progress(`replaying the ${many.histories.size} histories of the ${MANY_TASKS}-task saga`);
       const bundle = await bundleWorkflowCode({
@@ -277,32 +274,41 @@ async function main(): Promise<void> {
       figures.push(
         figure(
           'replay_ms',
-          `${histories.length} histories of the ${MANY_TASKS}-task saga`,
+          'total',
           replayMs,
           'ms',
           2000,
+          `${histories.length} histories of the ${MANY_TASKS}-task saga`,
         ),
       );
       figures.push(
-        figure('replay_failures', `${histories.length} histories`, failures.length, 'histories', 1),
+        figure('replay_failures', 'total', failures.length, 'histories', 1, `${histories.length} histories`),
       );
     }
 
     const { overall } = await worker.peak();
-    figures.push(figure('worker_peak_rss_mb', '4 lanes, 2-second agents', rss4 / 2 ** 20, 'MB', 400));
     figures.push(
-      figure('worker_peak_rss_mb', 'whole bench (includes bundling at start)', overall / 2 ** 20, 'MB', null),
+      figure(
+        'worker_peak_rss_mb',
+        '4 lanes',
+        rss4 / 2 ** 20,
+        'MB',
+        400,
+        `${AGENT_MS} ms agents, 4 at a time`,
+      ),
     );
+    figures.push(figure('worker_peak_rss_mb', 'max', overall / 2 ** 20, 'MB', null, 'whole bench'));
   } finally {
     await worker?.stop();
     await connection?.close();
     await server.stop();
     rmSync(root, { recursive: true, force: true });
   }
-  figures.push(figure('machine_load_1min', 'at start (2 cores)', loadAtStart, 'processes', null));
-  figures.push(figure('machine_load_1min', 'at end (2 cores)', os.loadavg()[0]!, 'processes', null));
-  figures.push(figure('bench_wall_time_s', 'whole bench', (Date.now() - benchStart) / 1000, 's', 300));
-  for (const f of figures) process.stdout.write(`${JSON.stringify(f)}\n`);
+  const cores = `${os.cpus().length} cores`;
+  figures.push(figure('machine_load_1min', 'start', loadAtStart, 'processes', null, cores));
+  figures.push(figure('machine_load_1min', 'end', os.loadavg()[0]!, 'processes', null, cores));
+  figures.push(figure('bench_wall_time_s', 'total', (Date.now() - benchStart) / 1000, 's', 300));
+  for (const f of figures) process.stdout.write(`${figureLine(f)}\n`);
   process.stdout.write(`\n${table(figures)}\n`);
 }
 

@@ -210,9 +210,14 @@ describe('planning phase (Phase 1 as a workflow)', () => {
     expect(implementing.planSummary).toMatchObject({ version: 2, state: 'approved' });
     const planning = env.client.workflow.getHandle(phaseWorkflowId(name, 'planning'));
     expect(await planning.result()).toMatchObject({ approved: true, versions: 2 });
-    expect(
-      (await env.client.workflow.getHandle(phaseWorkflowId(name, 'implementation')).describe()).type,
-    ).toBe('implementationWorkflow');
+    // The status query can answer before the workflow task that starts the child has reached the server.
+    const implementation = env.client.workflow.getHandle(phaseWorkflowId(name, 'implementation'));
+    let described = await implementation.describe().catch(() => null);
+    for (let i = 0; !described && i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      described = await implementation.describe().catch(() => null);
+    }
+    expect(described?.type).toBe('implementationWorkflow');
 
     const saga = env.client.workflow.getHandle(sagaWorkflowId(name));
     await saga.cancel();

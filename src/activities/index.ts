@@ -6,6 +6,7 @@ import { createAgentActivities } from './agents';
 import { createArtifactActivities } from './artifacts';
 import { createDiscoveryActivities } from './discovery';
 import { createGitActivities } from './git';
+import { createIntegrationGitActivities } from './integration-git';
 import { createNotifyActivities } from './notify';
 import { createProgressActivities } from './progress';
 import { createRoleAgentActivities } from './role-agents';
@@ -28,6 +29,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...git,
     ...taskGit,
+    ...createIntegrationGitActivities({ git }),
     ...createTaskAttemptActivities({ taskGit, roleAgents, validation }),
     ...createDiscoveryActivities(),
     ...validation,

@@ -3,6 +3,7 @@
  * integration branch in dependency order, hand conflicts to a resolver agent, run milestone validation,
  * and revert to the pre-integration commit when it fails (the branches and commits stay in git).
  */
+import { patched } from '@temporalio/workflow';
 import { integrationBranch, taskRef, worktreeDirName } from '../domain/naming';
 import type { PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
@@ -10,6 +11,9 @@ import { mergeOrder } from '../domain/schedule';
 import type { MilestoneState, Usage } from '../domain/state';
 import { longActivities, quickActivities } from './activities';
 import { maxAgentTimeout, profileFor, sagaLog } from './shared';
+
+/** Marks histories where a milestone's merges run in one activity (`mergeBranches`), not one per task. */
+export const MERGE_BATCH_PATCH = 'integration-merge-batch';
 
 /** `rebaseOnto`: the task's branch is moved to this commit (the integrated state) before it is redone. */
 export type Redelegation = { ref: string; evidence: string[]; note: string; rebaseOnto?: string };
@@ -42,11 +46,33 @@ export async function integrateMilestone(
 
   const usage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
   const conflicted: { ref: string; files: string[] }[] = [];
-  for (const ref of toMerge) {
+  const messageFor = (ref: string) =>
+    `saga(${ctx.name}): integrate ${ref} ${state.tasks.find((t) => t.id === ref)!.slug}`;
+  const batched = patched(MERGE_BATCH_PATCH);
+  /** Merges from `toMerge[from]` on, up to the first conflict (histories before the patch: one branch). */
+  const mergeFrom = async (from: number) => {
+    if (batched) {
+      const merges = toMerge.slice(from).map((ref) => ({
+        branch: state.tasks.find((t) => t.id === ref)!.branch,
+        message: messageFor(ref),
+      }));
+      return quick.mergeBranches({ worktree, merges });
+    }
+    const ref = toMerge[from]!;
+    const branch = state.tasks.find((t) => t.id === ref)!.branch;
+    const one = await quick.mergeBranch({ worktree, branch, message: messageFor(ref) });
+    return one.status === 'conflict'
+      ? { merged: 0, conflict: { branch, conflictedFiles: one.conflictedFiles }, head: one.head }
+      : { merged: 1, conflict: null, head: one.head };
+  };
+  for (let next = 0; next < toMerge.length;) {
+    const step = await mergeFrom(next);
+    next += step.merged;
+    if (!step.conflict) continue;
+    const ref = toMerge[next++]!;
     const task = state.tasks.find((t) => t.id === ref)!;
-    const message = `saga(${ctx.name}): integrate ${ref} ${task.slug}`;
-    const merge = await quick.mergeBranch({ worktree, branch: task.branch, message });
-    if (merge.status !== 'conflict') continue;
+    const message = messageFor(ref);
+    const merge = step.conflict;
     await sagaLog(
       ctx,
       `Merge conflict integrating ${ref}: ${merge.conflictedFiles.join(', ')}; asking the resolver`,

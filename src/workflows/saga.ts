@@ -9,8 +9,10 @@ import {
   continueAsNew,
   executeChild,
   isCancellation,
+  patched,
   setCurrentDetails,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -49,6 +51,10 @@ export interface SagaOutcome {
 }
 
 const LOG_KEEP = 40;
+
+/** Marks sagas whose PROGRESS.md writes are spaced at least PROGRESS_MIN_INTERVAL_MS apart. */
+export const PROGRESS_THROTTLE_PATCH = 'progress-write-throttle';
+const PROGRESS_MIN_INTERVAL_MS = 1000;
 
 export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise<SagaOutcome> {
   const self = workflowInfo().workflowId;
@@ -212,11 +218,18 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   const writeProgress = () =>
     quick.writeProgressSnapshot({ sagaDir: input.sagaDir, workflowId: self, runId: workflowInfo().runId });
   let writing = false;
+  // A busy fleet changes state several times a second; a file for people needs at most one write a second
+  // (each write is an activity in this history). Sagas started before the patch write at every change.
+  const throttleProgress = patched(PROGRESS_THROTTLE_PATCH);
+  let lastWrite = -Infinity;
   const progressWriter = async () => {
     for (;;) {
       await condition(() => dirty && sagaDirReady);
-      dirty = false;
       writing = true;
+      const wait = lastWrite + PROGRESS_MIN_INTERVAL_MS - Date.now();
+      if (throttleProgress && wait > 0) await sleep(wait);
+      dirty = false;
+      lastWrite = Date.now();
       await writeProgress().finally(() => (writing = false));
     }
   };

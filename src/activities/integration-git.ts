@@ -1,0 +1,25 @@
+/**
+ * Milestone integration's merges in one activity: the task branches in merge order, stopping at the first
+ * conflict (left in progress for the resolver). One round trip for the whole milestone, not one per task.
+ */
+import type { createGitActivities } from './git';
+
+type Git = ReturnType<typeof createGitActivities>;
+
+export function createIntegrationGitActivities(deps: { git: Git }) {
+  return {
+    async mergeBranches(input: { worktree: string; merges: { branch: string; message: string }[] }) {
+      let merged = 0;
+      let head: string | null = null;
+      for (const { branch, message } of input.merges) {
+        const merge = await deps.git.mergeBranch({ worktree: input.worktree, branch, message });
+        head = merge.head;
+        if (merge.status === 'conflict')
+          return { merged, conflict: { branch, conflictedFiles: merge.conflictedFiles }, head };
+        merged++;
+      }
+      head ??= (await deps.git.headCommit({ worktree: input.worktree })).commit;
+      return { merged, conflict: null, head };
+    },
+  };
+}
