@@ -142,7 +142,7 @@ async function main(): Promise<void> {
     const overheads: TaskOverhead[] = [];
     const runs: SagaRun[] = [];
     const implementationMs = new Map<number, number>();
-    let rss4 = 0;
+    let rss4: number | null = null;
     for (const lanes of LANES) {
       const name = `bench-lanes-${lanes}`;
       progress(`${name}: 8 tasks of ${AGENT_MS} ms, ${lanes} lane(s)`);
@@ -176,7 +176,7 @@ async function main(): Promise<void> {
     figures.unshift(
       ...overheadFigures(
         'overhead',
-        `${overheads.length} tasks of ${AGENT_MS} ms on ${LANES.join('/')} lanes`,
+        `${overheads.length} tasks of ${AGENT_MS} ms on ${LANES.join('/')} lane${LANES.length === 1 && LANES[0] === 1 ? '' : 's'}`,
         overheads,
         150,
       ),
@@ -287,16 +287,17 @@ async function main(): Promise<void> {
     }
 
     const { overall } = await worker.peak();
-    figures.push(
-      figure(
-        'worker_peak_rss_mb',
-        '4 lanes',
-        rss4 / 2 ** 20,
-        'MB',
-        400,
-        `${AGENT_MS} ms agents, 4 at a time`,
-      ),
-    );
+    if (rss4 !== null)
+      figures.push(
+        figure(
+          'worker_peak_rss_mb',
+          '4 lanes',
+          rss4 / 2 ** 20,
+          'MB',
+          400,
+          `${AGENT_MS} ms agents, 4 at a time`,
+        ),
+      );
     figures.push(figure('worker_peak_rss_mb', 'max', overall / 2 ** 20, 'MB', null, 'whole bench'));
   } finally {
     await worker?.stop();
