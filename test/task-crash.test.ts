@@ -1,6 +1,7 @@
 /**
  * A saga worker process SIGKILLed while the agent of a task runs: a new worker finishes the task, steps
- * that had completed are not redone, and nothing the killed worker started is left running.
+ * that had completed are not redone, and nothing the killed worker started is left running. Killed during
+ * the checks instead, the retried attempt resumes from its checkpoint: the agent does not run again.
  * The worker runs the current TypeScript sources in a separate Node process (swc require hook).
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
@@ -181,5 +182,89 @@ describe('task workflow survives a worker crash', () => {
     expect(git(repo, 'show', `${report.commit}:src/greet.js`)).toBe(greetOk.trim());
     expect(existsSync(input.worktree)).toBe(false);
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+  }, 90_000);
+  test('SIGKILL during the checks: the retry resumes after the agent (it is not paid for twice)', async () => {
+    const dir = env.tmp('crash-checks');
+    const demoLog = path.join(dir, 'demo.log');
+    const checkLog = path.join(dir, 'checks.log');
+    const greetOk = `'use strict';\nmodule.exports = { greet: (name) => \`Hello, \${name}!\` };\n`;
+    const repo = createSampleRepo(path.join(env.tmp('repo-checks'), 'greeting'), {
+      script: { tasks: { '1.1': { attempts: [{ files: { 'src/greet.js': greetOk } }] } } },
+    });
+    writeFileSync(
+      path.join(repo, 'saga.config.yaml'),
+      [
+        'default_agent: logged',
+        'heartbeat_timeout: 3s',
+        'attempts: 1',
+        'agents:',
+        `  logged: { command: ["{node}", "{saga_root}/agents/demo-agent.js"], env: { SAGA_DEMO_LOG: ${JSON.stringify(demoLog)} } }`,
+        '',
+      ].join('\n'),
+    );
+    git(repo, 'commit', '-q', '-am', 'checks crash config');
+    const setup = createSagaSetupActivities({
+      artifacts: createArtifactActivities({ sagaHome: env.sagaHome }),
+    });
+    const name = 'tc-checks';
+    const plan = PlanSchema.parse(greetingPlan());
+    const spec = {
+      ...plan.milestones[0]!.tasks[0]!,
+      // A slow check that says when it starts (CHECK_LOG comes from the worker's environment).
+      validation: [
+        { text: 'greet exists', check: 'echo started >> "$CHECK_LOG"; sleep 3; test -f src/greet.js' },
+      ],
+    };
+    const ctx: SagaContext = {
+      name,
+      sagaWorkflowId: sagaWorkflowId(name),
+      repo,
+      base: 'main',
+      goal: 'Add a greeting',
+      sagaDir: path.join(env.sagaHome, name),
+      worktreeRoot: path.dirname(repo),
+      hostQueue: hostTaskQueue(env.hostId),
+      flags: parseFlags('Add a greeting', {}),
+      executionMode: 'inline',
+      settings: await setup.loadRunSettings({ repo, sagaHome: env.sagaHome }),
+      agent: null,
+    };
+    const input: TaskInput = {
+      ctx,
+      milestone: 1,
+      spec,
+      ref: '1.1',
+      key: 'm1t1',
+      branch: taskBranch(name, 1, 1, spec.slug),
+      worktree: path.join(ctx.worktreeRoot, `saga-${name}-m1t1`),
+      base: 'main',
+      mergeBranches: [],
+      delegation: 1,
+      retained: { evidence: [], notes: [] },
+      portBase: 20_560,
+    };
+    // Only this test's workers may serve the queue (they carry CHECK_LOG).
+    for (const w of workers.filter((w) => w.exitCode === null && w.signalCode === null)) {
+      w.kill('SIGKILL');
+      await new Promise((r) => w.once('exit', r));
+    }
+    const workerEnv = { CHECK_LOG: checkLog };
+    const first = await startWorker(env.tmp('worker-checks-1'), workerEnv);
+    const handle = await env.client.workflow.start(taskWorkflow, {
+      taskQueue: env.taskQueue,
+      workflowId: taskWorkflowId(name, 1, 1),
+      args: [input],
+    });
+    await waitFor('the check to start', () => readLines(checkLog).length === 1);
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+
+    await startWorker(env.tmp('worker-checks-2'), workerEnv);
+    const report = await handle.result();
+    expect(report).toMatchObject({ status: 'passed', attempts: 1, reason: null });
+    expect(demoRuns(demoLog).map((r) => r.attempt)).toEqual([1]); // the agent ran once
+    expect(readLines(checkLog)).toEqual(['started', 'started']); // the checks ran again
+    expect(git(repo, 'show', `${report.commit}:src/greet.js`)).toBe(greetOk.trim());
+    expect(existsSync(input.worktree)).toBe(false);
   }, 90_000);
 });
