@@ -20,14 +20,11 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { prepareSaga } from '../src/client/commands/start';
 import { UserError } from '../src/client/errors';
 import { respond } from '../src/client/saga-client';
-import { createArtifactActivities } from '../src/activities/artifacts';
-import { createSagaSetupActivities } from '../src/activities/saga-setup';
-import { parseFlags } from '../src/domain/flags';
-import { hostTaskQueue, sagaWorkflowId, taskBranch, taskWorkflowId } from '../src/domain/naming';
+import { sagaWorkflowId, taskWorkflowId } from '../src/domain/naming';
 import { PlanSchema } from '../src/domain/plan';
-import type { SagaContext } from '../src/domain/saga-input';
-import { taskWorkflow, type TaskInput, type TaskReport } from '../src/workflows/task';
+import { taskWorkflow, type TaskReport } from '../src/workflows/task';
 import { createFleetRepo, git, planTask, sagaWorktrees, startApprovedSaga } from './harness/fleet-saga';
+import { standaloneTaskInput } from './harness/task-input';
 import { createSagaTestEnv, sagaStatus, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { startWorkerProcess } from './harness/ts-worker';
 
@@ -113,38 +110,14 @@ describe('fault injection', () => {
     const { repo } = createFleetRepo(env.tmp(label), { plan: onePlan(name, [task]), script });
     setConfig(repo, config);
     const mainBefore = git(repo, 'rev-parse', 'main');
-    const setup = createSagaSetupActivities({
-      artifacts: createArtifactActivities({ sagaHome: env.sagaHome }),
-    });
     const spec = PlanSchema.parse(onePlan(name, [task])).milestones[0]!.tasks[0]!;
-    const ctx: SagaContext = {
+    const input = await standaloneTaskInput(env, {
       name,
-      sagaWorkflowId: sagaWorkflowId(name),
       repo,
-      base: 'main',
-      goal: 'Fault scenario',
-      sagaDir: path.join(env.sagaHome, name),
-      worktreeRoot: path.dirname(repo),
-      hostQueue: hostTaskQueue(env.hostId),
-      flags: parseFlags('Fault scenario', {}),
-      executionMode: 'inline',
-      settings: await setup.loadRunSettings({ repo, sagaHome: env.sagaHome }),
-      agent: null,
-    };
-    const input: TaskInput = {
-      ctx,
-      milestone: 1,
       spec,
-      ref: '1.1',
-      key: 'm1t1',
-      branch: taskBranch(name, 1, 1, spec.slug),
-      worktree: path.join(ctx.worktreeRoot, `saga-${name}-m1t1`),
-      base: 'main',
-      mergeBranches: [],
-      delegation: 1,
-      retained: { evidence: [], notes: [] },
+      goal: 'Fault scenario',
       portBase: 20_700,
-    };
+    });
     const handle = await env.client.workflow.start(taskWorkflow, {
       taskQueue: env.taskQueue,
       workflowId: taskWorkflowId(name, 1, 1),

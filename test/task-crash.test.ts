@@ -7,14 +7,11 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createArtifactActivities } from '../src/activities/artifacts';
-import { createSagaSetupActivities } from '../src/activities/saga-setup';
 import { createSampleRepo, greetingPlan } from '../src/demo/sample-repo';
-import { parseFlags } from '../src/domain/flags';
-import { hostTaskQueue, sagaWorkflowId, taskBranch, taskWorkflowId } from '../src/domain/naming';
+import { taskWorkflowId } from '../src/domain/naming';
 import { PlanSchema } from '../src/domain/plan';
-import type { SagaContext } from '../src/domain/saga-input';
-import { taskWorkflow, type TaskInput } from '../src/workflows/task';
+import { taskWorkflow } from '../src/workflows/task';
+import { standaloneTaskInput } from './harness/task-input';
 import { createSagaTestEnv, type SagaTestEnv } from './harness/saga-env';
 import { startWorkerProcess } from './harness/ts-worker';
 
@@ -115,39 +112,14 @@ describe('task workflow survives a worker crash', () => {
     );
     git(repo, 'commit', '-q', '-am', 'crash test config');
 
-    const setup = createSagaSetupActivities({
-      artifacts: createArtifactActivities({ sagaHome: env.sagaHome }),
-    });
     const name = 'tc-crash';
-    const ctx: SagaContext = {
+    const input = await standaloneTaskInput(env, {
       name,
-      sagaWorkflowId: sagaWorkflowId(name), // never started: reports to it are dropped
       repo,
-      base: 'main',
-      goal: 'Add a greeting',
-      sagaDir: path.join(env.sagaHome, name),
-      worktreeRoot: path.dirname(repo),
-      hostQueue: hostTaskQueue(env.hostId),
-      flags: parseFlags('Add a greeting', {}),
-      executionMode: 'inline',
-      settings: await setup.loadRunSettings({ repo, sagaHome: env.sagaHome }),
-      agent: null,
-    };
-    expect(ctx.settings.heartbeatTimeoutMs).toBe(3000);
-    const input: TaskInput = {
-      ctx,
-      milestone: 1,
       spec,
-      ref: '1.1',
-      key: 'm1t1',
-      branch: taskBranch(name, 1, 1, spec.slug),
-      worktree: path.join(ctx.worktreeRoot, `saga-${name}-m1t1`),
-      base: 'main',
-      mergeBranches: [],
-      delegation: 1,
-      retained: { evidence: [], notes: [] },
+      goal: 'Add a greeting',
       portBase: 20_510,
-    };
+    });
 
     const first = await startWorker(env.tmp('worker1'), {});
     const handle = await env.client.workflow.start(taskWorkflow, {
@@ -203,9 +175,6 @@ describe('task workflow survives a worker crash', () => {
       ].join('\n'),
     );
     git(repo, 'commit', '-q', '-am', 'checks crash config');
-    const setup = createSagaSetupActivities({
-      artifacts: createArtifactActivities({ sagaHome: env.sagaHome }),
-    });
     const name = 'tc-checks';
     const plan = PlanSchema.parse(greetingPlan());
     const spec = {
@@ -215,34 +184,13 @@ describe('task workflow survives a worker crash', () => {
         { text: 'greet exists', check: 'echo started >> "$CHECK_LOG"; sleep 3; test -f src/greet.js' },
       ],
     };
-    const ctx: SagaContext = {
+    const input = await standaloneTaskInput(env, {
       name,
-      sagaWorkflowId: sagaWorkflowId(name),
       repo,
-      base: 'main',
-      goal: 'Add a greeting',
-      sagaDir: path.join(env.sagaHome, name),
-      worktreeRoot: path.dirname(repo),
-      hostQueue: hostTaskQueue(env.hostId),
-      flags: parseFlags('Add a greeting', {}),
-      executionMode: 'inline',
-      settings: await setup.loadRunSettings({ repo, sagaHome: env.sagaHome }),
-      agent: null,
-    };
-    const input: TaskInput = {
-      ctx,
-      milestone: 1,
       spec,
-      ref: '1.1',
-      key: 'm1t1',
-      branch: taskBranch(name, 1, 1, spec.slug),
-      worktree: path.join(ctx.worktreeRoot, `saga-${name}-m1t1`),
-      base: 'main',
-      mergeBranches: [],
-      delegation: 1,
-      retained: { evidence: [], notes: [] },
+      goal: 'Add a greeting',
       portBase: 20_560,
-    };
+    });
     // Only this test's workers may serve the queue (they carry CHECK_LOG).
     for (const w of workers.filter((w) => w.exitCode === null && w.signalCode === null)) {
       w.kill('SIGKILL');

@@ -6,14 +6,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createArtifactActivities } from '../src/activities/artifacts';
-import { createSagaSetupActivities } from '../src/activities/saga-setup';
 import { createSampleRepo, greetingPlan } from '../src/demo/sample-repo';
-import { parseFlags } from '../src/domain/flags';
-import { hostTaskQueue, sagaWorkflowId, taskBranch, taskWorkflowId } from '../src/domain/naming';
+import { taskWorkflowId } from '../src/domain/naming';
 import { PlanSchema } from '../src/domain/plan';
 import type { SagaContext } from '../src/domain/saga-input';
 import { taskWorkflow, type TaskInput, type TaskReport } from '../src/workflows/task';
+import { standaloneTaskInput } from './harness/task-input';
 import { createSagaTestEnv, type SagaTestEnv } from './harness/saga-env';
 
 const git = (cwd: string, ...args: string[]) =>
@@ -52,11 +50,9 @@ const demoLog = (file: string) =>
 
 describe('task workflow', () => {
   let env: SagaTestEnv;
-  let setup: ReturnType<typeof createSagaSetupActivities>;
 
   beforeAll(async () => {
     env = await createSagaTestEnv('taskwk');
-    setup = createSagaSetupActivities({ artifacts: createArtifactActivities({ sagaHome: env.sagaHome }) });
     await env.startWorkers();
   });
   afterAll(async () => env.close());
@@ -79,39 +75,19 @@ describe('task workflow', () => {
     name: string,
     opts: { task?: number; agent?: string; portBase?: number } = {},
   ): Promise<{ report: TaskReport; input: TaskInput; ctx: SagaContext }> {
-    const settings = await setup.loadRunSettings({ repo, sagaHome: env.sagaHome });
     const plan = PlanSchema.parse(greetingPlan());
     const taskNo = opts.task ?? 1;
     const planned = plan.milestones[0]!.tasks[taskNo - 1]!;
     const spec = { ...planned, ...(opts.agent ? { agent: opts.agent } : {}) };
-    const ctx: SagaContext = {
+    const input = await standaloneTaskInput(env, {
       name,
-      sagaWorkflowId: sagaWorkflowId(name), // never started: reports to it are dropped
       repo,
-      base: 'main',
-      goal: 'Add a greeting',
-      sagaDir: path.join(env.sagaHome, name),
-      worktreeRoot: path.dirname(repo),
-      hostQueue: hostTaskQueue(env.hostId),
-      flags: parseFlags('Add a greeting', {}),
-      executionMode: 'inline',
-      settings,
-      agent: null,
-    };
-    const input: TaskInput = {
-      ctx,
-      milestone: 1,
       spec,
-      ref: `1.${taskNo}`,
-      key: `m1t${taskNo}`,
-      branch: taskBranch(name, 1, taskNo, spec.slug),
-      worktree: path.join(ctx.worktreeRoot, `saga-${name}-m1t${taskNo}`),
-      base: 'main',
-      mergeBranches: [],
-      delegation: 1,
-      retained: { evidence: [], notes: [] },
+      goal: 'Add a greeting',
+      task: taskNo,
       portBase: opts.portBase ?? 20_510,
-    };
+    });
+    const { ctx } = input;
     const handle = await env.client.workflow.start(taskWorkflow, {
       taskQueue: env.taskQueue,
       workflowId: taskWorkflowId(name, 1, taskNo),
