@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createGitActivities } from '../src/activities/git';
+import { createTaskGitActivities } from '../src/activities/task-git';
 import { integrationBranch, taskBranch, worktreeDirName } from '../src/domain/naming';
 
 const savedEnv = { ...process.env };
@@ -183,6 +184,46 @@ describe('prepareWorktree', () => {
       type: 'InvalidInput',
       message: expect.stringContaining('worktree must be an absolute path'),
     });
+  });
+});
+
+describe('prepareTaskWorktree (a task with dependencies)', () => {
+  const taskGit = createTaskGitActivities({ git });
+  const prepareTask = (key: string, branch: string, mergeBranches: string[]) =>
+    taskGit.prepareTaskWorktree({
+      repo,
+      branch,
+      worktree: wtPath(key),
+      base: 'main',
+      mergeBranches,
+      mergeMessage: 'bring in',
+    });
+
+  it('starts a new task at its dependency when that contains the base: same files, no merge commit', async () => {
+    const dep = taskBranch('demo', 1, 1, 'first');
+    const depTip = branchWithFile(dep, 'first.txt', 'first\n');
+    const out = await prepareTask('m1t2', taskBranch('demo', 1, 2, 'second'), [dep]);
+    expect(out).toMatchObject({ created: true, baseCommit: depTip, startCommit: depTip, conflicts: [] });
+    expect(sh(out.worktree, 'rev-parse', 'HEAD')).toBe(depTip);
+    expect(existsSync(path.join(out.worktree, 'first.txt'))).toBe(true);
+  });
+
+  it('merges a second dependency, and merges (not restarts) into a task branch that exists already', async () => {
+    const a = taskBranch('demo', 1, 1, 'a');
+    const b = taskBranch('demo', 1, 2, 'b');
+    branchWithFile(a, 'a.txt', 'a\n');
+    const bTip = branchWithFile(b, 'b.txt', 'b\n');
+    const mine = taskBranch('demo', 1, 3, 'mine');
+    const myWork = branchWithFile(mine, 'mine.txt', 'earlier delegation\n');
+    const out = await prepareTask('m1t3', mine, [a, b]);
+    expect(out.created).toBe(true);
+    expect(out.startCommit).toBe(sh(out.worktree, 'rev-parse', 'HEAD'));
+    for (const file of ['a.txt', 'b.txt', 'mine.txt'])
+      expect(existsSync(path.join(out.worktree, file))).toBe(true);
+    // The existing branch kept its own commit; both dependencies came in as merges.
+    expect(sh(out.worktree, 'merge-base', '--is-ancestor', myWork, 'HEAD')).toBe('');
+    expect(sh(out.worktree, 'rev-list', '--merges', '--count', `${myWork}..HEAD`)).toBe('2');
+    expect(sh(out.worktree, 'merge-base', '--is-ancestor', bTip, 'HEAD')).toBe('');
   });
 });
 

@@ -250,9 +250,12 @@ async function addNewWorktree(
   notes: string[],
 ): Promise<{ baseCommit: string; created: true } | null> {
   if (await pathExists(worktree)) return null;
-  const add = await runGitRaw(repo, ['worktree', 'add', '--quiet', '-b', branch, worktree, base], notes);
-  if (add.code !== 0) return null;
-  return { baseCommit: await headOf(worktree), created: true };
+  const [add, baseCommit] = await Promise.all([
+    runGitRaw(repo, ['worktree', 'add', '--quiet', '-b', branch, worktree, base], notes),
+    resolveCommit(repo, base),
+  ]);
+  if (add.code !== 0 || !baseCommit) return null;
+  return { baseCommit, created: true };
 }
 
 /**
@@ -585,20 +588,24 @@ export function createGitActivities(deps: { sagaHome: string }) {
       const input = parseInput('commitHandoff', CommitHandoffInputSchema, raw);
       const worktree = await requireWorktreeDir(input.worktree);
       const notes: string[] = [];
-      const [previousHead, id] = await Promise.all([headOf(worktree), identityArgs(worktree)]);
-      await runGit(worktree, ['add', '-A'], notes);
+      const [previousHead, id] = await Promise.all([
+        headOf(worktree),
+        identityArgs(worktree),
+        runGit(worktree, ['add', '-A'], notes),
+      ]);
       const staged = await runGitRaw(worktree, ['diff', '--cached', '--quiet'], notes);
       const committed = staged.code === 1;
       if (committed)
         await runGit(worktree, [...id, 'commit', '--no-verify', '-q', '-m', input.message], notes);
-      const commit = committed ? await headOf(worktree) : previousHead;
       // `a...b` diffs from the merge base, so a base the branch has moved away from still works.
       const from = input.baseCommit ?? previousHead;
-      const changedFiles =
-        from === commit
-          ? []
-          : splitZ(await runGit(worktree, ['diff', '--name-only', '-z', `${from}...${commit}`]));
-      return { commit, committed, changedFiles, notes };
+      const [commit, changed] = await Promise.all([
+        committed ? headOf(worktree) : previousHead,
+        from === previousHead && !committed
+          ? ''
+          : runGit(worktree, ['diff', '--name-only', '-z', `${from}...HEAD`]),
+      ]);
+      return { commit, committed, changedFiles: splitZ(changed), notes };
     },
 
     /** Removes a task worktree only when nothing uncommitted is inside (partial-result rule). */

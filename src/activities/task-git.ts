@@ -16,24 +16,44 @@ const exists = (p: string) =>
 type Git = ReturnType<typeof createGitActivities>;
 type PrepareInput = Parameters<Git['prepareWorktree']>[0];
 
+/** Neither the worktree nor the task branch exists yet, and `dependency` already contains the base. */
+async function startsCleanlyAt(input: PrepareInput, dependency: string): Promise<boolean> {
+  const [worktreeThere, branchThere, baseContained] = await Promise.all([
+    exists(input.worktree),
+    runGit(input.repo, ['rev-parse', '--verify', '-q', `refs/heads/${input.branch}`]).then(
+      () => true,
+      () => false,
+    ),
+    runGit(input.repo, ['merge-base', '--is-ancestor', input.base, dependency]).then(
+      () => true,
+      () => false,
+    ),
+  ]);
+  return !worktreeThere && !branchThere && baseContained;
+}
+
 export function createTaskGitActivities(deps: { git: Git }) {
   const { git } = deps;
   return {
     /** Creates (or reuses) the task worktree and merges in finished same-milestone dependencies. */
     async prepareTaskWorktree(input: PrepareInput & { mergeBranches: string[]; mergeMessage: string }) {
       const { mergeBranches, mergeMessage, ...prepare } = input;
-      const prepared = await git.prepareWorktree(prepare);
+      // A new task branch starts at its first dependency when that contains the base already: the same
+      // files as merging it in, without the merge (the critical path of a dependency chain runs through here).
+      const [first, ...others] = mergeBranches;
+      const startAtFirst = first !== undefined && (await startsCleanlyAt(input, first));
+      const prepared = await git.prepareWorktree(startAtFirst ? { ...prepare, base: first } : prepare);
       // Changed files are reported relative to the start state including the dependencies' work.
       let startCommit = prepared.baseCommit;
       const conflicts: { branch: string; files: string[] }[] = [];
-      for (const branch of mergeBranches) {
+      for (const branch of startAtFirst ? others : mergeBranches) {
         const merge = await git.mergeBranch({
           worktree: prepared.worktree,
           branch,
           message: `${mergeMessage} ${branch}`,
         });
-        if (merge.status === 'merged') startCommit = merge.head;
-        if (merge.status === 'conflict') {
+        if (merge.status !== 'conflict') startCommit = merge.head;
+        else {
           await git.abortMerge({ worktree: prepared.worktree });
           conflicts.push({ branch, files: merge.conflictedFiles });
         }

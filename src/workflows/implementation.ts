@@ -55,8 +55,9 @@ const INTEGRATION_REDOS = 2;
 /** Past this many events a run continues as new between milestones (well before the server's warnings). */
 const HISTORY_SOFT_LIMIT = 500;
 /**
- * Marks runs that go on scheduling while task children start: waiting for each start to be acknowledged
- * cost a workflow-task round trip before the next finished task was even looked at.
+ * Marks runs that go on scheduling while task children start (waiting for each start to be acknowledged
+ * cost a workflow-task round trip before the next finished task was even looked at), and that send all
+ * the progress of one workflow task as one signal (each signal costs this workflow another task).
  */
 export const LAUNCH_WITHOUT_WAITING_PATCH = 'fleet-launch-without-waiting';
 
@@ -98,6 +99,8 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
     if (sending) return;
     sending = true;
     void (async () => {
+      // The rest of this activation runs first (it is synchronous), so its changes join the batch.
+      if (launchWithoutWaiting) await Promise.resolve();
       while (outbox.length) {
         const batch = outbox.splice(0, outbox.length);
         await (batch.length === 1 ? report(ctx, batch[0]!) : reportBatch(ctx, batch));
@@ -299,9 +302,11 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       .map((dep) => dep.branch);
     const worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, task.key)}`;
     const workflowId = taskWorkflowId(ctx.name, task.milestone, task.task, delegation);
-    // Running from now on, so the next scheduling pass never starts it twice; the saga hears of it (with
-    // the child's run id) once the start is acknowledged.
-    Object.assign(task, { status: 'running', delegations: delegation, workflowId, worktree });
+    // Running from now on, so the next scheduling pass never starts it twice. Runs before the patch told
+    // the saga once the start was acknowledged; now it hears at once (the run id comes with the result).
+    const running = { status: 'running' as const, delegations: delegation, workflowId, worktree };
+    if (launchWithoutWaiting) update(task, running);
+    else Object.assign(task, running);
     const started = startChild(taskWorkflow, {
       workflowId,
       taskQueue: workflowInfo().taskQueue,
@@ -337,7 +342,8 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
     });
     const outcome = started
       .then((handle) => {
-        update(task, { runId: handle.firstExecutionRunId });
+        if (launchWithoutWaiting) task.runId = handle.firstExecutionRunId;
+        else update(task, { runId: handle.firstExecutionRunId });
         return handle.result();
       })
       .then(
