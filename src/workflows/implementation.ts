@@ -335,6 +335,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
               }
             : {}),
           attemptOffset: task.attempts,
+          attemptAsOneActivity: true,
           retained: retained.get(task.id) ?? { evidence: [], notes: [] },
           portBase: 20_000 + (task.milestone * 50 + task.task) * ctx.settings.worktree.portRangeSize,
         },

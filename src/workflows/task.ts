@@ -5,7 +5,7 @@
  * Each attempt is one activity (worktree set-up on the first, handoff on the last), so a task costs few
  * workflow-task round trips; tasks started before that change replay their step-by-step path.
  */
-import { CancellationScope, patched, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import type { TaskStatus, Usage } from '../domain/state';
@@ -35,6 +35,12 @@ export interface TaskInput {
   resetBranch?: { commit: string; archiveRef: string };
   /** Attempts made by earlier delegations: attempt numbers continue from here (SAGA_ATTEMPT, run labels). */
   attemptOffset?: number;
+  /**
+   * Each attempt as one `runTaskAttempt` activity. The fleet sets it on every task it starts; tasks started
+   * before (no field in their recorded input) replay their step-by-step path. An input field rather than a
+   * `patched()` marker: a marker upserts a search attribute, a visibility write per task.
+   */
+  attemptAsOneActivity?: boolean;
   /** Context kept from earlier delegations: failure output files and notes. */
   retained: { evidence: string[]; notes: string[] };
   portBase: number;
@@ -60,9 +66,6 @@ const addUsage = (a: Usage, b: Usage | null | undefined): Usage => ({
   costUsd: a.costUsd + (b?.costUsd ?? 0),
 });
 
-/** Marks histories in which an attempt is one `runTaskAttempt` activity (not agent, checks, handoff apart). */
-export const TASK_ATTEMPT_PATCH = 'task-attempt-activity';
-
 export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   const { ctx, spec, key } = input;
   const quick = quickActivities(ctx.hostQueue);
@@ -70,7 +73,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   const profile = profileFor(ctx, spec.agent ?? null);
   const label = `${key}-d${input.delegation}`;
   const env = { SAGA_PORT_BASE: String(input.portBase) };
-  const oneActivityPerAttempt = patched(TASK_ATTEMPT_PATCH);
+  const oneActivityPerAttempt = input.attemptAsOneActivity === true;
   const commitMessage = (outcome: 'pass' | 'blocked') =>
     `saga(${ctx.name}): task ${input.ref} ${spec.slug} — ${outcome}`;
 

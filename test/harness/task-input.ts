@@ -49,5 +49,6 @@ export async function standaloneTaskInput(
     delegation: 1,
     retained: { evidence: [], notes: [] },
     portBase: options.portBase,
+    attemptAsOneActivity: true,
   };
 }
