@@ -242,8 +242,9 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
           worktree: input.worktree,
           message: commitMessage(status === 'passed' ? 'pass' : 'blocked'),
           baseCommit: prepared?.startCommit,
-          // Unconfirmed worktree (cancelled while it was being made): the activity checks it first.
-          ...(prepared ? {} : { branch: input.branch }),
+          // The activity checks the worktree is this task's first: a cancellation may have come while it
+          // was being made, or after an attempt had already handed it off.
+          branch: input.branch,
         });
       });
   }
