@@ -56,6 +56,9 @@ function runDirectly(file: string, args: string[], options: CommandOptions): Pro
 
 class CommandHelper {
   private child: ChildProcess | null = null;
+  /** A helper that died before answering anything will not work here: run directly from then on. */
+  private broken = false;
+  private answered = 0;
   private nextId = 0;
   private readonly pending = new Map<number, { request: Request; resolve: (o: CommandOutput) => void }>();
 
@@ -72,8 +75,14 @@ class CommandHelper {
     });
   }
 
+  /** The helper's pid (tests end it to check what a crash does); null when none runs. */
+  pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
   private helper(): ChildProcess | null {
     if (this.child?.connected) return this.child;
+    if (this.broken) return null;
     try {
       const child = spawn(process.execPath, ['-e', HELPER_PROGRAM], {
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -82,6 +91,7 @@ class CommandHelper {
       child.on('message', (output: CommandOutput & { id: number }) => {
         const waiting = this.pending.get(output.id);
         if (!waiting) return;
+        this.answered++;
         this.pending.delete(output.id);
         if (this.pending.size === 0) this.hold(false);
         const { id: _id, ...result } = output;
@@ -117,6 +127,12 @@ class CommandHelper {
   private lost(child: ChildProcess): void {
     if (this.child !== child) return;
     this.child = null;
+    if (this.answered === 0) {
+      // It never answered (it could not start, most likely): what it was given runs here instead.
+      this.broken = true;
+      for (const id of [...this.pending.keys()]) this.settleDirectly(id);
+      return;
+    }
     for (const [id, waiting] of [...this.pending]) {
       this.pending.delete(id);
       waiting.resolve({ code: null, stdout: '', stderr: '', failure: 'the command helper process exited' });
@@ -137,3 +153,5 @@ const helper = new CommandHelper();
 /** Runs a short command with an argument array; resolves with its output whatever the exit code. */
 export const runCommand = (file: string, args: string[], options: CommandOptions): Promise<CommandOutput> =>
   helper.run(file, args, options);
+
+export const commandHelperPid = (): number | null => helper.pid();
