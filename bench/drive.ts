@@ -5,10 +5,9 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
-import { respond } from '../src/client/saga-client';
+import { respond, waitForStatus } from '../src/client/saga-client';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
 import type { SagaStatus } from '../src/domain/state';
-import { statusQuery } from '../src/workflows/definitions';
 import type { BenchRepo } from './scenario';
 
 export interface SagaRun {
@@ -20,28 +19,9 @@ export interface SagaRun {
   tasks: string[];
 }
 
-const POLL_MS = 400;
-
-async function waitForPending(
-  client: Client,
-  name: string,
-  id: string,
-  timeoutMs: number,
-): Promise<SagaStatus> {
-  const deadline = Date.now() + timeoutMs;
-  let last: SagaStatus | undefined;
-  while (Date.now() < deadline) {
-    last = await client.workflow
-      .getHandle(sagaWorkflowId(name))
-      .query(statusQuery)
-      .catch(() => undefined);
-    if (last?.pending.some((p) => p.id === id)) return last;
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-  throw new Error(
-    `Saga ${name} did not reach '${id}' within ${timeoutMs / 1000} s (phase ${last?.phase ?? '?'}; log: ${last?.log.slice(0, 5).join(' | ') ?? '-'}).`,
-  );
-}
+/** Waits until the saga asks interaction `id`. */
+const waitForPending = (client: Client, name: string, id: string, timeoutMs: number): Promise<SagaStatus> =>
+  waitForStatus(client, name, (s) => s.pending.some((p) => p.id === id), { timeoutMs, pollMs: 400 });
 
 export async function runSaga(
   client: Client,

@@ -10,11 +10,10 @@ import { sagaWorkflowId } from '../src/domain/naming';
 import { runSaga } from './harness/cli';
 import { startApprovedSaga } from './harness/fleet-saga';
 import {
-  createSagaTestEnv,
+  createInProcessSagaEnv,
   demoInvocations,
-  useEnvInProcess,
   waitForStatus,
-  type SagaTestEnv,
+  type InProcessSagaEnv,
 } from './harness/saga-env';
 
 jest.setTimeout(180_000);
@@ -29,18 +28,13 @@ const alive = (pid: number) => {
 };
 
 describe('saga cancel', () => {
-  let env: SagaTestEnv;
+  let env: InProcessSagaEnv;
   let demoLog: string;
   beforeAll(async () => {
-    env = await createSagaTestEnv('cancel');
-    demoLog = path.join(env.tmp('log'), 'demo.jsonl');
-    useEnvInProcess(env, demoLog);
-    await env.startWorkers();
+    env = await createInProcessSagaEnv('cancel');
+    demoLog = env.demoLog;
   });
-  afterAll(async () => {
-    delete process.env.SAGA_DEMO_LOG;
-    await env.close();
-  });
+  afterAll(async () => env.close());
 
   test('stops the agents, commits their work and removes the worktrees', async () => {
     const script = demoScript();

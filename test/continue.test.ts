@@ -9,29 +9,23 @@ import { sagaWorkflowId } from '../src/domain/naming';
 import { runSaga } from './harness/cli';
 import { startApprovedSaga } from './harness/fleet-saga';
 import {
-  createSagaTestEnv,
+  createInProcessSagaEnv,
   demoInvocations,
-  useEnvInProcess,
   waitForPending,
   waitForStatus,
-  type SagaTestEnv,
+  type InProcessSagaEnv,
 } from './harness/saga-env';
 
 jest.setTimeout(240_000);
 
 describe('saga continue', () => {
-  let env: SagaTestEnv;
+  let env: InProcessSagaEnv;
   let demoLog: string;
   beforeAll(async () => {
-    env = await createSagaTestEnv('continue');
-    demoLog = path.join(env.tmp('log'), 'demo.jsonl');
-    useEnvInProcess(env, demoLog);
-    await env.startWorkers();
+    env = await createInProcessSagaEnv('continue');
+    demoLog = env.demoLog;
   });
-  afterAll(async () => {
-    delete process.env.SAGA_DEMO_LOG;
-    await env.close();
-  });
+  afterAll(async () => env.close());
 
   const invocations = () => demoInvocations(demoLog);
 

@@ -11,11 +11,10 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
-import { respond } from '../src/client/saga-client';
+import { respond, waitForStatus } from '../src/client/saga-client';
 import { createSampleRepo } from '../src/demo/sample-repo';
 import { phaseWorkflowId, sagaWorkflowId, taskWorkflowId } from '../src/domain/naming';
 import type { SagaStatus } from '../src/domain/state';
-import { statusQuery } from '../src/workflows/definitions';
 import { freePort, startDevServer, type DevServer } from '../src/worker/dev-server';
 import { createSagaWorkers } from '../src/worker/worker';
 import { writeOneTaskPlan } from './harness/one-task-plan';
@@ -84,21 +83,6 @@ describe('Temporal Web UI', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  async function waitForSaga(name: string, pred: (s: SagaStatus) => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + 90_000;
-    let last: SagaStatus | undefined;
-    while (Date.now() < deadline) {
-      last = await client.workflow
-        .getHandle(sagaWorkflowId(name))
-        .query(statusQuery)
-        .catch(() => undefined);
-      if (last && pred(last)) return;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-    throw new Error(
-      `Saga ${name} did not reach ${what}; last phase ${last?.phase}, pending ${last?.pending.map((p) => p.id)}`,
-    );
-  }
   const pending = (id: string) => (s: SagaStatus) => s.pending.some((p) => p.id === id);
 
   test('filtering by SagaName lists the saga and its task workflows', async () => {
@@ -120,11 +104,11 @@ describe('Temporal Web UI', () => {
     const name = 'web-ui-saga';
     const other = 'web-ui-other';
     await Promise.all([start(name), start(other)]);
-    await waitForSaga(name, pending('confirm-name'), 'confirm-name');
+    await waitForStatus(client, name, pending('confirm-name'));
     await respond(client, name, { interactionId: 'confirm-name', choice: 'confirm', user: 'test' });
-    await waitForSaga(name, pending('plan-approval-1'), 'plan approval');
+    await waitForStatus(client, name, pending('plan-approval-1'));
     await respond(client, name, { interactionId: 'plan-approval-1', choice: 'approve', user: 'test' });
-    await waitForSaga(name, pending('acceptance-1'), 'acceptance');
+    await waitForStatus(client, name, pending('acceptance-1'));
 
     browser = await chromium.launchPersistentContext(mkdtempSync(path.join(root, 'chromium-')), {
       executablePath: CHROMIUM,

@@ -42,6 +42,34 @@ export async function getStatus(client: Client, name: string): Promise<SagaStatu
   return client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
 }
 
+/**
+ * Polls the saga's status until `predicate` holds; fails naming the last phase, pending interactions and
+ * log lines seen (or the last error, e.g. no worker answering the query).
+ */
+export async function waitForStatus(
+  client: Client,
+  name: string,
+  predicate: (status: SagaStatus) => boolean,
+  { timeoutMs = 90_000, pollMs = 300 }: { timeoutMs?: number; pollMs?: number } = {},
+): Promise<SagaStatus> {
+  const deadline = Date.now() + timeoutMs;
+  let last: SagaStatus | undefined;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      last = await client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
+      if (predicate(last)) return last;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  const seen = last
+    ? JSON.stringify({ phase: last.phase, pending: last.pending.map((p) => p.id), log: last.log.slice(0, 8) })
+    : String(lastError);
+  throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for saga ${name}. Last status: ${seen}`);
+}
+
 /** gRPC FAILED_PRECONDITION: the server aborted the update because the workflow task it rode in failed. */
 const abortedWithWorkflowTask = (error: unknown): boolean =>
   error instanceof ServiceError && (error.cause as { code?: number } | undefined)?.code === 9;

@@ -11,6 +11,7 @@ import { hostTaskQueue, sagaWorkflowId } from '../../src/domain/naming';
 import type { SagaStatus } from '../../src/domain/state';
 import { statusQuery } from '../../src/workflows/definitions';
 import { createSagaWorkers } from '../../src/worker/worker';
+import { waitForStatus as waitForSagaStatus } from '../../src/client/saga-client';
 import { testServer, WORKFLOW_BUNDLE } from './server';
 
 let runtimeInstalled = false;
@@ -109,28 +110,12 @@ export async function sagaStatus(env: SagaTestEnv, name: string): Promise<SagaSt
 }
 
 /** Polls the saga's status until `predicate` holds (or fails with the last status seen). */
-export async function waitForStatus(
+export const waitForStatus = (
   env: SagaTestEnv,
   name: string,
   predicate: (s: SagaStatus) => boolean,
   timeoutMs = 90_000,
-): Promise<SagaStatus> {
-  const deadline = Date.now() + timeoutMs;
-  let last: SagaStatus | undefined;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      last = await sagaStatus(env, name);
-      if (predicate(last)) return last;
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(
-    `Timed out waiting for saga ${name}. Last status: ${last ? JSON.stringify({ phase: last.phase, pending: last.pending.map((p) => p.id), log: last.log.slice(0, 8) }) : String(lastError)}`,
-  );
-}
+): Promise<SagaStatus> => waitForSagaStatus(env.client, name, predicate, { timeoutMs });
 
 export const waitForPending = (env: SagaTestEnv, name: string, id: string | RegExp, timeoutMs?: number) =>
   waitForStatus(
@@ -151,6 +136,27 @@ export function useEnvInProcess(env: SagaTestEnv, demoLog?: string): void {
     SAGA_TASK_QUEUE: env.taskQueue,
     ...(demoLog ? { SAGA_DEMO_LOG: demoLog } : {}),
   });
+}
+
+export type InProcessSagaEnv = SagaTestEnv & { demoLog: string };
+
+/**
+ * A test environment whose sagas start in this process (useEnvInProcess), with its workers running and
+ * the demo agent logging each run to `demoLog`. `close()` also forgets the log.
+ */
+export async function createInProcessSagaEnv(label: string): Promise<InProcessSagaEnv> {
+  const env = await createSagaTestEnv(label);
+  const demoLog = path.join(env.tmp('log'), 'demo.jsonl');
+  useEnvInProcess(env, demoLog);
+  await env.startWorkers();
+  return {
+    ...env,
+    demoLog,
+    close: async () => {
+      delete process.env.SAGA_DEMO_LOG;
+      await env.close();
+    },
+  };
 }
 
 export interface DemoInvocation {
