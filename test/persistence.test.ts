@@ -8,11 +8,10 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
-import { respond } from '../src/client/saga-client';
+import { respond, waitForStatus } from '../src/client/saga-client';
 import { createSampleRepo, demoScript, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { sagaWorkflowId } from '../src/domain/naming';
 import type { SagaStatus } from '../src/domain/state';
-import { statusQuery } from '../src/workflows/definitions';
 import { freePort, startDevServer, type DevServer } from '../src/worker/dev-server';
 import { createSagaWorkers } from '../src/worker/worker';
 import { quietRuntime } from './harness/saga-env';
@@ -56,17 +55,8 @@ describe('persistence across a server restart', () => {
     return { client: new Client({ connection }), down };
   }
 
-  const waitFor = async (client: Client, pred: (s: SagaStatus) => boolean) => {
-    for (let i = 0; i < 300; i++) {
-      const s = await client.workflow
-        .getHandle(sagaWorkflowId('persist'))
-        .query(statusQuery)
-        .catch(() => null);
-      if (s && pred(s)) return s;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-    throw new Error('saga did not reach the expected state');
-  };
+  const waitFor = (client: Client, pred: (s: SagaStatus) => boolean) =>
+    waitForStatus(client, 'persist', pred, { timeoutMs: 90_000 });
 
   afterAll(async () => {
     await server?.stop();

@@ -11,6 +11,7 @@
 import { Context } from '@temporalio/activity';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { agentSucceeded } from '../domain/agent-output';
 import { conflictNote } from '../domain/task-notes';
 import type { RunAgentResult } from './agents';
 import { runDirectory } from './process';
@@ -94,7 +95,7 @@ export function createTaskAttemptActivities(deps: {
         });
         await writeCheckpoint(checkpointPath, { activity, prepared: prepared ?? undefined, run });
       }
-      const agentOk = run.exitCode === 0 && !run.timedOut && !run.idle;
+      const agentOk = agentSucceeded(run);
       const checks = agentOk ? await deps.validation.runChecks({ ...input.checks, cwd: worktree }) : null;
       const passed = checks?.passed ?? false;
       const message = passed ? input.handoff.onPass : input.handoff.onFail;

@@ -104,3 +104,7 @@ function tryParse(text: string): unknown {
     return undefined;
   }
 }
+
+/** The agent ran to a zero exit on its own: not killed for a timeout or for printing nothing too long. */
+export const agentSucceeded = (run: { exitCode: number | null; timedOut: boolean; idle: boolean }): boolean =>
+  run.exitCode === 0 && !run.timedOut && !run.idle;

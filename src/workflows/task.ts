@@ -10,6 +10,7 @@ import type { PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import type { TaskStatus, Usage } from '../domain/state';
 import type { PreparedTask, TaskAttemptResult, TaskHandoff } from '../activities/task-attempt';
+import { agentSucceeded } from '../domain/agent-output';
 import { conflictNote } from '../domain/task-notes';
 import { longActivities, quickActivities } from './activities';
 import { reviewLoop } from './review-loop';
@@ -159,7 +160,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       return result;
     }
     const run = await long.runRoleAgent(agent);
-    const agentOk = run.exitCode === 0 && !run.timedOut && !run.idle;
+    const agentOk = agentSucceeded(run);
     setCurrentDetails(`Attempt ${n}: validating`);
     const checked = agentOk ? await long.runChecks({ ...checks, cwd: input.worktree }) : null;
     return { prepared: null, run, checks: checked, passed: checked?.passed ?? false, handoff: null };
