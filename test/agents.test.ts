@@ -28,6 +28,7 @@ const demo = resolveAgentProfile(DEFAULT_SAGA_CONFIG, 'demo');
 
 /** Writes SAGA_* variables and argv as JSON to env-dump.json in the working directory. */
 const envDump: ResolvedAgentProfile = {
+  ...demo,
   name: 'env-dump',
   command: [
     '{node}',
@@ -306,14 +307,30 @@ describe('runAgent', () => {
     expect(path.dirname(result.promptPath)).toBe(path.join(sagaDir, 'runs', 'etc-evil-label'));
   });
 
-  test('a missing agent CLI fails without retries, naming the command', async () => {
+  test("a missing agent CLI is the implementer's answer: not retryable, naming the command and saga doctor", async () => {
     const env = newEnv();
     const profile = { ...demo, name: 'ghost', command: ['saga-ghost-agent-cli', '{prompt}'] };
-    const failure = await runIn(env, input({ profile })).catch((err: unknown) => err);
+    const result = await runIn(env, input({ profile }));
+    expect(result.exitCode).toBeNull();
+    expect(result.failure).toEqual({
+      kind: 'not-installed',
+      retryable: false,
+      message:
+        "agent ghost could not start: 'saga-ghost-agent-cli' command not found (ENOENT); is it installed and on PATH? — install it or fix the profile's command; run 'saga doctor --agent ghost'",
+    });
+    expect(await fs.readFile(result.transcriptPath, 'utf8')).toContain('could not start');
+  });
+
+  test('a planner, reviewer or resolver that cannot start fails its activity without retries', async () => {
+    const env = newEnv();
+    const profile = { ...demo, name: 'ghost', command: ['saga-ghost-agent-cli', '{prompt}'] };
+    const failure = await runIn(env, input({ profile, role: 'reviewer', stage: 'task' })).catch(
+      (e: unknown) => e,
+    );
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect((failure as ApplicationFailure).nonRetryable).toBe(true);
     expect((failure as ApplicationFailure).message).toMatch(
-      /Cannot run 'saga-ghost-agent-cli': command not found/,
+      /^agent ghost could not start: 'saga-ghost-agent-cli'/,
     );
   });
 

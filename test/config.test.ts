@@ -13,6 +13,7 @@ import {
   resolveAgentProfile,
   type SagaConfig,
 } from '../src/domain/config';
+import { DEFAULT_MODEL_PRICES } from '../src/domain/agent-presets';
 
 function parseOk(text: string): SagaConfig {
   const result = parseSagaConfigText(text, 'saga.config.yaml');
@@ -71,9 +72,14 @@ worktree:
   setup: [["npm", "ci"]]
 budget: { task_usd: 2, saga_usd: 20 }
 `);
+    // The user's own command: its prompt goes in as the command says, its output is read as plain text.
     expect(resolveAgentProfile(config)).toEqual({
       name: 'claude',
       command: ['claude', '-p', '{prompt}'],
+      promptInput: 'argument',
+      output: 'text',
+      model: null,
+      prices: DEFAULT_MODEL_PRICES,
       timeoutMs: 45 * 60_000,
       idleTimeoutMs: 10 * 60_000,
       subagentDispatch: true,
@@ -90,19 +96,30 @@ budget: { task_usd: 2, saga_usd: 20 }
 });
 
 describe('resolveAgentProfile', () => {
-  test('built-in presets exist without any config', () => {
+  test('built-in presets exist without any config; the CLI presets take the prompt on stdin', () => {
     expect(resolveAgentProfile(DEFAULT_SAGA_CONFIG, 'claude')).toMatchObject({
-      command: ['claude', '-p', '{prompt}', '--output-format', 'json'],
+      command: [
+        'claude',
+        '-p',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--permission-mode',
+        'acceptEdits',
+        '--allowedTools',
+        'Bash',
+      ],
+      promptInput: 'stdin',
+      output: 'claude',
       subagentDispatch: true,
     });
-    expect(resolveAgentProfile(DEFAULT_SAGA_CONFIG, 'codex').command).toEqual(['codex', 'exec', '{prompt}']);
-    expect(resolveAgentProfile(DEFAULT_SAGA_CONFIG, 'gemini').command).toEqual(['gemini', '-p', '{prompt}']);
-    expect(resolveAgentProfile(DEFAULT_SAGA_CONFIG, 'aider').command).toEqual([
-      'aider',
-      '--yes',
-      '--message-file',
-      '{prompt_file}',
-    ]);
+    for (const name of ['codex', 'gemini', 'opencode']) {
+      const profile = resolveAgentProfile(DEFAULT_SAGA_CONFIG, name);
+      expect(profile).toMatchObject({ promptInput: 'stdin', output: name });
+      // Never the prompt itself as one argument (Linux caps one at 128 KiB).
+      expect(profile.command.join(' ')).not.toMatch(/\{prompt\}/);
+    }
+    expect(resolveAgentProfile(DEFAULT_SAGA_CONFIG, 'aider').command).toContain('{prompt_file}');
     expect(resolveAgentProfile(DEFAULT_SAGA_CONFIG, 'demo')).toMatchObject({ subagentDispatch: true });
   });
 
@@ -110,7 +127,11 @@ describe('resolveAgentProfile', () => {
     const config = parseOk('agents:\n  claude:\n    timeout: 2h\n    env: { CLAUDE_FLAG: "1" }\n');
     expect(resolveAgentProfile(config, 'claude')).toEqual({
       name: 'claude',
-      command: BUILTIN_AGENTS.claude.command,
+      command: BUILTIN_AGENTS.claude!.command,
+      promptInput: 'stdin',
+      output: 'claude',
+      model: null,
+      prices: DEFAULT_MODEL_PRICES,
       timeoutMs: 7_200_000,
       idleTimeoutMs: 600_000,
       subagentDispatch: true,
@@ -121,7 +142,7 @@ describe('resolveAgentProfile', () => {
   test('an unknown profile is a clear error listing the known ones', () => {
     const config = parseOk('agents:\n  mine:\n    command: [my-agent]\n');
     expect(() => resolveAgentProfile(config, 'nope')).toThrow(
-      "Unknown agent profile 'nope'. Known profiles: aider, claude, codex, demo, gemini, mine.",
+      "Unknown agent profile 'nope'. Known profiles: aider, claude, codex, demo, gemini, mine, opencode.",
     );
   });
 });

@@ -107,6 +107,8 @@ export async function startModesSaga(env: SagaTestEnv, opts: ModesSagaOptions): 
     argumentsText: opts.args,
     name: opts.name,
     agent: opts.agent ?? 'demo',
+    // `broken` is meant to fail when the saga runs it, not to be refused at start.
+    skipAgentCheck: opts.agent === 'broken',
     ...(planFile ? { plan: planFile } : {}),
   });
   await startSaga(env.client, input);

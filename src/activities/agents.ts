@@ -8,6 +8,13 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import {
+  checksRunAfter,
+  hopelessRetry,
+  notInstalledFailure,
+  readAgentOutcome,
+  type AgentFailure,
+} from '../domain/agent-cli-output';
 import { extractReport, parseUsage } from '../domain/agent-output';
 import { expandCommand, ResolvedAgentProfileSchema } from '../domain/config';
 import type { Usage } from '../domain/state';
@@ -19,6 +26,7 @@ import {
   runProcess,
   SpawnError,
   type ProcessGroupRecord,
+  type ProcessProgress,
 } from './process';
 
 export const AGENT_ROLES = ['planner', 'implementer', 'reviewer', 'resolver'] as const;
@@ -62,6 +70,11 @@ export interface RunAgentResult {
   /** Reviewer only: the findings text (report `findings`, report file text, or the end of stdout). */
   findings: string | null;
   usage: Usage | null;
+  /** The CLI's own session id, when its output names one. */
+  sessionId?: string | null;
+  model?: string | null;
+  /** Why the run failed, read from the CLI's output; `retryable: false` ends the task's attempts. */
+  failure?: AgentFailure | null;
 }
 
 const ATTACHMENT_MAX = 24 * 1024;
@@ -73,10 +86,49 @@ const REPORT_READ_MAX = 1024 * 1024;
 const REPORT_KEEP_MAX = 64 * 1024;
 const STDOUT_SCAN_MAX = 256 * 1024;
 const FINDINGS_MAX = 16 * 1024;
+/** What a CLI writes beside its transcript in the run folder (aider's `--analytics-log {run_dir}/...`). */
+export const SIDE_OUTPUT_FILE = 'agent-events.jsonl';
+
+/** The result of a run whose program could not be started at all. */
+function notStarted(
+  failure: AgentFailure,
+  paths: Pick<RunAgentResult, 'transcriptPath' | 'promptPath' | 'reportPath'>,
+): RunAgentResult {
+  return {
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    idle: false,
+    cancelled: false,
+    durationMs: 0,
+    outputBytes: 0,
+    lastLine: failure.message.slice(0, 200),
+    ...paths,
+    report: null,
+    reportError: null,
+    findings: null,
+    usage: null,
+    sessionId: null,
+    model: null,
+    failure,
+  };
+}
+
+/** What a run needs from its caller: an activity passes its heartbeat and cancellation; `saga doctor` its own. */
+export interface AgentRunHooks {
+  heartbeat(details: ProcessProgress): void;
+  signal: AbortSignal;
+  /** Written in the transcript's header, e.g. `activity attempt 2`. */
+  label: string;
+}
+
+export interface AgentMachine {
+  nodePath: string;
+  sagaRoot: string;
+}
 
 export function createAgentActivities(deps: { sagaHome: string; nodePath?: string; sagaRoot?: string }) {
-  const nodePath = deps.nodePath ?? process.execPath;
-  const sagaRoot = deps.sagaRoot ?? findSagaRoot();
+  const machine = { nodePath: deps.nodePath ?? process.execPath, sagaRoot: deps.sagaRoot ?? findSagaRoot() };
 
   return {
     async runAgent(rawInput: RunAgentInput): Promise<RunAgentResult> {
@@ -88,101 +140,151 @@ export function createAgentActivities(deps: { sagaHome: string; nodePath?: strin
           'InvalidInput',
         );
       }
-      const input = parsed.data;
       const ctx = Context.current();
-      const runDir = runDirectory(input.sagaDir, input.runLabel);
-      await fs.mkdir(runDir, { recursive: true });
-      const promptPath = path.join(runDir, 'prompt.md');
-      const reportPath = path.join(runDir, 'report.json');
-      const transcriptPath = path.join(runDir, 'transcript.log');
-      const pidPath = path.join(runDir, 'agent.pid');
-      // A retry after a worker crash: the crashed try's agent may still run in this worktree; end it first.
-      await endLeftover(pidPath);
-
-      const promptText = await composePrompt(input, reportPath);
-      await fs.writeFile(promptPath, promptText);
-      await fs.writeFile(reportPath, ''); // an answer left by an earlier try must not count
-      const argv = expandCommand(input.profile.command, {
-        prompt:
-          Buffer.byteLength(promptText) <= PROMPT_ARG_MAX
-            ? promptText
-            : `${input.prompt}\n\nYour full instructions and context are in ${promptPath}; read that file first.`,
-        prompt_file: promptPath,
-        workdir: input.workdir,
-        task_id: input.taskId,
-        saga_root: sagaRoot,
-        node: nodePath,
-      });
-      await fs.appendFile(
-        transcriptPath,
-        `=== saga ${input.role}/${input.stage} task ${input.taskId || '-'} attempt ${input.attempt} ` +
-          `profile ${input.profile.name} (activity attempt ${ctx.info.attempt}) ===\n`,
-      );
-      const transcriptStart = (await fs.stat(transcriptPath)).size;
-
-      ctx.heartbeat({ outputBytes: 0, lastLine: '', elapsedMs: 0 });
-      const run = await runProcess({
-        argv,
-        cwd: input.workdir,
-        env: {
-          ...process.env,
-          ...input.profile.env,
-          ...input.extraEnv,
-          SAGA_NAME: input.sagaName,
-          SAGA_TASK_ID: input.taskId,
-          SAGA_ROLE: input.role,
-          SAGA_STAGE: input.stage,
-          SAGA_ATTEMPT: String(input.attempt),
-          SAGA_PROMPT_FILE: promptPath,
-          SAGA_REPORT_FILE: reportPath,
-          SAGA_WORKTREE: input.workdir,
-        },
-        outputPath: transcriptPath,
-        timeoutMs: input.profile.timeoutMs,
-        idleTimeoutMs: input.profile.idleTimeoutMs,
+      const result = await executeAgentRun(parsed.data, machine, {
+        heartbeat: (details) => ctx.heartbeat(details),
         signal: ctx.cancellationSignal,
-        onProgress: (progress) => ctx.heartbeat(progress),
-        onSpawn: async (pid) => fs.writeFile(pidPath, JSON.stringify(await processGroupRecord(pid))),
-      }).catch((err: unknown) => {
-        // A missing agent CLI or worktree will not appear by retrying.
-        if (err instanceof SpawnError) throw ApplicationFailure.nonRetryable(err.message, 'SpawnError');
-        throw err;
+        label: `activity attempt ${ctx.info.attempt}`,
       });
-      await fs.rm(pidPath, { force: true });
       if (ctx.cancellationSignal.aborted) {
         // The tree is already dead (runProcess killed it); report the cancellation as Temporal expects.
         throw ctx.cancellationSignal.reason ?? new CancelledFailure('Activity cancelled');
       }
-
-      const reportText = await readHead(reportPath, REPORT_READ_MAX);
-      const stdoutText = await readTail(transcriptPath, STDOUT_SCAN_MAX, transcriptStart);
-      const extracted = extractReport(reportText, stdoutText);
-      let { report, error: reportError } = extracted;
-      // A reviewer may answer in plain text findings (DESIGN.md 4.6): that is not a JSON error.
-      if (input.role === 'reviewer' && !report) reportError = null;
-      const reportSize = report ? JSON.stringify(report).length : 0;
-      if (reportSize > REPORT_KEEP_MAX) {
-        reportError = `report is ${Math.round(reportSize / 1024)} KB, over the ${REPORT_KEEP_MAX / 1024} KB kept in workflow history; read it from ${reportPath}`;
-        report = null;
-      }
-      return {
-        exitCode: run.exitCode,
-        signal: run.signal,
-        timedOut: run.timedOut,
-        idle: run.idle,
-        cancelled: run.aborted,
-        durationMs: run.durationMs,
-        outputBytes: run.outputBytes,
-        lastLine: run.lastLine.slice(0, 200),
-        transcriptPath,
-        promptPath,
-        reportPath,
-        report,
-        reportError,
-        findings: input.role === 'reviewer' ? findingsText(extracted.report, reportText, stdoutText) : null,
-        usage: parseUsage(stdoutText),
-      };
+      // An implementer's failure is its task's answer (the task ends blocked with it); a planner, reviewer or
+      // resolver that cannot run at all leaves its workflow nothing to go on.
+      if (
+        result.failure &&
+        !result.failure.retryable &&
+        !checksRunAfter(result.failure) &&
+        parsed.data.role !== 'implementer'
+      )
+        throw ApplicationFailure.nonRetryable(result.failure.message, 'AgentCannotRun');
+      return result;
     },
+  };
+}
+
+/** Runs one agent process start to end: prompt and report files, transcript, outcome read from its output. */
+export async function executeAgentRun(
+  rawInput: RunAgentInput,
+  machine: AgentMachine,
+  hooks: AgentRunHooks,
+): Promise<RunAgentResult> {
+  const input = RunAgentInputSchema.parse(rawInput);
+  const runDir = runDirectory(input.sagaDir, input.runLabel);
+  await fs.mkdir(runDir, { recursive: true });
+  const promptPath = path.join(runDir, 'prompt.md');
+  const reportPath = path.join(runDir, 'report.json');
+  const transcriptPath = path.join(runDir, 'transcript.log');
+  const pidPath = path.join(runDir, 'agent.pid');
+  // A retry after a worker crash: the crashed try's agent may still run in this worktree; end it first.
+  await endLeftover(pidPath);
+
+  const promptText = await composePrompt(input, reportPath);
+  await fs.writeFile(promptPath, promptText);
+  await fs.writeFile(reportPath, ''); // an answer left by an earlier try must not count
+  const profile = input.profile;
+  const argv = expandCommand(profile.command, {
+    prompt:
+      Buffer.byteLength(promptText) <= PROMPT_ARG_MAX
+        ? promptText
+        : `${input.prompt}\n\nYour full instructions and context are in ${promptPath}; read that file first.`,
+    prompt_file: promptPath,
+    workdir: input.workdir,
+    task_id: input.taskId,
+    run_dir: runDir,
+    saga_root: machine.sagaRoot,
+    node: machine.nodePath,
+  });
+  await fs.appendFile(
+    transcriptPath,
+    `=== saga ${input.role}/${input.stage} task ${input.taskId || '-'} attempt ${input.attempt} ` +
+      `profile ${input.profile.name} (${hooks.label}) ===\n`,
+  );
+  const transcriptStart = (await fs.stat(transcriptPath)).size;
+
+  hooks.heartbeat({ outputBytes: 0, lastLine: '', elapsedMs: 0 });
+  const spawned = await runProcess({
+    argv,
+    cwd: input.workdir,
+    env: {
+      ...process.env,
+      ...input.profile.env,
+      ...input.extraEnv,
+      SAGA_NAME: input.sagaName,
+      SAGA_TASK_ID: input.taskId,
+      SAGA_ROLE: input.role,
+      SAGA_STAGE: input.stage,
+      SAGA_ATTEMPT: String(input.attempt),
+      SAGA_PROMPT_FILE: promptPath,
+      SAGA_REPORT_FILE: reportPath,
+      SAGA_WORKTREE: input.workdir,
+    },
+    outputPath: transcriptPath,
+    timeoutMs: input.profile.timeoutMs,
+    idleTimeoutMs: input.profile.idleTimeoutMs,
+    signal: hooks.signal,
+    onProgress: (progress) => hooks.heartbeat(progress),
+    onSpawn: async (pid) => fs.writeFile(pidPath, JSON.stringify(await processGroupRecord(pid))),
+    stdinPath: profile.promptInput === 'stdin' ? promptPath : undefined,
+    stopOnLine: (line) => hopelessRetry(profile.output, line),
+  }).catch((err: unknown) => {
+    // A missing agent CLI or worktree will not appear by retrying. A missing CLI is the task's answer
+    // (shown in its status); a missing worktree is the workflow's own fault.
+    if (err instanceof SpawnError && err.code) {
+      return notInstalledFailure(profile.name, argv[0]!, err.message.replace(/^Cannot run '[^']*': /, ''));
+    }
+    if (err instanceof SpawnError) throw ApplicationFailure.nonRetryable(err.message, 'SpawnError');
+    throw err;
+  });
+  if (!('exitCode' in spawned)) {
+    await fs.appendFile(transcriptPath, `${spawned.message}\n`);
+    return notStarted(spawned, { transcriptPath, promptPath, reportPath });
+  }
+  const run = spawned;
+  await fs.rm(pidPath, { force: true });
+
+  const reportText = await readHead(reportPath, REPORT_READ_MAX);
+  const stdoutText = await readTail(transcriptPath, STDOUT_SCAN_MAX, transcriptStart);
+  const outcome = readAgentOutcome({
+    profile: profile.name,
+    format: profile.output,
+    transcript: stdoutText,
+    exitCode: run.exitCode,
+    stoppedFor: run.stoppedFor,
+    sideOutput: (await readHead(path.join(runDir, SIDE_OUTPUT_FILE), STDOUT_SCAN_MAX)) ?? undefined,
+    model: profile.model,
+    prices: profile.prices,
+  });
+  const extracted = extractReport(reportText, stdoutText);
+  let { report, error: reportError } = extracted;
+  // A reviewer may answer in plain text findings (DESIGN.md 4.6): that is not a JSON error.
+  if (input.role === 'reviewer' && !report) reportError = null;
+  const reportSize = report ? JSON.stringify(report).length : 0;
+  if (reportSize > REPORT_KEEP_MAX) {
+    reportError = `report is ${Math.round(reportSize / 1024)} KB, over the ${REPORT_KEEP_MAX / 1024} KB kept in workflow history; read it from ${reportPath}`;
+    report = null;
+  }
+  return {
+    exitCode: run.exitCode,
+    signal: run.signal,
+    timedOut: run.timedOut,
+    idle: run.idle,
+    cancelled: run.aborted,
+    durationMs: run.durationMs,
+    outputBytes: run.outputBytes,
+    lastLine: run.lastLine.slice(0, 200),
+    transcriptPath,
+    promptPath,
+    reportPath,
+    report,
+    reportError,
+    findings: input.role === 'reviewer' ? findingsText(extracted.report, reportText, stdoutText) : null,
+    // Plain-text profiles may still print a Claude-style result or Codex's token line.
+    usage: outcome.usage ?? (profile.output === 'text' ? parseUsage(stdoutText) : null),
+    sessionId: outcome.sessionId,
+    model: outcome.model,
+    failure: outcome.failure,
   };
 }
 

@@ -36,6 +36,13 @@ export interface RunProcessOptions {
   killGraceMs?: number;
   /** Called once the process runs, with its pid (= its process group id), e.g. to record it in a file. */
   onSpawn?: (pid: number) => Promise<void>;
+  /** A file to read as the child's stdin (e.g. the prompt); default: no stdin. */
+  stdinPath?: string;
+  /**
+   * Sees each output line (up to 64 KB; longer ones are skipped); a returned text stops the process tree
+   * at once and becomes `stoppedFor` — e.g. a CLI retrying a request that can never succeed.
+   */
+  stopOnLine?: (line: string) => string | null;
 }
 
 export interface RunProcessResult {
@@ -49,13 +56,23 @@ export interface RunProcessResult {
   lastLine: string;
   /** The last ~4 KB of output, decoded as UTF-8. */
   tail: string;
+  /** Set when `stopOnLine` stopped the process: its reason. */
+  stoppedFor?: string;
 }
 
-type StopReason = 'timeout' | 'idle' | 'abort';
+type StopReason = 'timeout' | 'idle' | 'abort' | 'line';
+const LINE_MAX = 64 * 1024;
 
 /** The command could not be started at all (not found, not executable, no working directory). */
 export class SpawnError extends Error {
   override name = 'SpawnError';
+  constructor(
+    message: string,
+    /** `ENOENT`/`EACCES` when the program itself is missing or not executable; null for the directory. */
+    readonly code: string | null = null,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -116,29 +133,40 @@ export async function runProcess(opts: RunProcessOptions): Promise<RunProcessRes
 
   const sink = createWriteStream(opts.outputPath, { flags: 'a' });
   let child: ChildProcess;
+  // A file descriptor as stdin: the child reads the file itself, however large, with no pipe to feed.
+  const stdin = opts.stdinPath ? await fs.open(opts.stdinPath, 'r') : null;
   try {
     await waitOpen(sink);
     child = spawn(command, args, {
       cwd: opts.cwd,
       env: opts.env ?? process.env,
       detached: true, // own process group: kill(-pid) reaches grandchildren too
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [stdin ? stdin.fd : 'ignore', 'pipe', 'pipe'],
     });
     await waitSpawned(child, command);
   } catch (err) {
     await closeSink(sink);
     throw err;
+  } finally {
+    await stdin?.close(); // the child holds its own copy of the descriptor
   }
   // Every listener goes on before any await: a process that dies at once (killed, crashed) would otherwise
   // exit unseen, and Node discards the output of a child nobody was reading yet when it exits.
   const pgid = child.pid as number;
   const graceMs = opts.killGraceMs ?? 3000;
   let idleTimer: NodeJS.Timeout | undefined;
+  let stoppedFor: string | undefined;
   for (const stream of [child.stdout, child.stderr]) {
     if (!stream) continue;
+    const lines = opts.stopOnLine ? new LineSplitter(opts.stopOnLine) : null;
     stream.on('data', (chunk: Buffer) => {
       output.add(chunk);
       idleTimer?.refresh();
+      const reason = lines?.add(chunk);
+      if (reason && !stoppedFor) {
+        stoppedFor = reason;
+        stop('line');
+      }
     });
     stream.pipe(sink, { end: false }); // pipe() applies backpressure, so memory stays bounded
   }
@@ -194,7 +222,33 @@ export async function runProcess(opts: RunProcessOptions): Promise<RunProcessRes
       `Could not write the output of '${command}' to '${opts.outputPath}': ${sinkError.message}`,
     );
   }
-  return summarise(output, started, code, signal, stopReason);
+  const result = summarise(output, started, code, signal, stopReason);
+  return stoppedFor ? { ...result, stoppedFor } : result;
+}
+
+/** Cuts a stream into lines for `stopOnLine`; a line longer than LINE_MAX is skipped, never buffered. */
+class LineSplitter {
+  private partial = '';
+  private skipping = false;
+  constructor(private readonly check: (line: string) => string | null) {}
+
+  add(chunk: Buffer): string | null {
+    const parts = chunk.toString('utf8').split('\n');
+    let found: string | null = null;
+    parts.forEach((part, i) => {
+      const last = i === parts.length - 1;
+      if (!this.skipping) this.partial += part;
+      if (this.partial.length > LINE_MAX) {
+        this.partial = '';
+        this.skipping = true;
+      }
+      if (last) return;
+      if (!this.skipping) found ??= this.check(this.partial);
+      this.partial = '';
+      this.skipping = false;
+    });
+    return found;
+  }
 }
 
 function summarise(
@@ -253,7 +307,7 @@ function waitSpawned(child: ChildProcess, command: string): Promise<void> {
           : err.code === 'EACCES'
             ? 'permission denied (EACCES); is it executable?'
             : err.message;
-      reject(new SpawnError(`Cannot run '${command}': ${why}`));
+      reject(new SpawnError(`Cannot run '${command}': ${why}`, err.code ?? null));
     });
   });
 }

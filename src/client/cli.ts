@@ -22,7 +22,8 @@ export const USAGE = `saga — deliver a feature with a fleet of coding agents, 
 
   saga dev                       embedded Temporal dev server (persistent, with Web UI) + worker
   saga worker [--host-id ID]     worker only (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY...)
-  saga start --repo PATH [--plan FILE] [--agent PROFILE] [--config FILE] [--name SLUG] [--base BRANCH] [--wait] -- ARGUMENTS
+  saga start --repo PATH [--plan FILE] [--agent PROFILE] [--config FILE] [--name SLUG] [--base BRANCH] [--wait]
+             [--allow-dirty] [--skip-agent-check] -- ARGUMENTS
   saga status NAME [--json] [--watch]
   saga list [--json]
   saga respond NAME INTERACTION_ID CHOICE [--text TEXT]
@@ -37,6 +38,7 @@ export const USAGE = `saga — deliver a feature with a fleet of coding agents, 
   saga flags check --review-output TEXT --iteration N [--history-json JSON]
   saga chat serve
   saga demo
+  saga doctor [--repo PATH] [--config FILE] [--agent NAME [--probe]] [--json]
 
 Exit codes: 0 success, 1 user error, 2 environment error (no server, no git).`;
 
@@ -60,6 +62,7 @@ const COMMANDS: Record<string, Command> = {
   chat: async (argv, io, connect) => (await import('./commands/chat')).chatCommand(argv, io, connect),
   continue: continueCommand,
   demo: (argv, io) => demoCommand(argv, io),
+  doctor: async (argv, io, connect) => (await import('./commands/doctor')).doctorCommand(argv, io, connect),
 };
 
 /** Registers commands from modules that are optional for the core (demo, chat, continue). */

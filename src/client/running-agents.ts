@@ -6,6 +6,7 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { MilestoneState, SagaStatus, Usage } from '../domain/state';
+import { addUsage, formatUsage, noUsage } from '../domain/usage';
 
 export interface RunningAgent {
   taskId: string;
@@ -89,19 +90,8 @@ export function renderRunningAgents(agents: RunningAgent[]): string[] {
   ];
 }
 
-const ZERO: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
-
 /** A milestone's usage: the sum of its tasks' agent runs. */
-export function milestoneUsage(m: MilestoneState): Usage {
-  return m.tasks.reduce(
-    (sum, t) => ({
-      inputTokens: sum.inputTokens + (t.usage?.inputTokens ?? 0),
-      outputTokens: sum.outputTokens + (t.usage?.outputTokens ?? 0),
-      costUsd: sum.costUsd + (t.usage?.costUsd ?? 0),
-    }),
-    ZERO,
-  );
-}
+export const milestoneUsage = (m: MilestoneState): Usage =>
+  m.tasks.reduce((sum, t) => addUsage(sum, t.usage), noUsage());
 
-export const formatUsage = (u: Usage): string =>
-  `$${u.costUsd.toFixed(2)}, ${u.inputTokens} in / ${u.outputTokens} out tokens`;
+export { formatUsage };

@@ -2,6 +2,7 @@
  * Reading what an agent answered (DESIGN.md 4.6): the report file, else the last fenced `json` block of
  * its stdout; and the token usage and cost that agent CLIs print. Pure.
  */
+import { checksRunAfter, type AgentFailure } from './agent-cli-output';
 import type { Usage } from './state';
 
 export interface ExtractedReport {
@@ -105,6 +106,13 @@ function tryParse(text: string): unknown {
   }
 }
 
-/** The agent ran to a zero exit on its own: not killed for a timeout or for printing nothing too long. */
-export const agentSucceeded = (run: { exitCode: number | null; timedOut: boolean; idle: boolean }): boolean =>
-  run.exitCode === 0 && !run.timedOut && !run.idle;
+/**
+ * The agent ran to a zero exit on its own (not killed for a timeout or for printing nothing too long), and
+ * its output reports no failure that rules out its work (a denied tool call does not: the checks decide).
+ */
+export const agentSucceeded = (run: {
+  exitCode: number | null;
+  timedOut: boolean;
+  idle: boolean;
+  failure?: AgentFailure | null;
+}): boolean => run.exitCode === 0 && !run.timedOut && !run.idle && checksRunAfter(run.failure);

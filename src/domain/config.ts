@@ -4,6 +4,7 @@
  */
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
+import { AGENT_OUTPUT_FORMATS, AGENT_PRESETS, DEFAULT_MODEL_PRICES, ModelPriceSchema } from './agent-presets';
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
@@ -36,6 +37,7 @@ export const COMMAND_PLACEHOLDERS = [
   'prompt_file',
   'workdir',
   'task_id',
+  'run_dir',
   'saga_root',
   'node',
 ] as const;
@@ -59,10 +61,21 @@ const CommandSchema = z
     });
   });
 
+/**
+ * How the agent gets its prompt: `stdin` pipes the prompt file into the process (no argv limit);
+ * `argument` leaves it to the command's `{prompt}` / `{prompt_file}` placeholders.
+ */
+export const PROMPT_INPUTS = ['argument', 'stdin'] as const;
+
 /** One entry under `agents:`. Fields left out come from the built-in preset of the same name, then defaults. */
 export const AgentProfileSchema = z
   .object({
     command: CommandSchema.optional(),
+    prompt_input: z.enum(PROMPT_INPUTS).optional(),
+    /** Which CLI's machine-readable output the command prints (usage, session, failures); `text` = none. */
+    output: z.enum(AGENT_OUTPUT_FORMATS).optional(),
+    /** The model the command runs, for cost estimates when the CLI does not name it. */
+    model: z.string().min(1).optional(),
     timeout: DurationSchema.optional(),
     idle_timeout: DurationSchema.optional(),
     subagent_dispatch: z.boolean().optional(),
@@ -81,14 +94,9 @@ const InsidePathSchema = z
     message: 'must be a relative path inside the repository (no leading / and no ..)',
   });
 
-export const BUILTIN_AGENTS: Readonly<Record<string, AgentProfile>> = {
-  claude: { command: ['claude', '-p', '{prompt}', '--output-format', 'json'], subagent_dispatch: true },
-  codex: { command: ['codex', 'exec', '{prompt}'] },
-  gemini: { command: ['gemini', '-p', '{prompt}'] },
-  aider: { command: ['aider', '--yes', '--message-file', '{prompt_file}'] },
-  // The deterministic demo agent shipped with saga, run with the worker's own node.
-  demo: { command: ['{node}', '{saga_root}/agents/demo-agent.js'], subagent_dispatch: true },
-};
+export const BUILTIN_AGENTS: Readonly<Record<string, AgentProfile>> = Object.fromEntries(
+  Object.entries(AGENT_PRESETS).map(([name, preset]) => [name, preset.profile]),
+);
 
 export const DEFAULT_AGENT_TIMEOUT = '45m';
 export const DEFAULT_IDLE_TIMEOUT = '10m';
@@ -120,6 +128,8 @@ export const SagaConfigSchema = z
       .object({ task_usd: z.number().positive().optional(), saga_usd: z.number().positive().optional() })
       .strict()
       .default({}),
+    /** $ per million tokens by model, for CLIs that report tokens but no cost (costs are then estimates). */
+    prices: z.record(z.string().min(1), ModelPriceSchema).default({}),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -149,6 +159,11 @@ export const DEFAULT_SAGA_CONFIG: SagaConfig = SagaConfigSchema.parse({});
 export const ResolvedAgentProfileSchema = z.object({
   name: z.string(),
   command: z.array(z.string()).min(1),
+  /** Optional with defaults so profiles recorded in older histories still parse. */
+  promptInput: z.enum(PROMPT_INPUTS).default('argument'),
+  output: z.enum(AGENT_OUTPUT_FORMATS).default('text'),
+  model: z.string().nullable().default(null),
+  prices: z.record(ModelPriceSchema).default({}),
   timeoutMs: z.number().int().positive(),
   idleTimeoutMs: z.number().int().positive(),
   subagentDispatch: z.boolean(),
@@ -170,8 +185,13 @@ export function resolveAgentProfile(config: SagaConfig, name?: string): Resolved
       `Unknown agent profile '${wanted}'. Known profiles: ${knownAgentNames(config).join(', ')}.`,
     );
   }
+  // How the prompt goes in and what comes out describe the preset's command: a user's own command starts
+  // from the plain defaults unless it says otherwise.
+  const { prompt_input: _in, output: _out, ...presetRest } = preset ?? {};
+  const ownCommand = user?.command && JSON.stringify(user.command) !== JSON.stringify(preset?.command);
+  const base = ownCommand ? presetRest : preset;
   const merged: AgentProfile = {
-    ...preset,
+    ...base,
     ...definedOnly(user ?? {}),
     env: { ...preset?.env, ...user?.env },
   };
@@ -179,6 +199,10 @@ export function resolveAgentProfile(config: SagaConfig, name?: string): Resolved
   return {
     name: wanted,
     command: [...merged.command],
+    promptInput: merged.prompt_input ?? 'argument',
+    output: merged.output ?? 'text',
+    model: merged.model ?? null,
+    prices: { ...DEFAULT_MODEL_PRICES, ...config.prices },
     timeoutMs: parseDuration(merged.timeout ?? DEFAULT_AGENT_TIMEOUT),
     idleTimeoutMs: parseDuration(merged.idle_timeout ?? DEFAULT_IDLE_TIMEOUT),
     subagentDispatch: merged.subagent_dispatch ?? false,

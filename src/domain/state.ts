@@ -70,9 +70,14 @@ export const TaskStatusSchema = z.enum(TASK_STATUSES);
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 export const UsageSchema = z.object({
+  /** All prompt tokens, the cached ones included. */
   inputTokens: z.number().default(0),
   outputTokens: z.number().default(0),
   costUsd: z.number().default(0),
+  /** Of `inputTokens`, those read from the provider's prompt cache (when the CLI says). */
+  cachedInputTokens: z.number().optional(),
+  /** The CLI gave no cost: it was computed from a price table (saga.config.yaml `prices`). */
+  costEstimated: z.boolean().optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
@@ -95,6 +100,10 @@ export const TaskStateSchema = z.object({
   reason: z.string().nullable(),
   changedFiles: z.array(z.string()).default([]),
   usage: UsageSchema.optional(),
+  /** The agent profile of the latest run and its CLI session id (when the CLI prints one). */
+  agent: z.object({ profile: z.string(), sessionId: z.string().nullable() }).optional(),
+  /** Why the task is blocked, one line (null otherwise); the agent CLI's own reason when it could not work. */
+  error: z.string().nullable().optional(),
 });
 export type TaskState = z.infer<typeof TaskStateSchema>;
 

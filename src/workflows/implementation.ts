@@ -26,6 +26,7 @@ import { ask } from './ask';
 import { integrateMilestone } from './integration';
 import { report, reportBatch } from './shared';
 import { taskWorkflow, type TaskReport } from './task';
+import { addUsage, noUsage } from '../domain/usage';
 
 export interface ImplementationInput {
   ctx: SagaContext;
@@ -77,7 +78,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   ];
   const states = new Map<string, TaskState>();
   for (const m of milestones) for (const t of m.tasks) states.set(t.id, t);
-  let usage: Usage = input.carried?.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  let usage: Usage = input.carried?.usage ?? noUsage();
   let sagaBudget = ctx.settings.budget.sagaUsd;
   const retained = new Map<string, { evidence: string[]; notes: string[] }>();
   /** Tasks to redo on top of the integrated state: their branch is moved there (old tip archived). */
@@ -87,7 +88,6 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   const blockedStreak = new Map<string, number>();
   const events: FleetEvent[] = [];
   const inFlight = new Set<Promise<unknown>>();
-  const noUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
 
   // Progress goes out in order without holding up the fleet: awaiting each signal cost a workflow-task
   // round trip per state change. What piles up while one signal is in flight goes out as one batch,
@@ -248,7 +248,9 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
           attempts: task.attempts + rep.attempts,
           worktree: null,
           reason: null,
+          error: null,
           usage: taskUsage,
+          ...(rep.agent ? { agent: rep.agent } : {}),
         });
         continue;
       }
@@ -256,15 +258,19 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       update(task, {
         status: 'blocked',
         reason,
+        error: reason,
         commit: rep?.commit ?? task.commit,
         evidence: rep?.evidence ?? task.evidence,
         attempts: task.attempts + (rep?.attempts ?? 0),
         worktree: null,
         usage: taskUsage,
+        ...(rep?.agent ? { agent: rep.agent } : {}),
       });
+      // An agent that cannot run (not installed, not authenticated, denied) fails the same way again.
+      const retryable = rep?.retryable !== false;
       const streak = (blockedStreak.get(event.ref) ?? 0) + 1;
       blockedStreak.set(event.ref, streak);
-      if (streak < 2) {
+      if (streak < 2 && retryable) {
         // Re-delegate once with the retained context (failures and the agent's transcript).
         retained.set(event.ref, {
           evidence: rep?.evidence ?? [],
@@ -277,7 +283,9 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       void ask(ctx.sagaWorkflowId, {
         id: `esc-${task.key}-d${task.delegations}`,
         kind: 'escalation',
-        prompt: `Task ${event.ref} (${task.title}) is still blocked after re-delegation: ${reason}. Evidence: ${task.evidence.join(', ') || 'none'}`,
+        prompt: retryable
+          ? `Task ${event.ref} (${task.title}) is still blocked after re-delegation: ${reason}. Evidence: ${task.evidence.join(', ') || 'none'}`
+          : `Task ${event.ref} (${task.title}) cannot run its agent: ${reason}. Fix that, then retry (or skip/edit/abort). Transcript: ${task.evidence.join(', ') || 'none'}`,
         options: ['retry', 'skip', 'edit', 'abort'],
         recommended: 0,
         textRequiredFor: ['edit'],
@@ -304,7 +312,13 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
     const workflowId = taskWorkflowId(ctx.name, task.milestone, task.task, delegation);
     // Running from now on, so the next scheduling pass never starts it twice. Runs before the patch told
     // the saga once the start was acknowledged; now it hears at once (the run id comes with the result).
-    const running = { status: 'running' as const, delegations: delegation, workflowId, worktree };
+    const running = {
+      status: 'running' as const,
+      delegations: delegation,
+      workflowId,
+      worktree,
+      error: null,
+    };
     if (launchWithoutWaiting) update(task, running);
     else Object.assign(task, running);
     const started = startChild(taskWorkflow, {
@@ -391,12 +405,4 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       () => undefined,
     );
   }
-}
-
-function addUsage(a: Usage, b: Usage | undefined): Usage {
-  return {
-    inputTokens: a.inputTokens + (b?.inputTokens ?? 0),
-    outputTokens: a.outputTokens + (b?.outputTokens ?? 0),
-    costUsd: a.costUsd + (b?.costUsd ?? 0),
-  };
 }

@@ -11,6 +11,7 @@ import { mergeOrder } from '../domain/schedule';
 import type { MilestoneState, Usage } from '../domain/state';
 import { longActivities, quickActivities } from './activities';
 import { maxAgentTimeout, profileFor, sagaLog } from './shared';
+import { addUsage, noUsage } from '../domain/usage';
 
 /** Marks histories where a milestone's merges run in one activity (`mergeBranches`), not one per task. */
 export const MERGE_BATCH_PATCH = 'integration-merge-batch';
@@ -44,7 +45,7 @@ export async function integrateMilestone(
     spec.tasks.map((t) => ({ ref: taskRef(spec.id, t.id), dependsOn: t.depends_on })),
   ).filter((ref) => state.tasks.find((t) => t.id === ref)?.status === 'passed');
 
-  const usage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  let usage: Usage = noUsage();
   const conflicted: { ref: string; files: string[] }[] = [];
   const messageFor = (ref: string) =>
     `saga(${ctx.name}): integrate ${ref} ${state.tasks.find((t) => t.id === ref)!.slug}`;
@@ -91,9 +92,7 @@ export async function integrateMilestone(
       context: { branch: task.branch, conflictedFiles: merge.conflictedFiles, milestone: spec.id },
       runLabel: `${label}-resolve-${task.key}`,
     });
-    usage.inputTokens += resolver.usage?.inputTokens ?? 0;
-    usage.outputTokens += resolver.usage?.outputTokens ?? 0;
-    usage.costUsd += resolver.usage?.costUsd ?? 0;
+    usage = addUsage(usage, resolver.usage);
     const done = await quick.completeMerge({ worktree, message });
     if (done.ok) {
       await sagaLog(ctx, `Resolver fixed the conflict of ${ref}`);

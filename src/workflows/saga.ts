@@ -42,6 +42,7 @@ import { InteractionEffects } from './interaction-effects';
 import { InteractionHub } from './interaction-hub';
 import { planningWorkflow } from './planning';
 import { validationWorkflow } from './validation';
+import { addUsage, noUsage, usageDelta } from '../domain/usage';
 
 export interface SagaOutcome {
   phase: Extract<Phase, 'complete' | 'cancelled'>;
@@ -68,7 +69,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   let environment = carry?.environment ?? null;
   let milestones: MilestoneState[] = carry?.milestones ?? [];
   let round = carry?.round ?? 1;
-  let usage: Usage = carry?.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  let usage: Usage = carry?.usage ?? noUsage();
   let reportPath: string | null = null;
   const specPath = `${input.sagaDir}/SAGA.md`;
   // Sent by the planning phase while it runs; a carried run only knows the approved plan.
@@ -195,13 +196,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       m.tasks[i] = event.task;
       // Live usage for `saga status`: what the task's runs added since its last report (the implementation
       // result, which adds resolver runs, replaces the total when the round ends).
-      const spent = (t: MilestoneState['tasks'][number]) =>
-        t.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
-      usage = {
-        inputTokens: usage.inputTokens + spent(event.task).inputTokens - spent(before).inputTokens,
-        outputTokens: usage.outputTokens + spent(event.task).outputTokens - spent(before).outputTokens,
-        costUsd: usage.costUsd + spent(event.task).costUsd - spent(before).costUsd,
-      };
+      usage = addUsage(usage, usageDelta(event.task.usage, before.usage));
       if (before.status !== event.task.status) addLog(describeTaskChange(event.task));
     }
   }

@@ -15,6 +15,7 @@ import { conflictNote } from '../domain/task-notes';
 import { longActivities, quickActivities } from './activities';
 import { reviewLoop } from './review-loop';
 import { maxAgentTimeout, profileFor } from './shared';
+import { addUsage, noUsage } from '../domain/usage';
 
 export interface TaskInput {
   ctx: SagaContext;
@@ -59,13 +60,11 @@ export interface TaskReport {
   usage: Usage;
   workflowId: string;
   runId: string;
+  /** False when the reason is one another delegation cannot fix (agent not installed, not authenticated...). */
+  retryable?: boolean;
+  /** The agent profile of the last run and the CLI's session id, when it printed one. */
+  agent?: { profile: string; sessionId: string | null };
 }
-
-const addUsage = (a: Usage, b: Usage | null | undefined): Usage => ({
-  inputTokens: a.inputTokens + (b?.inputTokens ?? 0),
-  outputTokens: a.outputTokens + (b?.outputTokens ?? 0),
-  costUsd: a.costUsd + (b?.costUsd ?? 0),
-});
 
 export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   const { ctx, spec, key } = input;
@@ -104,7 +103,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     prepared = await long.prepareTaskWorktree(prepareInput);
   }
 
-  let usage: Usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+  let usage: Usage = noUsage();
   let failures = [...input.retained.evidence];
   // Conflict notes for the first attempt: added here, or by runTaskAttempt once it has merged.
   let notes = [...input.retained.notes, ...(prepared?.conflicts.map(conflictNote) ?? [])];
@@ -112,6 +111,9 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   let status: TaskReport['status'] = 'blocked';
   let reason: string | null = null;
   let attempts = 0;
+  /** Set by a run whose failure no retry can fix: no further attempt is made. */
+  let fatal = false;
+  let sessionId: string | null = null;
   const offset = input.attemptOffset ?? 0;
   let handoffResult: TaskHandoff | undefined;
 
@@ -180,6 +182,16 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     });
     if (handoff) handoffResult = handoff;
     usage = addUsage(usage, run.usage);
+    sessionId = run.sessionId ?? sessionId;
+    if (run.failure && !run.failure.retryable && !checks?.passed) {
+      // Paying for the same failure again would not change it: stop with the CLI's own reason.
+      fatal = true;
+      failures = [run.transcriptPath];
+      notes = [`Attempt ${n}: ${run.failure.message}`];
+      reason = run.failure.message;
+      evidence = checks ? checks.results.map((r) => r.outputPath) : [run.transcriptPath];
+      return false;
+    }
     if (!checks) {
       const why = run.timedOut
         ? 'timed out'
@@ -187,8 +199,8 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
           ? 'printed nothing for too long (hung)'
           : `exited with ${run.exitCode ?? run.signal}`;
       failures = [run.transcriptPath];
-      notes = [`Attempt ${n}: the agent ${why}.`];
-      reason = `agent ${why}`;
+      notes = [`Attempt ${n}: ${run.failure?.message ?? `the agent ${why}`}.`];
+      reason = run.failure?.message ?? `agent ${why}`;
       evidence = [run.transcriptPath];
       return false;
     }
@@ -214,6 +226,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
         reason = null;
         break;
       }
+      if (fatal) break;
     }
     if (status === 'passed' && ctx.flags.quality_locked) {
       const outcome = await reviewLoop(ctx, {
@@ -262,5 +275,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     usage,
     workflowId: info.workflowId,
     runId: info.runId,
+    retryable: !fatal,
+    agent: { profile: profile.name, sessionId },
   };
 }

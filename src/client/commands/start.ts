@@ -4,7 +4,8 @@ import path from 'node:path';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { createGitActivities } from '../../activities/git';
 import { loadSagaConfig } from '../../activities/config-loader';
-import { knownAgentNames } from '../../domain/config';
+import { quickAgentChecks } from '../../activities/agent-checks';
+import { knownAgentNames, resolveAgentProfile, type SagaConfig } from '../../domain/config';
 import { announceModes, parseFlags } from '../../domain/flags';
 import { assertSagaName, hostTaskQueue, proposeSagaName, sagaWorkflowId } from '../../domain/naming';
 import { parsePlanText, type Plan } from '../../domain/plan';
@@ -14,7 +15,7 @@ import { sagaWorkflow } from '../../workflows/saga';
 import { defaultHostId, defaultSagaHome, workflowTaskQueue } from '../../worker/worker';
 import { bool, parseArgs, str, type ArgSpec } from '../args';
 import { connectionSettings } from '../connection';
-import { UserError } from '../errors';
+import { EnvironmentError, UserError } from '../errors';
 import { loadSageConfigDefaults } from '../sage-config';
 import { uiUrlFor, type Io } from './server';
 
@@ -28,6 +29,7 @@ export const START_SPEC: ArgSpec = {
     base: 'string',
     wait: 'boolean',
     'allow-dirty': 'boolean',
+    'skip-agent-check': 'boolean',
   },
   positionals: ['...arguments'],
   minPositionals: 0,
@@ -42,6 +44,8 @@ export interface StartRequest {
   name?: string;
   base?: string;
   allowDirty?: boolean;
+  /** Skip the agent CLI checks (when the agents run on another machine than this CLI). */
+  skipAgentCheck?: boolean;
 }
 
 /** Builds the saga's input from what the user typed; every problem is a UserError naming it. */
@@ -104,6 +108,8 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
     );
   }
 
+  if (!request.skipAgentCheck) await refuseAgentsThatCannotRun(config, request.agent, plan);
+
   const goal = flags.goal || plan?.problem.split('\n')[0] || '';
   if (!goal && !plan)
     throw new UserError('Say what the saga should deliver: saga start --repo PATH -- "Ship dark mode".');
@@ -137,6 +143,27 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
     uiBaseUrl: null,
     startedAt: now.toISOString(),
   };
+}
+
+/**
+ * The cheap part of `saga doctor` for the agents this saga will use (the chosen or default profile and any
+ * a plan task names): installed and with credentials. Nothing has started yet when it refuses.
+ */
+async function refuseAgentsThatCannotRun(config: SagaConfig, agent: string | undefined, plan: Plan | null) {
+  const names = new Set([agent ?? config.default_agent]);
+  for (const m of plan?.milestones ?? []) for (const t of m.tasks) if (t.agent) names.add(t.agent);
+  for (const name of names) {
+    if (!knownAgentNames(config).includes(name)) continue; // the plan's own validation names it
+    const failed = (await quickAgentChecks(resolveAgentProfile(config, name))).filter(
+      (r) => r.level === 'fail',
+    );
+    if (failed.length)
+      throw new EnvironmentError(
+        `Cannot start: ${failed.map((r) => `${r.name}: ${r.detail.replace(/\.$/, '')}`).join('; ')}. ` +
+          `Check with 'saga doctor --agent ${name}', pick another with --agent, or pass --skip-agent-check ` +
+          'when the agents run on another machine.',
+      );
+  }
 }
 
 export async function startSaga(client: Client, input: SagaInput): Promise<string> {
@@ -180,6 +207,7 @@ export async function startCommand(argv: string[], io: Io, connect: () => Promis
     name: str(args, 'name'),
     base: str(args, 'base'),
     allowDirty: bool(args, 'allow-dirty'),
+    skipAgentCheck: bool(args, 'skip-agent-check'),
   });
   const client = await connect();
   input.uiBaseUrl = uiUrlFor(connectionSettings().address);

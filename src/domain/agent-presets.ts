@@ -1,0 +1,182 @@
+/**
+ * The built-in agent presets: for each common coding-agent CLI, the headless command that lets it edit
+ * files and run commands in its worktree (and nothing broader than that needs), how it takes its prompt,
+ * which machine-readable output it prints, and what `saga doctor` checks about it. Each was run for real
+ * against a local stand-in of its model API (test/agent-clis.test.ts); flags were checked with the versions
+ * in `verifiedVersions` (see ../shared/AGENT-CLI-NOTES.md). Pure data.
+ */
+import { z } from 'zod';
+import type { AgentProfile } from './config';
+
+/** Output formats saga can read: usage, session id and failure diagnosis per CLI; `text` means none. */
+export const AGENT_OUTPUT_FORMATS = ['text', 'claude', 'codex', 'gemini', 'opencode', 'aider'] as const;
+export type AgentOutputFormat = (typeof AGENT_OUTPUT_FORMATS)[number];
+
+/** $ per million tokens. */
+export const ModelPriceSchema = z
+  .object({
+    input: z.number().min(0),
+    output: z.number().min(0),
+    cached: z.number().min(0).optional(),
+  })
+  .strict();
+export type ModelPrice = z.infer<typeof ModelPriceSchema>;
+
+/**
+ * Public list prices (USD per million tokens) of a few models whose CLIs report tokens but no cost. Costs
+ * computed from them are marked as estimates; `prices:` in saga.config.yaml overrides or adds entries.
+ */
+export const DEFAULT_MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
+  'gpt-5': { input: 1.25, output: 10, cached: 0.125 },
+  'gpt-5-codex': { input: 1.25, output: 10, cached: 0.125 },
+  'gpt-5-mini': { input: 0.25, output: 2, cached: 0.025 },
+  'gemini-2.5-pro': { input: 1.25, output: 10, cached: 0.31 },
+  'gemini-2.5-flash': { input: 0.3, output: 2.5, cached: 0.075 },
+};
+
+export interface AgentPreset {
+  profile: AgentProfile;
+  /** What the agent may do on the user's machine with this preset, and how to narrow it (README text). */
+  permits: string;
+  /** For `saga doctor`; absent for saga's own demo agent. */
+  cli?: {
+    program: string;
+    versionArgs: string[];
+    /** Versions the preset's flags were checked with (a different one gets a warning, not a refusal). */
+    verifiedVersions: string[];
+    /** Any one of these environment variables, or the login file, counts as credentials. */
+    credentialEnv: string[];
+    /** Files under $HOME that a CLI login leaves behind. */
+    loginFiles: string[];
+    install: string;
+  };
+}
+
+export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
+  claude: {
+    profile: {
+      command: [
+        'claude',
+        '-p',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--permission-mode',
+        'acceptEdits',
+        '--allowedTools',
+        'Bash',
+      ],
+      prompt_input: 'stdin',
+      output: 'claude',
+      subagent_dispatch: true,
+    },
+    permits:
+      'edits files in its worktree (acceptEdits) and runs any shell command (Bash allowed) as your user; ' +
+      "no permission bypass, so it also works as root. Narrow it with e.g. `--allowedTools 'Bash(npm test:*)'`.",
+    cli: {
+      program: 'claude',
+      versionArgs: ['--version'],
+      verifiedVersions: ['2.1.328'],
+      credentialEnv: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
+      loginFiles: ['.claude/.credentials.json'],
+      install: 'npm install -g @anthropic-ai/claude-code',
+    },
+  },
+  codex: {
+    profile: {
+      command: ['codex', 'exec', '--json', '--sandbox', 'workspace-write', '--skip-git-repo-check', '-'],
+      prompt_input: 'stdin',
+      output: 'codex',
+    },
+    permits:
+      "runs in Codex's workspace-write sandbox: edits and commands inside its worktree (and /tmp), no network " +
+      'and no writes elsewhere; saga, not the agent, makes the commit. Narrow it with `--sandbox read-only`.',
+    cli: {
+      program: 'codex',
+      versionArgs: ['--version'],
+      verifiedVersions: ['0.169.0'],
+      credentialEnv: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+      loginFiles: ['.codex/auth.json'],
+      install: 'npm install -g @openai/codex',
+    },
+  },
+  gemini: {
+    profile: {
+      command: [
+        'gemini',
+        '--output-format',
+        'stream-json',
+        '--approval-mode',
+        'auto_edit',
+        '--allowed-tools',
+        'run_shell_command',
+        '--skip-trust',
+      ],
+      prompt_input: 'stdin',
+      output: 'gemini',
+      env: { GEMINI_CLI_NO_RELAUNCH: 'true' },
+    },
+    permits:
+      'edits files (auto_edit) and runs shell commands (run_shell_command allowed) in its worktree as your user. ' +
+      'Narrow it with `--allowed-tools "run_shell_command(npm test)"`.',
+    cli: {
+      program: 'gemini',
+      versionArgs: ['--version'],
+      verifiedVersions: ['0.61.0'],
+      credentialEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_APPLICATION_CREDENTIALS'],
+      loginFiles: ['.gemini/oauth_creds.json'],
+      install: 'npm install -g @google/gemini-cli',
+    },
+  },
+  opencode: {
+    profile: {
+      command: ['opencode', 'run', '--format', 'json'],
+      prompt_input: 'stdin',
+      output: 'opencode',
+    },
+    permits:
+      "edits files and runs shell commands in its worktree as your user (opencode's default permissions). " +
+      'Narrow it with a `permission` block in opencode.json.',
+    cli: {
+      program: 'opencode',
+      versionArgs: ['--version'],
+      verifiedVersions: ['1.18.33'],
+      credentialEnv: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY'],
+      loginFiles: ['.local/share/opencode/auth.json'],
+      install: 'npm install -g opencode-ai',
+    },
+  },
+  aider: {
+    profile: {
+      command: [
+        'aider',
+        '--message-file',
+        '{prompt_file}',
+        '--yes-always',
+        '--no-auto-commits',
+        '--no-gitignore',
+        '--no-check-update',
+        '--no-show-model-warnings',
+        '--map-tokens',
+        '0',
+      ],
+      output: 'aider',
+    },
+    permits:
+      'edits files in its worktree; never runs shell commands (aider asks before each and saga answers no). ' +
+      'Narrow it with `--read` for files it may only read.',
+    cli: {
+      program: 'aider',
+      versionArgs: ['--version'],
+      verifiedVersions: ['0.86.2'],
+      credentialEnv: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY'],
+      loginFiles: [],
+      install: 'python3 -m pip install aider-chat',
+    },
+  },
+  // The deterministic demo agent shipped with saga, run with the worker's own node.
+  demo: {
+    profile: { command: ['{node}', '{saga_root}/agents/demo-agent.js'], subagent_dispatch: true },
+    permits: "saga's own scripted agent: writes the files its task owns; no model, no network.",
+  },
+};

@@ -1,0 +1,182 @@
+/**
+ * The built-in presets with the real agent CLIs (installed into tools/agent-clis by the global setup), each
+ * against a scripted stand-in of its model API on 127.0.0.1. The presets run unmodified apart from the
+ * environment that points them at the stand-in. A whole saga per CLI: the agent writes a file with its
+ * edit tool and runs a command with its shell tool, the task's check passes on both, the commit lands on
+ * the task branch and the integration branch, and usage (and cost) reach `saga status --json`. Then the
+ * same saga with a stand-in that refuses the key: the task ends blocked after ONE agent run, with the
+ * CLI's reason in the status and the escalation, and no re-delegation.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { respond } from '../src/client/saga-client';
+import type { SagaStatus } from '../src/domain/state';
+import { createFleetRepo, git, planTask, startApprovedSaga } from './harness/fleet-saga';
+import { AGENT_CLI_BIN } from './harness/server';
+import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
+import { claudeEndpoint, startAnthropicStandIn } from './standins/anthropic';
+import { geminiEndpoint, startGeminiStandIn } from './standins/gemini';
+import { codexEndpoint, startOpenAIResponsesStandIn } from './standins/openai-responses';
+import type { ModelScript, StandIn } from './standins/script';
+
+interface CliCase {
+  agent: string;
+  start: (script: ModelScript) => Promise<StandIn>;
+  endpoint: (standIn: StandIn, home: string) => Promise<Record<string, string>>;
+  /** Extra profile fields and config for cost estimates (CLIs that report tokens but no cost). */
+  profile?: Record<string, unknown>;
+  prices?: Record<string, { input: number; output: number; cached?: number }>;
+  /** The CLI reports its own cost. */
+  reportsCost: boolean;
+}
+
+const CASES: CliCase[] = [
+  { agent: 'claude', start: startAnthropicStandIn, endpoint: claudeEndpoint, reportsCost: true },
+  {
+    agent: 'codex',
+    start: startOpenAIResponsesStandIn,
+    endpoint: codexEndpoint,
+    // Codex names no model in its JSON output: the profile says which one it runs, for the price table.
+    profile: { model: 'gpt-5.5' },
+    prices: { 'gpt-5.5': { input: 2, output: 16, cached: 0.2 } },
+    reportsCost: false,
+  },
+  {
+    agent: 'gemini',
+    start: startGeminiStandIn,
+    endpoint: geminiEndpoint,
+    prices: { 'gemini-3.8-flash': { input: 0.5, output: 3 } },
+    reportsCost: false,
+  },
+];
+
+const SCRIPT: ModelScript = {
+  steps: [
+    { kind: 'write', path: 'alpha.txt', content: 'hello\n' },
+    { kind: 'shell', command: `node -e "require('fs').writeFileSync('beta.txt', 'ran')"` },
+  ],
+  finalText: 'Wrote alpha.txt and ran the command that writes beta.txt.',
+  usage: { input: 1000, output: 100 },
+};
+
+const CHECK = 'test "$(cat alpha.txt)" = hello && test "$(cat beta.txt)" = ran';
+
+const plan = (name: string) => ({
+  name,
+  problem: 'A file written by the agent and a command run by it.',
+  scope: { in: ['alpha.txt', 'beta.txt'], out: [], delegated: [] },
+  exit_criteria: [{ id: 'E1', text: 'both files are there', check: CHECK }],
+  milestones: [
+    {
+      id: 1,
+      slug: 'files',
+      title: 'Files',
+      depends_on: [],
+      goal: 'alpha.txt and beta.txt.',
+      validation: [{ text: 'both files are there', check: CHECK }],
+      tasks: [
+        {
+          ...planTask(1, 'alpha-beta', ['alpha.txt', 'beta.txt'], CHECK),
+          scope: 'Write alpha.txt containing "hello", then run the node command that writes beta.txt.',
+        },
+      ],
+    },
+  ],
+});
+
+let env: SagaTestEnv;
+const savedPath = process.env.PATH;
+
+beforeAll(async () => {
+  // As a user with the CLIs installed: on PATH.
+  process.env.PATH = `${AGENT_CLI_BIN}${path.delimiter}${savedPath ?? ''}`;
+  env = await createSagaTestEnv('agent-clis');
+  await env.startWorkers();
+});
+
+afterAll(async () => {
+  await env?.close();
+  process.env.PATH = savedPath;
+});
+
+/** A repo whose saga.config.yaml points the preset at the stand-in and nothing more. */
+async function repoFor(c: CliCase, standIn: StandIn, name: string) {
+  const dir = env.tmp(name);
+  const home = path.join(dir, 'agent-home');
+  mkdirSync(home, { recursive: true });
+  const config = {
+    agents: { [c.agent]: { ...c.profile, env: await c.endpoint(standIn, home) } },
+    ...(c.prices ? { prices: c.prices } : {}),
+  };
+  return createFleetRepo(dir, {
+    plan: plan(name),
+    script: {},
+    config: YAML.stringify(config),
+  });
+}
+
+const taskOf = (s: SagaStatus) => s.milestones[0]!.tasks[0]!;
+
+jest.setTimeout(300_000);
+
+describe.each(CASES)('the $agent preset with the real CLI', (c) => {
+  test('a whole saga: the agent edits and runs a command, the work lands, usage reaches the status', async () => {
+    const standIn = await c.start(SCRIPT);
+    try {
+      const name = `cli-${c.agent}`;
+      const { repo, planFile } = await repoFor(c, standIn, name);
+      await startApprovedSaga(env, { repo, planFile, name, args: 'Write two files', agent: c.agent });
+      const status = await waitForStatus(
+        env,
+        name,
+        (s) =>
+          s.phase === 'failed' || s.pending.some((p) => p.kind === 'acceptance' || p.kind === 'escalation'),
+        240_000,
+      );
+      const task = taskOf(status);
+      expect({ phase: status.phase, reason: task.reason }).toEqual({ phase: 'acceptance', reason: null });
+      expect(task.status).toBe('integrated');
+      expect(task.attempts).toBe(1);
+      // The commit on the task branch and the integration branch hold the agent's two files.
+      expect(git(repo, 'show', `${task.branch}:alpha.txt`)).toBe('hello');
+      expect(git(repo, 'show', `${status.integrationBranch}:beta.txt`)).toBe('ran');
+      // Usage from the CLI's own output: 3 model calls of 1000 in / 100 out tokens.
+      expect(task.usage?.inputTokens).toBeGreaterThanOrEqual(3000);
+      expect(task.usage?.outputTokens).toBeGreaterThanOrEqual(300);
+      expect(task.usage?.costUsd).toBeGreaterThan(0);
+      expect(Boolean(task.usage?.costEstimated)).toBe(!c.reportsCost);
+      expect(status.usage?.costUsd).toBeCloseTo(task.usage!.costUsd, 6);
+      expect(task.agent?.profile).toBe(c.agent);
+      expect(task.agent?.sessionId).toMatch(/\S{8,}/);
+      const acceptance = status.pending.find((p) => p.kind === 'acceptance')!;
+      await respond(env.client, name, { interactionId: acceptance.id, choice: 'accept', user: 'test' });
+      await waitForStatus(env, name, (s) => s.phase === 'complete', 60_000);
+    } finally {
+      await standIn.close();
+    }
+  });
+
+  test('an unauthenticated agent: blocked after one run, its reason in the status, no retry', async () => {
+    const standIn = await c.start({ ...SCRIPT, fail: 'auth' });
+    try {
+      const name = `cli-${c.agent}-auth`;
+      const { repo, planFile } = await repoFor(c, standIn, name);
+      await startApprovedSaga(env, { repo, planFile, name, args: 'Write two files', agent: c.agent });
+      const status = await waitForPending(env, name, /^esc-m1t1-/, 240_000);
+      const task = taskOf(status);
+      expect(task.status).toBe('blocked');
+      expect(task.attempts).toBe(1);
+      expect(task.delegations).toBe(1);
+      expect(task.reason).toMatch(
+        new RegExp(`^agent ${c.agent} is not authenticated \\(.+\\) — set its API key`),
+      );
+      expect(task.error).toBe(task.reason);
+      const escalation = status.pending.find((p) => p.kind === 'escalation')!;
+      expect(escalation.prompt).toContain(`cannot run its agent: agent ${c.agent} is not authenticated`);
+      await respond(env.client, name, { interactionId: escalation.id, choice: 'abort', user: 'test' });
+    } finally {
+      await standIn.close();
+    }
+  });
+});
