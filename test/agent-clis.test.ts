@@ -7,16 +7,19 @@
  * same saga with a stand-in that refuses the key: the task ends blocked after ONE agent run, with the
  * CLI's reason in the status and the escalation, and no re-delegation.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { Worker } from '@temporalio/worker';
 import YAML from 'yaml';
+import { phaseWorkflowId } from '../src/domain/naming';
 import { respond } from '../src/client/saga-client';
 import type { SagaStatus } from '../src/domain/state';
 import { createFleetRepo, git, planTask, startApprovedSaga } from './harness/fleet-saga';
-import { AGENT_CLI_BIN } from './harness/server';
+import { AGENT_CLI_BIN, WORKFLOW_BUNDLE } from './harness/server';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
 import { claudeEndpoint, startAnthropicStandIn } from './standins/anthropic';
 import { geminiEndpoint, startGeminiStandIn } from './standins/gemini';
+import { aiderEndpoint, opencodeEndpoint, startOpenAIChatStandIn } from './standins/openai-chat';
 import { codexEndpoint, startOpenAIResponsesStandIn } from './standins/openai-responses';
 import type { ModelScript, StandIn } from './standins/script';
 
@@ -29,6 +32,10 @@ interface CliCase {
   prices?: Record<string, { input: number; output: number; cached?: number }>;
   /** The CLI reports its own cost. */
   reportsCost: boolean;
+  /** Whether its output names a session (aider has none). */
+  hasSession?: boolean;
+  /** aider never runs commands: its script only writes, and its check only looks for the file. */
+  editsOnly?: boolean;
 }
 
 const CASES: CliCase[] = [
@@ -49,6 +56,15 @@ const CASES: CliCase[] = [
     prices: { 'gemini-3.8-flash': { input: 0.5, output: 3 } },
     reportsCost: false,
   },
+  { agent: 'opencode', start: startOpenAIChatStandIn, endpoint: opencodeEndpoint, reportsCost: true },
+  {
+    agent: 'aider',
+    start: startOpenAIChatStandIn,
+    endpoint: aiderEndpoint,
+    reportsCost: true,
+    hasSession: false,
+    editsOnly: true,
+  },
 ];
 
 const SCRIPT: ModelScript = {
@@ -61,12 +77,14 @@ const SCRIPT: ModelScript = {
 };
 
 const CHECK = 'test "$(cat alpha.txt)" = hello && test "$(cat beta.txt)" = ran';
+const EDIT_ONLY: ModelScript = { ...SCRIPT, steps: SCRIPT.steps.slice(0, 1), finalText: 'Wrote alpha.txt.' };
+const EDIT_CHECK = 'test "$(cat alpha.txt)" = hello';
 
-const plan = (name: string) => ({
+const plan = (name: string, check: string) => ({
   name,
   problem: 'A file written by the agent and a command run by it.',
   scope: { in: ['alpha.txt', 'beta.txt'], out: [], delegated: [] },
-  exit_criteria: [{ id: 'E1', text: 'both files are there', check: CHECK }],
+  exit_criteria: [{ id: 'E1', text: 'the files are there', check }],
   milestones: [
     {
       id: 1,
@@ -74,10 +92,10 @@ const plan = (name: string) => ({
       title: 'Files',
       depends_on: [],
       goal: 'alpha.txt and beta.txt.',
-      validation: [{ text: 'both files are there', check: CHECK }],
+      validation: [{ text: 'the files are there', check }],
       tasks: [
         {
-          ...planTask(1, 'alpha-beta', ['alpha.txt', 'beta.txt'], CHECK),
+          ...planTask(1, 'alpha-beta', ['alpha.txt', 'beta.txt'], check),
           scope: 'Write alpha.txt containing "hello", then run the node command that writes beta.txt.',
         },
       ],
@@ -110,7 +128,7 @@ async function repoFor(c: CliCase, standIn: StandIn, name: string) {
     ...(c.prices ? { prices: c.prices } : {}),
   };
   return createFleetRepo(dir, {
-    plan: plan(name),
+    plan: plan(name, c.editsOnly ? EDIT_CHECK : CHECK),
     script: {},
     config: YAML.stringify(config),
   });
@@ -122,7 +140,7 @@ jest.setTimeout(300_000);
 
 describe.each(CASES)('the $agent preset with the real CLI', (c) => {
   test('a whole saga: the agent edits and runs a command, the work lands, usage reaches the status', async () => {
-    const standIn = await c.start(SCRIPT);
+    const standIn = await c.start(c.editsOnly ? EDIT_ONLY : SCRIPT);
     try {
       const name = `cli-${c.agent}`;
       const { repo, planFile } = await repoFor(c, standIn, name);
@@ -140,15 +158,19 @@ describe.each(CASES)('the $agent preset with the real CLI', (c) => {
       expect(task.attempts).toBe(1);
       // The commit on the task branch and the integration branch hold the agent's two files.
       expect(git(repo, 'show', `${task.branch}:alpha.txt`)).toBe('hello');
-      expect(git(repo, 'show', `${status.integrationBranch}:beta.txt`)).toBe('ran');
-      // Usage from the CLI's own output: 3 model calls of 1000 in / 100 out tokens.
-      expect(task.usage?.inputTokens).toBeGreaterThanOrEqual(3000);
-      expect(task.usage?.outputTokens).toBeGreaterThanOrEqual(300);
+      if (!c.editsOnly) expect(git(repo, 'show', `${status.integrationBranch}:beta.txt`)).toBe('ran');
+      // Nothing landed outside the worktree: not in the user's checkout, not in the worker's directory.
+      expect(git(repo, 'status', '--porcelain')).toBe('');
+      expect(existsSync(path.join(process.cwd(), 'alpha.txt'))).toBe(false);
+      // Usage from the CLI's own output (3 model calls of 1000 in / 100 out; aider counts its own tokens).
+      expect(task.usage?.inputTokens).toBeGreaterThanOrEqual(c.editsOnly ? 1000 : 3000);
+      expect(task.usage?.outputTokens).toBeGreaterThanOrEqual(c.editsOnly ? 10 : 300);
       expect(task.usage?.costUsd).toBeGreaterThan(0);
       expect(Boolean(task.usage?.costEstimated)).toBe(!c.reportsCost);
       expect(status.usage?.costUsd).toBeCloseTo(task.usage!.costUsd, 6);
       expect(task.agent?.profile).toBe(c.agent);
-      expect(task.agent?.sessionId).toMatch(/\S{8,}/);
+      if (c.hasSession === false) expect(task.agent?.sessionId).toBeNull();
+      else expect(task.agent?.sessionId).toMatch(/\S{8,}/);
       const acceptance = status.pending.find((p) => p.kind === 'acceptance')!;
       await respond(env.client, name, { interactionId: acceptance.id, choice: 'accept', user: 'test' });
       await waitForStatus(env, name, (s) => s.phase === 'complete', 60_000);
@@ -175,6 +197,21 @@ describe.each(CASES)('the $agent preset with the real CLI', (c) => {
       const escalation = status.pending.find((p) => p.kind === 'escalation')!;
       expect(escalation.prompt).toContain(`cannot run its agent: agent ${c.agent} is not authenticated`);
       await respond(env.client, name, { interactionId: escalation.id, choice: 'abort', user: 'test' });
+      // The task and fleet histories that took this path replay on the current code.
+      await waitForStatus(env, name, (s) => ['cancelled', 'failed', 'complete'].includes(s.phase), 60_000);
+      const histories = await Promise.all(
+        [task.workflowId!, phaseWorkflowId(name, 'implementation')].map(async (workflowId) => ({
+          workflowId,
+          history: await env.client.workflow.getHandle(workflowId).fetchHistory(),
+        })),
+      );
+      const failures: string[] = [];
+      for await (const result of Worker.runReplayHistories(
+        { workflowBundle: { codePath: WORKFLOW_BUNDLE } },
+        histories,
+      ))
+        if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
+      expect(failures).toEqual([]);
     } finally {
       await standIn.close();
     }

@@ -16,6 +16,7 @@ import {
   type AgentFailure,
 } from '../domain/agent-cli-output';
 import { extractReport, parseUsage } from '../domain/agent-output';
+import { AGENT_EVENTS_FILE } from '../domain/agent-presets';
 import { expandCommand, ResolvedAgentProfileSchema } from '../domain/config';
 import type { Usage } from '../domain/state';
 import { findSagaRoot } from './config-loader';
@@ -86,8 +87,6 @@ const REPORT_READ_MAX = 1024 * 1024;
 const REPORT_KEEP_MAX = 64 * 1024;
 const STDOUT_SCAN_MAX = 256 * 1024;
 const FINDINGS_MAX = 16 * 1024;
-/** What a CLI writes beside its transcript in the run folder (aider's `--analytics-log {run_dir}/...`). */
-export const SIDE_OUTPUT_FILE = 'agent-events.jsonl';
 
 /** The result of a run whose program could not be started at all. */
 function notStarted(
@@ -252,7 +251,7 @@ export async function executeAgentRun(
     transcript: stdoutText,
     exitCode: run.exitCode,
     stoppedFor: run.stoppedFor,
-    sideOutput: (await readHead(path.join(runDir, SIDE_OUTPUT_FILE), STDOUT_SCAN_MAX)) ?? undefined,
+    sideOutput: (await readHead(path.join(runDir, AGENT_EVENTS_FILE), STDOUT_SCAN_MAX)) ?? undefined,
     model: profile.model,
     prices: profile.prices,
   });

@@ -139,7 +139,8 @@ export async function runProcess(opts: RunProcessOptions): Promise<RunProcessRes
     await waitOpen(sink);
     child = spawn(command, args, {
       cwd: opts.cwd,
-      env: opts.env ?? process.env,
+      // PWD as a shell would set it: some CLIs (opencode) take their directory from PWD, not from getcwd().
+      env: { ...(opts.env ?? process.env), PWD: opts.cwd },
       detached: true, // own process group: kill(-pid) reaches grandchildren too
       stdio: [stdin ? stdin.fd : 'ignore', 'pipe', 'pipe'],
     });

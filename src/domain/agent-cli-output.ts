@@ -305,6 +305,7 @@ function busiestModel(models: Json | null): string | null {
 // ---- opencode: `run --format json` events; `step_finish` parts carry tokens and cost.
 function readOpencode(lines: Json[], input: ReadInput): Read {
   const read: Read = {};
+  const denied: string[] = [];
   let usage: Usage | null = null;
   for (const line of lines) {
     read.sessionId ??= str(line.sessionID) ?? str(obj(line.part)?.sessionID);
@@ -323,16 +324,26 @@ function readOpencode(lines: Json[], input: ReadInput): Read {
     }
     if (line.type === 'error') {
       const error = obj(line.error);
-      const text = `${str(obj(error?.data)?.message) ?? ''} ${str(error?.name) ?? ''} ${str(error?.message) ?? ''}`;
+      const data = obj(error?.data);
+      const message = str(data?.message) ?? str(error?.message) ?? str(error?.name) ?? JSON.stringify(line);
+      const status = num(data?.statusCode);
       read.failure =
-        apiFailure(input.profile, text) ??
-        failure(
-          'cli-error',
-          `agent ${input.profile} failed: ${oneLine(text.trim() || JSON.stringify(line))}`,
-        );
+        status === 401 || status === 403
+          ? notAuthenticated(input.profile, `${status} ${message}`)
+          : (apiFailure(input.profile, message) ??
+            failure('cli-error', `agent ${input.profile} failed: ${oneLine(message)}`));
     }
+    // A tool call that asked for permission is auto-rejected in a headless run.
+    const state = obj(part.state);
+    if (
+      line.type === 'tool_use' &&
+      state?.status === 'error' &&
+      /rejected permission/.test(str(state.error) ?? '')
+    )
+      denied.push(describeTool(str(part.tool) ?? 'tool', normalisePath(obj(state.input))));
   }
   read.usage = usage;
+  if (!read.failure && denied.length) read.failure = deniedFailure(input.profile, denied);
   return read;
 }
 
@@ -371,7 +382,7 @@ function apiFailure(profile: string, text: string): AgentFailure | null {
 }
 
 const AUTH_ERROR =
-  /\b401\b|invalid[ _-]?(x-)?api[ _-]?key|API key not valid|API_KEY_INVALID|authentication[_ ]?error|unauthori[sz]ed|not logged in|please run \/login|no api key|missing api key|Missing environment variable|must specify the \w+ environment variable|AuthenticationError/i;
+  /Incorrect API key|didn't provide an API key|api_key client option must be set|\b401\b|invalid[ _-]?(x-)?api[ _-]?key|API key not valid|API_KEY_INVALID|authentication[_ ]?error|unauthori[sz]ed|not logged in|please run \/login|no api key|missing api key|Missing environment variable|must specify the \w+ environment variable|AuthenticationError/i;
 const MODEL_ERROR =
   /model[_ ]not[_ ]found|not_found_error|does not exist|is not found for API version|unknown model|issue with the selected model|NotFoundError/i;
 
@@ -423,9 +434,22 @@ function findPrice(model: string, prices: Readonly<Record<string, ModelPrice>>):
   return prefix ? prices[prefix]! : null;
 }
 
+/** opencode names the path `filePath`. */
+const normalisePath = (input: Json | null): Json | null =>
+  input && typeof input.filePath === 'string' ? { ...input, file_path: input.filePath } : input;
+
+/** `Bash(npm test)`, `Write(…/src/app.js)`: a command keeps its start, a path its end. */
 function describeTool(name: string, input: Json | null): string {
-  const detail = str(input?.command) ?? str(input?.file_path) ?? str(input?.path) ?? '';
-  const short = detail.length > 40 ? `${detail.slice(0, 39)}…` : detail;
+  const command = str(input?.command);
+  const file = str(input?.file_path) ?? str(input?.path);
+  const max = 40;
+  const short = command
+    ? command.length > max
+      ? `${command.slice(0, max - 1)}…`
+      : command
+    : file && file.length > max
+      ? `…${file.slice(-(max - 1))}`
+      : (file ?? '');
   return short ? `${name}(${short})` : name;
 }
 

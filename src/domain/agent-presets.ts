@@ -34,6 +34,9 @@ export const DEFAULT_MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
   'gemini-2.5-flash': { input: 0.3, output: 2.5, cached: 0.075 },
 };
 
+/** Where a CLI that has no JSON on stdout writes its events, in the run folder (aider's analytics log). */
+export const AGENT_EVENTS_FILE = 'agent-events.jsonl';
+
 export interface AgentPreset {
   profile: AgentProfile;
   /** What the agent may do on the user's machine with this preset, and how to narrow it (README text). */
@@ -44,10 +47,12 @@ export interface AgentPreset {
     versionArgs: string[];
     /** Versions the preset's flags were checked with (a different one gets a warning, not a refusal). */
     verifiedVersions: string[];
-    /** Any one of these environment variables, or the login file, counts as credentials. */
+    /** Any one of these environment variables (keys, or switches to another provider) counts as credentials. */
     credentialEnv: string[];
-    /** Files under $HOME that a CLI login leaves behind. */
+    /** Files under $HOME that a CLI login (or provider set-up) leaves behind. */
     loginFiles: string[];
+    /** A CLI with many providers, configured in its own files: missing credentials are a warning only. */
+    credentialsAdvisory?: boolean;
     install: string;
   };
 }
@@ -69,6 +74,8 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       prompt_input: 'stdin',
       output: 'claude',
       subagent_dispatch: true,
+      // A CLI that updates itself mid-saga would change under the running fleet.
+      env: { DISABLE_AUTOUPDATER: '1' },
     },
     permits:
       'edits files in its worktree (acceptEdits) and runs any shell command (Bash allowed) as your user; ' +
@@ -77,7 +84,13 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       program: 'claude',
       versionArgs: ['--version'],
       verifiedVersions: ['2.1.328'],
-      credentialEnv: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
+      credentialEnv: [
+        'ANTHROPIC_API_KEY',
+        'ANTHROPIC_AUTH_TOKEN',
+        'CLAUDE_CODE_OAUTH_TOKEN',
+        'CLAUDE_CODE_USE_BEDROCK',
+        'CLAUDE_CODE_USE_VERTEX',
+      ],
       loginFiles: ['.claude/.credentials.json'],
       install: 'npm install -g @anthropic-ai/claude-code',
     },
@@ -96,7 +109,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       versionArgs: ['--version'],
       verifiedVersions: ['0.169.0'],
       credentialEnv: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
-      loginFiles: ['.codex/auth.json'],
+      loginFiles: ['.codex/auth.json', '.codex/config.toml'],
       install: 'npm install -g @openai/codex',
     },
   },
@@ -123,7 +136,12 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       program: 'gemini',
       versionArgs: ['--version'],
       verifiedVersions: ['0.61.0'],
-      credentialEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_APPLICATION_CREDENTIALS'],
+      credentialEnv: [
+        'GEMINI_API_KEY',
+        'GOOGLE_API_KEY',
+        'GOOGLE_APPLICATION_CREDENTIALS',
+        'GOOGLE_GENAI_USE_VERTEXAI',
+      ],
       loginFiles: ['.gemini/oauth_creds.json'],
       install: 'npm install -g @google/gemini-cli',
     },
@@ -133,6 +151,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       command: ['opencode', 'run', '--format', 'json'],
       prompt_input: 'stdin',
       output: 'opencode',
+      env: { OPENCODE_DISABLE_AUTOUPDATE: '1' },
     },
     permits:
       "edits files and runs shell commands in its worktree as your user (opencode's default permissions). " +
@@ -142,7 +161,8 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       versionArgs: ['--version'],
       verifiedVersions: ['1.18.33'],
       credentialEnv: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY'],
-      loginFiles: ['.local/share/opencode/auth.json'],
+      loginFiles: ['.local/share/opencode/auth.json', '.config/opencode/opencode.json'],
+      credentialsAdvisory: true,
       install: 'npm install -g opencode-ai',
     },
   },
@@ -155,22 +175,34 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
         '--yes-always',
         '--no-auto-commits',
         '--no-gitignore',
-        '--no-check-update',
-        '--no-show-model-warnings',
+        '--edit-format',
+        'diff',
         '--map-tokens',
         '0',
+        '--no-show-model-warnings',
+        '--no-check-update',
+        '--no-analytics',
+        // Its token and cost figures (written even with --no-analytics) and its histories go to the run
+        // folder, never into the worktree where they would be committed.
+        '--analytics-log',
+        `{run_dir}/${AGENT_EVENTS_FILE}`,
+        '--chat-history-file',
+        '{run_dir}/aider-chat.md',
+        '--input-history-file',
+        '{run_dir}/aider-input.txt',
       ],
       output: 'aider',
     },
     permits:
-      'edits files in its worktree; never runs shell commands (aider asks before each and saga answers no). ' +
-      'Narrow it with `--read` for files it may only read.',
+      'edits files in its worktree; never runs shell commands (`--yes-always` answers no to them): the ' +
+      "task's checks are run by saga and their failures fed back. Narrow it with `--read FILE`.",
     cli: {
       program: 'aider',
       versionArgs: ['--version'],
       verifiedVersions: ['0.86.2'],
       credentialEnv: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY'],
-      loginFiles: [],
+      loginFiles: ['.aider.conf.yml', '.env'],
+      credentialsAdvisory: true,
       install: 'python3 -m pip install aider-chat',
     },
   },

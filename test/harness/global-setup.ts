@@ -3,22 +3,21 @@
  * and the workflow code bundled once.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { freePort, startDevServer, type DevServer } from '../../src/worker/dev-server';
 import { PROJECT_ROOT } from '../../src/project-root';
-import { AGENT_CLI_BIN, ARTIFACTS_ROOT, type TestServerInfo } from './server';
+import { ARTIFACTS_ROOT, type TestServerInfo } from './server';
 
 declare global {
   var __SAGA_TEST_SERVER__: DevServer | undefined;
 }
 
 export default async function globalSetup(): Promise<void> {
-  // The real agent CLIs the preset tests run (test-only tools, not runtime dependencies).
-  if (!existsSync(path.join(AGENT_CLI_BIN, '..', '..', '.installed'))) {
-    execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-agent-clis.sh')], { stdio: 'inherit' });
-  }
+  // The real agent CLIs the preset tests run (test-only tools, not runtime dependencies); a no-op when the
+  // pinned versions are there.
+  execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-agent-clis.sh')], { stdio: 'inherit' });
   const ARTIFACTS = path.join(ARTIFACTS_ROOT, `run-${process.pid}`);
   rmSync(ARTIFACTS, { recursive: true, force: true });
   mkdirSync(ARTIFACTS, { recursive: true });

@@ -4,16 +4,8 @@ import path from 'node:path';
 
 /** Each jest run gets its own folder (set by the global setup), so concurrent runs never share a server. */
 export const ARTIFACTS_ROOT = path.resolve(__dirname, '..', '..', '.test-artifacts');
-/** The real agent CLIs installed for tests by scripts/install-agent-clis.sh. */
-export const AGENT_CLI_BIN = path.resolve(
-  __dirname,
-  '..',
-  '..',
-  'tools',
-  'agent-clis',
-  'node_modules',
-  '.bin',
-);
+/** The real agent CLIs installed for tests by scripts/install-agent-clis.sh (links to each). */
+export const AGENT_CLI_BIN = path.resolve(__dirname, '..', '..', 'tools', 'agent-bin');
 export const ARTIFACTS = process.env.JEST_SAGA_ARTIFACTS ?? path.join(ARTIFACTS_ROOT, 'current');
 export const SERVER_FILE = path.join(ARTIFACTS, 'server.json');
 export const WORKFLOW_BUNDLE = path.join(ARTIFACTS, 'workflow-bundle.js');
