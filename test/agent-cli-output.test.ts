@@ -7,6 +7,7 @@ import path from 'node:path';
 import {
   checksRunAfter,
   hopelessRetry,
+  readableLine,
   readAgentOutcome,
   type AgentFailureKind,
 } from '../src/domain/agent-cli-output';
@@ -116,6 +117,29 @@ describe.each(Object.keys(EXPECTED))('%s output', (cli) => {
       expect(outcome.usage?.inputTokens).toBeGreaterThanOrEqual(3000);
       expect(outcome.usage?.outputTokens).toBeGreaterThanOrEqual(240);
     }
+  });
+});
+
+describe('readable transcript lines (saga logs, the live view)', () => {
+  test.each(['claude', 'codex', 'gemini', 'opencode'] as const)(
+    '%s: the tool calls and the answer, no raw JSON',
+    (cli) => {
+      const c = load(cli, 'success');
+      const lines = c.stdout
+        .split('\n')
+        .map((l) => readableLine(cli, l))
+        .filter((l): l is string => Boolean(l?.trim()));
+      expect(lines.some((l) => l.startsWith('{'))).toBe(false);
+      expect(lines.join('\n')).toMatch(/alpha\.txt/);
+      expect(lines.join('\n')).toMatch(/node -e/);
+      expect(lines.every((l) => !l.includes('\n'))).toBe(true);
+    },
+  );
+
+  test('plain text and aider lines stay as they are', () => {
+    expect(readableLine('text', '{"type":"x"}')).toBe('{"type":"x"}');
+    expect(readableLine('aider', 'Applied edit to alpha.txt')).toBe('Applied edit to alpha.txt');
+    expect(readableLine('claude', 'not json')).toBe('not json');
   });
 });
 

@@ -14,6 +14,7 @@ import YAML from 'yaml';
 import { phaseWorkflowId } from '../src/domain/naming';
 import { respond } from '../src/client/saga-client';
 import type { SagaStatus } from '../src/domain/state';
+import { runSaga } from './harness/cli';
 import { createFleetRepo, git, planTask, startApprovedSaga } from './harness/fleet-saga';
 import { AGENT_CLI_BIN, WORKFLOW_BUNDLE } from './harness/server';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
@@ -172,6 +173,11 @@ describe.each(CASES)('the $agent preset with the real CLI', (c) => {
       if (c.hasSession === false) expect(task.agent?.sessionId).toBeNull();
       else expect(task.agent?.sessionId).toMatch(/\S{8,}/);
       const acceptance = status.pending.find((p) => p.kind === 'acceptance')!;
+      // `saga logs` shows the CLI's JSON stream as readable lines: the tool calls, no raw events.
+      const logs = await runSaga(['logs', name, '1.1'], env.cliEnv);
+      expect(logs.code).toBe(0);
+      expect(logs.stdout).toMatch(/alpha\.txt/);
+      expect(logs.stdout).not.toMatch(/^\{"type"/m);
       await respond(env.client, name, { interactionId: acceptance.id, choice: 'accept', user: 'test' });
       await waitForStatus(env, name, (s) => s.phase === 'complete', 60_000);
     } finally {

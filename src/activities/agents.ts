@@ -12,11 +12,12 @@ import {
   checksRunAfter,
   hopelessRetry,
   notInstalledFailure,
+  readableLine,
   readAgentOutcome,
   type AgentFailure,
 } from '../domain/agent-cli-output';
 import { extractReport, parseUsage } from '../domain/agent-output';
-import { AGENT_EVENTS_FILE } from '../domain/agent-presets';
+import { AGENT_EVENTS_FILE, AGENT_RUN_FILE } from '../domain/agent-presets';
 import { expandCommand, ResolvedAgentProfileSchema } from '../domain/config';
 import type { Usage } from '../domain/state';
 import { findSagaRoot } from './config-loader';
@@ -182,6 +183,11 @@ export async function executeAgentRun(
   const promptText = await composePrompt(input, reportPath);
   await fs.writeFile(promptPath, promptText);
   await fs.writeFile(reportPath, ''); // an answer left by an earlier try must not count
+  // How to read the transcript (`saga logs` renders JSON streams as readable lines).
+  await fs.writeFile(
+    path.join(runDir, AGENT_RUN_FILE),
+    JSON.stringify({ profile: input.profile.name, output: input.profile.output }),
+  );
   const profile = input.profile;
   const argv = expandCommand(profile.command, {
     prompt:
@@ -203,6 +209,7 @@ export async function executeAgentRun(
   const transcriptStart = (await fs.stat(transcriptPath)).size;
 
   hooks.heartbeat({ outputBytes: 0, lastLine: '', elapsedMs: 0 });
+  let lastReadable = '';
   const spawned = await runProcess({
     argv,
     cwd: input.workdir,
@@ -223,10 +230,15 @@ export async function executeAgentRun(
     timeoutMs: input.profile.timeoutMs,
     idleTimeoutMs: input.profile.idleTimeoutMs,
     signal: hooks.signal,
-    onProgress: (progress) => hooks.heartbeat(progress),
+    // The live view shows the last line a person can read, not the last raw JSON event.
+    onProgress: (progress) => hooks.heartbeat({ ...progress, lastLine: lastReadable || progress.lastLine }),
     onSpawn: async (pid) => fs.writeFile(pidPath, JSON.stringify(await processGroupRecord(pid))),
     stdinPath: profile.promptInput === 'stdin' ? promptPath : undefined,
-    stopOnLine: (line) => hopelessRetry(profile.output, line),
+    stopOnLine: (line) => {
+      const readable = readableLine(profile.output, line)?.trim();
+      if (readable) lastReadable = readable.slice(0, 200);
+      return hopelessRetry(profile.output, line);
+    },
   }).catch((err: unknown) => {
     // A missing agent CLI or worktree will not appear by retrying. A missing CLI is the task's answer
     // (shown in its status); a missing worktree is the workflow's own fault.

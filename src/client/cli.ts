@@ -32,7 +32,7 @@ export const USAGE = `saga — deliver a feature with a fleet of coding agents, 
   saga continue [NAME]
   saga cancel NAME
   saga cleanup NAME [--repo PATH] [--force]
-  saga logs NAME TASK_ID [--follow]
+  saga logs NAME TASK_ID [--follow] [--raw]
   saga flags parse ARGUMENTS [--config-path PATH]
   saga flags classify --review-output TEXT
   saga flags check --review-output TEXT --iteration N [--history-json JSON]

@@ -118,6 +118,88 @@ export function hopelessRetry(format: AgentOutputFormat, line: string): string |
   return null;
 }
 
+/**
+ * One line of a CLI's JSON stream as a person reads it (`saga logs`, the live view): what the agent said,
+ * which tool it called with what, the outcome. Null hides bookkeeping events; plain text stays as it is.
+ */
+export function readableLine(format: AgentOutputFormat, line: string): string | null {
+  const event = line.trim().startsWith('{') ? tryJson(line.trim()) : null;
+  if (!event || format === 'text' || format === 'aider') return line;
+  const text = LINE_READERS[format](event);
+  return text === undefined ? line : text === null ? null : oneLine(text);
+}
+
+const toolCall = (name: string, input: Json | null) => `→ ${describeTool(name, normalisePath(input))}`;
+type LineReader = (e: Json) => string | null | undefined;
+const LINE_READERS: Record<Exclude<AgentOutputFormat, 'text' | 'aider'>, LineReader> = {
+  claude: (e) => {
+    if (e.type === 'system' && e.subtype === 'init') return `session ${str(e.session_id)} (${str(e.model)})`;
+    if (e.type === 'system' && e.subtype === 'api_retry') return `retrying the API (${num(e.error_status)})`;
+    if (e.type === 'result')
+      return `= ${str(e.subtype) ?? 'done'}${e.is_error ? ' (error)' : ''}: ${num(e.num_turns)} turns, $${num(e.total_cost_usd).toFixed(4)}`;
+    const content = arr(obj(e.message)?.content).map(obj);
+    if (e.type === 'assistant')
+      return (
+        content
+          .map((c) =>
+            c?.type === 'text'
+              ? str(c.text)
+              : c?.type === 'tool_use'
+                ? toolCall(str(c.name) ?? 'tool', obj(c.input))
+                : null,
+          )
+          .filter(Boolean)
+          .join(' ') || null
+      );
+    if (e.type === 'user') {
+      const result = content.find((c) => c?.type === 'tool_result');
+      return result?.is_error ? `← error: ${JSON.stringify(result.content ?? '').slice(0, 120)}` : null;
+    }
+    return null;
+  },
+  codex: (e) => {
+    const item = obj(e.item);
+    if (e.type === 'thread.started') return `session ${str(e.thread_id)}`;
+    if (e.type === 'turn.completed') {
+      const u = obj(e.usage);
+      return `= turn done: ${num(u?.input_tokens)} in / ${num(u?.output_tokens)} out tokens`;
+    }
+    if (e.type === 'error' || e.type === 'turn.failed')
+      return `error: ${str(e.message) ?? str(obj(e.error)?.message)}`;
+    if (e.type !== 'item.completed' || !item) return null;
+    if (item.type === 'agent_message') return str(item.text);
+    if (item.type === 'command_execution') return `$ ${str(item.command)} (exit ${String(item.exit_code)})`;
+    if (item.type === 'file_change')
+      return `edited ${arr(item.changes)
+        .map((c) => str(obj(c)?.path))
+        .filter(Boolean)
+        .join(', ')}`;
+    if (item.type === 'error') return `error: ${str(item.message)}`;
+    return null;
+  },
+  gemini: (e) => {
+    if (e.type === 'init') return `session ${str(e.session_id)} (${str(e.model)})`;
+    if (e.type === 'message') return e.role === 'assistant' ? str(e.content) : null;
+    if (e.type === 'tool_use') return toolCall(str(e.tool_name) ?? 'tool', obj(e.parameters));
+    if (e.type === 'tool_result')
+      return e.status === 'success' ? null : `← ${str(obj(e.error)?.message) ?? str(e.status)}`;
+    if (e.type === 'result')
+      return `= ${str(e.status)}${obj(e.error) ? `: ${str(obj(e.error)?.message)}` : ''}`;
+    return null;
+  },
+  opencode: (e) => {
+    const part = obj(e.part) ?? {};
+    if (e.type === 'text') return str(part.text);
+    if (e.type === 'tool_use') {
+      const state = obj(part.state);
+      return `${toolCall(str(part.tool) ?? 'tool', obj(state?.input))}${state?.status === 'error' ? ` ✗ ${str(state.error)}` : ''}`;
+    }
+    if (e.type === 'error')
+      return `error: ${str(obj(obj(e.error)?.data)?.message) ?? str(obj(e.error)?.name)}`;
+    return null;
+  },
+};
+
 type Json = Record<string, unknown>;
 interface Read {
   sessionId?: string | null;

@@ -36,6 +36,8 @@ export const DEFAULT_MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
 
 /** Where a CLI that has no JSON on stdout writes its events, in the run folder (aider's analytics log). */
 export const AGENT_EVENTS_FILE = 'agent-events.jsonl';
+/** Beside each transcript: which profile ran and which output format it printed. */
+export const AGENT_RUN_FILE = 'agent.json';
 
 export interface AgentPreset {
   profile: AgentProfile;

@@ -2,6 +2,8 @@
 import { createReadStream, existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { readableLine } from '../../domain/agent-cli-output';
+import { AGENT_OUTPUT_FORMATS, AGENT_RUN_FILE, type AgentOutputFormat } from '../../domain/agent-presets';
 import type { SagaStatus } from '../../domain/state';
 import { defaultSagaHome } from '../../worker/worker';
 import { bool, parseArgs } from '../args';
@@ -132,6 +134,18 @@ export async function listCommand(argv: string[], io: Io, connect: () => Promise
   return 0;
 }
 
+/** The output format recorded beside a transcript (runs before it was recorded: plain text). */
+async function transcriptFormat(transcript: string): Promise<AgentOutputFormat> {
+  try {
+    const run = JSON.parse(
+      await fs.readFile(path.join(path.dirname(transcript), AGENT_RUN_FILE), 'utf8'),
+    ) as { output?: string };
+    return AGENT_OUTPUT_FORMATS.find((f) => f === run.output) ?? 'text';
+  } catch {
+    return 'text';
+  }
+}
+
 /** Newest transcript of a task: `<sagaDir>/runs/<key>-d<D>-a<A>/transcript.log`. */
 export async function findTranscript(sagaDir: string, taskId: string): Promise<string> {
   const key = /^(\d+)\.(\d+)$/.test(taskId) ? taskId.replace(/^(\d+)\.(\d+)$/, 'm$1t$2') : taskId;
@@ -150,7 +164,10 @@ export async function findTranscript(sagaDir: string, taskId: string): Promise<s
 }
 
 export async function logsCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('logs', argv, { options: { follow: 'boolean' }, positionals: ['NAME', 'TASK_ID'] });
+  const args = parseArgs('logs', argv, {
+    options: { follow: 'boolean', raw: 'boolean' },
+    positionals: ['NAME', 'TASK_ID'],
+  });
   const [name, taskId] = args.positionals as [string, string];
   let sagaDir = path.join(defaultSagaHome(), name);
   try {
@@ -159,13 +176,25 @@ export async function logsCommand(argv: string[], io: Io, connect: () => Promise
     if (!existsSync(sagaDir)) throw error;
   }
   const file = await findTranscript(sagaDir, taskId);
+  const format = bool(args, 'raw') ? 'text' : await transcriptFormat(file);
+  // A CLI's JSON stream is shown as readable lines (--raw: as written); only whole lines are rendered.
+  let partial = '';
+  const write = (chunk: Buffer) => {
+    if (format === 'text') return void process.stdout.write(chunk);
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const readable = readableLine(format, line);
+      if (readable !== null) io.out(readable);
+    }
+  };
   let offset = 0;
   const pump = async () => {
     const size = statSync(file).size;
     if (size <= offset) return;
     await new Promise<void>((resolve, reject) => {
       createReadStream(file, { start: offset, end: size - 1 })
-        .on('data', (chunk) => process.stdout.write(chunk))
+        .on('data', (chunk) => write(chunk as Buffer))
         .on('end', () => resolve())
         .on('error', reject);
     });
