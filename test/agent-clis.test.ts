@@ -17,7 +17,7 @@ import type { SagaStatus } from '../src/domain/state';
 import { runSaga } from './harness/cli';
 import { createFleetRepo, git, planTask, startApprovedSaga } from './harness/fleet-saga';
 import { AGENT_CLI_BIN, WORKFLOW_BUNDLE } from './harness/server';
-import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
+import { createSagaTestEnv, waitForStatus, type SagaTestEnv } from './harness/saga-env';
 import { claudeEndpoint, startAnthropicStandIn } from './standins/anthropic';
 import { geminiEndpoint, startGeminiStandIn } from './standins/gemini';
 import { aiderEndpoint, opencodeEndpoint, startOpenAIChatStandIn } from './standins/openai-chat';
@@ -191,7 +191,13 @@ describe.each(CASES)('the $agent preset with the real CLI', (c) => {
       const name = `cli-${c.agent}-auth`;
       const { repo, planFile } = await repoFor(c, standIn, name);
       await startApprovedSaga(env, { repo, planFile, name, args: 'Write two files', agent: c.agent });
-      const status = await waitForPending(env, name, /^esc-m1t1-/, 240_000);
+      // The escalation and the task's state travel apart (interaction vs batched progress): wait for both.
+      const status = await waitForStatus(
+        env,
+        name,
+        (s) => s.pending.some((p) => p.kind === 'escalation') && taskOf(s).status === 'blocked',
+        240_000,
+      );
       const task = taskOf(status);
       expect(task.status).toBe('blocked');
       expect(task.attempts).toBe(1);
