@@ -157,8 +157,8 @@ describe('runAgent', () => {
     expect(result.exitCode).toBe(0);
     const dump = JSON.parse(await fs.readFile(path.join(workdir, 'env-dump.json'), 'utf8'));
     expect(dump.env).toEqual({
+      // The worker's SAGA_DEMO_LOG is the demo preset's own variable: not passed to this 'env-dump' profile.
       EXTRA: 'from-profile',
-      SAGA_DEMO_LOG: demoLog,
       SAGA_PORT_BASE: '4100',
       SAGA_NAME: 'demo-saga',
       SAGA_TASK_ID: '1.1',

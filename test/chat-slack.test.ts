@@ -3,7 +3,8 @@
  * Slack's Web API: a waiting saga posts a message with one button per option (recommended one primary) and a
  * Web UI link; a correctly signed button press answers it, the saga moves on and the message is updated to show
  * who answered what; bad signatures, stale requests, non-approvers, second presses and oversized bodies are
- * refused and change nothing; `/saga` slash commands mirror the CLI with ephemeral replies.
+ * refused and change nothing, and so is a signed request sent a second time; `/saga` slash commands mirror the
+ * CLI with ephemeral replies, for approvers only (status included).
  */
 import path from 'node:path';
 import { loadBridgeConfig } from '../src/client/chat/config';
@@ -43,6 +44,8 @@ describe('chat bridge: Slack app', () => {
   const saved: Record<string, string | undefined> = {};
   let name: string;
   let nextTs = 1;
+  /** Slack gives every request its own trigger id, so no two requests carry the same signature. */
+  let nextTrigger = 1;
 
   beforeAll(async () => {
     env = await createSagaTestEnv('chatslack');
@@ -125,7 +128,7 @@ describe('chat bridge: Slack app', () => {
       user: { id: user, username: user.toLowerCase(), team_id: 'T0TEAM' },
       api_app_id: 'A0APP',
       token: 'legacy-verification-token',
-      trigger_id: '1.2.3',
+      trigger_id: `1.2.${nextTrigger++}`,
       container: { type: 'message', message_ts: ts, channel_id: CHANNEL, is_ephemeral: false },
       channel: { id: CHANNEL, name: 'sagas' },
       message: { type: 'message', ts, text: call.text },
@@ -153,7 +156,7 @@ describe('chat bridge: Slack app', () => {
       command: '/saga',
       text,
       response_url: `${slackApi.url}/response`,
-      trigger_id: '1.2.3',
+      trigger_id: `1.2.${nextTrigger++}`,
       api_app_id: 'A0APP',
     }).toString();
   const ephemeralsTo = (user: string) =>
@@ -190,10 +193,17 @@ describe('chat bridge: Slack app', () => {
     expect((await postSlack(huge)).status).toBe(413);
 
     // A signed press by someone not on SAGA_APPROVERS: Slack gets its 200, the user an ephemeral refusal.
-    expect((await postSlack(press('UOUTSIDER', message, 0))).status).toBe(200);
+    const outsiderPress = press('UOUTSIDER', message, 0);
+    const timestamp = now();
+    expect((await postSlack(outsiderPress, { timestamp })).status).toBe(200);
     const [refusal] = ephemeralsTo('UOUTSIDER');
     expect(callBody(refusal!).text).toMatch(/not on the list of approvers/);
     expect(callBody(refusal!).channel).toBe(CHANNEL);
+    // The same signed request again (a replay within the 300 s window): refused before Bolt sees it.
+    const replay = await postSlack(outsiderPress, { timestamp });
+    expect(replay.status).toBe(401);
+    expect(await replay.json()).toMatchObject({ ok: false, error: expect.stringMatching(/replayed/) });
+    expect(ephemeralsTo('UOUTSIDER')).toHaveLength(1);
     expect(await pendingIds()).toEqual(['confirm-name']);
   });
 
@@ -233,7 +243,10 @@ describe('chat bridge: Slack app', () => {
       expect(body.response_type).toBe('ephemeral');
       return body.text as string;
     };
-    const status = await reply('UOUTSIDER', `status ${name}`);
+    const refused = await reply('UOUTSIDER', `status ${name}`);
+    expect(refused).toMatch(/not on the list of approvers for saga chatslack, so its status is not shown/);
+    expect(refused).not.toContain('plan-approval-1');
+    const status = await reply(APPROVER, `status ${name}`);
     expect(status).toContain('`plan-approval-1` (plan-approval)');
     expect(status).toContain('1) approve (recommended)');
 

@@ -1,8 +1,9 @@
 /**
  * The generic webhook of `saga chat serve` over real HTTP against the real Temporal server: a waiting saga is
- * announced (signed) to SAGA_NOTIFY_URL and reminded by a durable timer; bad requests get their DESIGN.md 4.7
- * status and change nothing; a signed answer from an approver moves the saga on, is recorded with its author,
- * and its replay is refused.
+ * announced (signed with SAGA_NOTIFY_SECRET) to SAGA_NOTIFY_URL and reminded by a durable timer; bad requests
+ * get their DESIGN.md 4.7 status and change nothing; a signed answer from an approver (a caller of
+ * SAGA_WEBHOOK_CALLERS answering as itself) moves the saga on, is recorded with its author, and its replay is
+ * refused.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -23,12 +24,14 @@ import {
 } from './harness/saga-env';
 
 const SECRET = 'webhook-test-secret';
-const CHAT_ENV = [
-  'SAGA_NOTIFY_URL',
-  'SAGA_WEBHOOK_SECRET',
-  'SAGA_REMIND_AFTER_MS',
-  'SAGA_APPROVERS',
-] as const;
+const NOTIFY_SECRET = 'notify-test-secret';
+/** Each caller's own key (SAGA_WEBHOOK_CALLERS); the caller id is the user it answers as. */
+const CALLER_SECRETS: Record<string, string> = {
+  alice: SECRET,
+  bob: 'bob-test-secret',
+  mallory: 'mallory-test-secret',
+};
+const CHAT_ENV = ['SAGA_NOTIFY_URL', 'SAGA_NOTIFY_SECRET', 'SAGA_REMIND_AFTER_MS', 'SAGA_APPROVERS'] as const;
 const now = () => Math.floor(Date.now() / 1000);
 
 describe('chat bridge: generic webhook', () => {
@@ -49,7 +52,7 @@ describe('chat bridge: generic webhook', () => {
       SAGA_TASK_QUEUE: env.taskQueue,
       // The worker's notification activity reads these.
       SAGA_NOTIFY_URL: `${receiver.url}/notify`,
-      SAGA_WEBHOOK_SECRET: SECRET,
+      SAGA_NOTIFY_SECRET: NOTIFY_SECRET,
       SAGA_REMIND_AFTER_MS: '1500',
     });
     await env.startWorkers();
@@ -58,7 +61,9 @@ describe('chat bridge: generic webhook', () => {
       host: '127.0.0.1',
       config: loadBridgeConfig({
         SAGA_APPROVERS: 'alice,other-saga=bob',
-        SAGA_WEBHOOK_SECRET: SECRET,
+        SAGA_WEBHOOK_CALLERS: Object.entries(CALLER_SECRETS)
+          .map(([caller, secret]) => `${caller}:${secret}`)
+          .join(','),
         SAGA_CHAT_PORT: '0',
       }),
     });
@@ -94,11 +99,17 @@ describe('chat bridge: generic webhook', () => {
       headers: { 'content-type': 'application/json', ...headers },
       body,
     });
-  const signedHeaders = (body: string, opts: { timestamp?: number; secret?: string } = {}) => {
+  /** Signed by `caller` (alice unless given) with its own secret unless another is given. */
+  const signedHeaders = (
+    body: string,
+    opts: { timestamp?: number; secret?: string; caller?: string } = {},
+  ) => {
     const timestamp = String(opts.timestamp ?? now());
+    const caller = opts.caller ?? 'alice';
     return {
+      'X-Saga-Caller': caller,
       'X-Saga-Request-Timestamp': timestamp,
-      'X-Saga-Signature': sign('v1', opts.secret ?? SECRET, timestamp, body),
+      'X-Saga-Signature': sign('v1', opts.secret ?? CALLER_SECRETS[caller]!, timestamp, body),
     };
   };
   const answer = (fields: Record<string, unknown>) =>
@@ -109,14 +120,14 @@ describe('chat bridge: generic webhook', () => {
     );
   const pendingIds = async () => (await sagaStatus(env, name)).pending.map((p) => p.id);
 
-  test('a waiting saga is announced to SAGA_NOTIFY_URL, signed, and reminded by a durable timer', async () => {
+  test('a waiting saga is announced to SAGA_NOTIFY_URL, signed with SAGA_NOTIFY_SECRET, and reminded by a durable timer', async () => {
     await waitForPending(env, name, 'confirm-name');
     const first: RecordedRequest = await receiver.waitFor((r) => r.rawBody.includes('"confirm-name"'));
     expect(first.path).toBe('/notify');
     expect(
       verifySignature({
         version: 'v1',
-        secret: SECRET,
+        secret: NOTIFY_SECRET,
         timestamp: first.headers['x-saga-request-timestamp'] as string,
         signature: first.headers['x-saga-signature'] as string,
         body: first.rawBody,
@@ -159,11 +170,16 @@ describe('chat bridge: generic webhook', () => {
       ['not an option', post(answer({ choice: 'maybe' }), signedHeaders(answer({ choice: 'maybe' }))), 400],
       [
         'user not allowed',
-        post(answer({ user: 'mallory' }), signedHeaders(answer({ user: 'mallory' }))),
+        post(answer({ user: 'mallory' }), signedHeaders(answer({ user: 'mallory' }), { caller: 'mallory' })),
         403,
       ],
       [
         'approver of another saga',
+        post(answer({ user: 'bob' }), signedHeaders(answer({ user: 'bob' }), { caller: 'bob' })),
+        403,
+      ],
+      [
+        'caller answering as another user',
         post(answer({ user: 'bob' }), signedHeaders(answer({ user: 'bob' }))),
         403,
       ],
@@ -198,9 +214,13 @@ describe('chat bridge: generic webhook', () => {
     const next = await waitForPending(env, name, 'plan-approval-1');
     expect(next.log.join('\n')).toContain('webhook:alice answered confirm-name: confirm');
 
-    // The same request again (same timestamp and signature): already answered, nothing changes.
+    // The same request again (same timestamp and signature): a replay, refused before it reaches the saga.
     const replay = await post(body, headers);
-    expect(replay.status).toBe(409);
+    expect(replay.status).toBe(401);
+    expect(await replay.json()).toMatchObject({ ok: false, error: expect.stringMatching(/replayed/) });
+    // A freshly signed request for the same answer: already answered, nothing changes.
+    const again = await post(body, signedHeaders(body, { timestamp: now() - 1 }));
+    expect(again.status).toBe(409);
     expect(await pendingIds()).toEqual(['plan-approval-1']);
 
     const approval = await receiver.waitFor((r) => r.rawBody.includes('"plan-approval-1"'));

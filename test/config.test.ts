@@ -83,7 +83,9 @@ budget: { task_usd: 2, saga_usd: 20 }
       timeoutMs: 45 * 60_000,
       idleTimeoutMs: 10 * 60_000,
       subagentDispatch: true,
-      env: {},
+      env: { DISABLE_AUTOUPDATER: '1' }, // the preset's env stays: it is not about the command
+      passEnv: [],
+      configFile: null,
     });
     expect(resolveAgentProfile(config, 'mine')).toMatchObject({
       command: ['node', 'tools/my-agent.js', '{prompt_file}'],
@@ -135,7 +137,9 @@ describe('resolveAgentProfile', () => {
       timeoutMs: 7_200_000,
       idleTimeoutMs: 600_000,
       subagentDispatch: true,
-      env: { CLAUDE_FLAG: '1' },
+      env: { DISABLE_AUTOUPDATER: '1', CLAUDE_FLAG: '1' },
+      passEnv: [],
+      configFile: null,
     });
   });
 

@@ -63,7 +63,10 @@ test('a CLI that is not on PATH: FAIL with how to install it, exit 2', async () 
 });
 
 test('installed but no key and no login: FAIL naming the variables', async () => {
-  const repo = repoWith('nokey', { env: { HOME: env.tmp('empty-home') } });
+  // A reference to a variable the worker does not have is no key either.
+  const repo = repoWith('nokey', {
+    env: { HOME: env.tmp('empty-home'), ANTHROPIC_API_KEY: '${SAGA_DOCTOR_UNSET_KEY}' },
+  });
   const result = await doctor(['--repo', repo, '--agent', 'claude'], {
     PATH: withClis(),
     ANTHROPIC_API_KEY: '',
@@ -71,9 +74,9 @@ test('installed but no key and no login: FAIL naming the variables', async () =>
     CLAUDE_CODE_OAUTH_TOKEN: '',
   });
   expect(result.code).toBe(2);
-  expect(result.stdout).toMatch(/^OK {4}agent claude: claude found at .*tools\/agent-clis/m);
+  expect(result.stdout).toMatch(/^OK {4}agent claude: claude found at .*tools\/agent-bin\/claude$/m);
   expect(result.stdout).toMatch(
-    /^FAIL {2}agent claude credentials: none of ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN is set/m,
+    /^FAIL {2}agent claude credentials: none of ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN, CLAUDE_CODE_USE_BEDROCK, CLAUDE_CODE_USE_VERTEX is set/m,
   );
 });
 

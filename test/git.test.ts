@@ -81,6 +81,7 @@ describe('checkRepo', () => {
       baseCommit,
       clean: true,
       dirtyFiles: [],
+      dirtyFileCount: 0,
     });
     writeFileSync(path.join(repo, 'new.txt'), 'x');
     const dirty = await git.checkRepo({ repo, base: 'main' });
@@ -234,7 +235,13 @@ describe('commitHandoff and removeWorktree', () => {
     const worktree = wtPath('m1t2');
     await git.prepareWorktree({ repo, branch, worktree, base: 'main' });
     const nothing = await git.commitHandoff({ worktree, message: 'handoff' });
-    expect(nothing).toEqual({ commit: baseCommit, committed: false, changedFiles: [], notes: [] });
+    expect(nothing).toEqual({
+      commit: baseCommit,
+      committed: false,
+      changedFiles: [],
+      changedFileCount: 0,
+      notes: [],
+    });
 
     writeFileSync(path.join(worktree, 'README.md'), '# changed\n');
     writeFileSync(path.join(worktree, 'feature.ts'), 'export {};\n');

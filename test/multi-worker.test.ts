@@ -10,7 +10,7 @@ import { temporal } from '@temporalio/proto';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { respond } from '../src/client/saga-client';
 import { createSampleRepo } from '../src/demo/sample-repo';
-import { hostTaskQueue, sagaWorkflowId, taskWorkflowId } from '../src/domain/naming';
+import { hostTaskQueue, phaseWorkflowId, sagaWorkflowId, taskWorkflowId } from '../src/domain/naming';
 import { writeOneTaskPlan } from './harness/one-task-plan';
 import { createSagaTestEnv, sagaStatus, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { ensureBuilt, killStrayWorkers, spawnWorker, type WorkerProcess } from './harness/worker-process';
@@ -106,16 +106,17 @@ describe('two workers, one machine', () => {
 
     // Saga A runs to acceptance on worker A alone...
     await waitForPending(env, a.name, 'acceptance-1', 90_000);
-    // ...while saga B's first host activity waits, unstarted, on host B's queue.
-    const bTask = env.client.workflow.getHandle(taskWorkflowId(b.name, 1, 1));
-    const pendingOfB = async () => (await bTask.describe()).raw.pendingActivities ?? [];
+    // ...while saga B's first host activity after approval (removing its planning worktree) waits,
+    // unstarted, on host B's queue.
+    const bPlanning = env.client.workflow.getHandle(phaseWorkflowId(b.name, 'planning'));
+    const pendingOfB = async () => (await bPlanning.describe()).raw.pendingActivities ?? [];
     const deadline = Date.now() + 20_000;
     while ((await pendingOfB().catch(() => [])).length === 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 300));
     const [waiting] = await pendingOfB();
-    expect(waiting?.activityType?.name).toBe('runTaskAttempt');
+    expect(waiting?.activityType?.name).toBe('finishPlanningWorktree');
     expect(waiting?.state).toBe(temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED);
-    expect((await sagaStatus(env, b.name)).phase).toBe('implementation');
+    expect((await sagaStatus(env, b.name)).phase).toBe('planning');
     expect(demoRuns(b.demoLog)).toHaveLength(bRunsBefore);
 
     // Host B returns and its saga resumes where it stopped.

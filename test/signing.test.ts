@@ -135,7 +135,12 @@ describe('/saga slash command', () => {
 });
 
 describe('chat configuration', () => {
-  const base = { SAGA_APPROVERS: 'U1', SAGA_WEBHOOK_SECRET: 'whsec', SAGA_CHAT_PORT: '0' };
+  const base = {
+    SAGA_APPROVERS: 'U1',
+    SAGA_WEBHOOK_SECRET: 'whsec',
+    SAGA_WEBHOOK_USER: 'U1',
+    SAGA_CHAT_PORT: '0',
+  };
 
   test('SAGA_APPROVERS is required to serve', () => {
     const { SAGA_APPROVERS: _omitted, ...rest } = base;
@@ -155,14 +160,18 @@ describe('chat configuration', () => {
       SLACK_API_URL: 'http://127.0.0.1:9/api',
     });
     expect(config.slack).toEqual({ signingSecret: 's', botToken: null, apiUrl: 'http://127.0.0.1:9/api/' });
-    expect(config.webhook).toEqual({ secret: 'whsec' });
+    expect(config.webhook).toEqual({ byId: new Map(), shared: { secret: 'whsec', user: 'U1' } });
   });
 
-  test('notifications: off without targets, signed URL needs the secret, reminders default to 1 h', () => {
-    expect(loadNotifyConfig({})).toEqual({ slack: null, webhook: null, remindAfterMs: 3_600_000 });
-    expect(() => loadNotifyConfig({ SAGA_NOTIFY_URL: 'http://127.0.0.1:9/n' })).toThrow(
-      /SAGA_WEBHOOK_SECRET/,
-    );
+  test('notifications: off without targets, signed URL needs its secret, reminders default to 1 h, at most 5', () => {
+    expect(loadNotifyConfig({})).toEqual({
+      slack: null,
+      webhook: null,
+      remindAfterMs: 3_600_000,
+      maxReminders: 5,
+    });
+    expect(() => loadNotifyConfig({ SAGA_NOTIFY_URL: 'http://127.0.0.1:9/n' })).toThrow(/SAGA_NOTIFY_SECRET/);
+    expect(() => loadNotifyConfig({ SAGA_REMIND_MAX: 'many' })).toThrow(/SAGA_REMIND_MAX/);
     expect(() => loadNotifyConfig({ SAGA_REMIND_AFTER_MS: '10' })).toThrow(/SAGA_REMIND_AFTER_MS/);
     expect(
       loadNotifyConfig({ SLACK_BOT_TOKEN: 'xoxb', SLACK_CHANNEL: 'C1', SAGA_REMIND_AFTER_MS: '5000' }),
@@ -170,6 +179,7 @@ describe('chat configuration', () => {
       slack: { botToken: 'xoxb', channel: 'C1', apiUrl: 'https://slack.com/api/' },
       webhook: null,
       remindAfterMs: 5000,
+      maxReminders: 5,
     });
   });
 });

@@ -169,6 +169,8 @@ describe('task workflow survives a worker crash', () => {
         'default_agent: logged',
         'heartbeat_timeout: 3s',
         'attempts: 1',
+        // Checks get only an allow-listed environment: the log path is passed on by name.
+        'pass_env: [CHECK_LOG]',
         'agents:',
         `  logged: { command: ["{node}", "{saga_root}/agents/demo-agent.js"], env: { SAGA_DEMO_LOG: ${JSON.stringify(demoLog)} } }`,
         '',

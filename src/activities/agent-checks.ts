@@ -9,6 +9,7 @@ import { constants, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { resolveEnvReferences } from '../domain/agent-env';
 import { AGENT_PRESETS } from '../domain/agent-presets';
 import type { ResolvedAgentProfile } from '../domain/config';
 import { executeAgentRun, type AgentMachine } from './agents';
@@ -66,7 +67,15 @@ async function credentialCheck(
   env: NodeJS.ProcessEnv,
 ): Promise<CheckResult> {
   const name = `agent ${profile.name} credentials`;
-  const merged = { ...env, ...profile.env };
+  // A `${VAR}` reference counts only when the worker's environment has VAR.
+  const resolvable = Object.entries(profile.env).flatMap(([key, value]) => {
+    try {
+      return Object.entries(resolveEnvReferences({ [key]: value }, env, `agent ${profile.name}`));
+    } catch {
+      return [];
+    }
+  });
+  const merged = { ...env, ...Object.fromEntries(resolvable) };
   const variable = preset.credentialEnv.find((v) => merged[v]);
   if (variable) return { name, level: 'ok', detail: `${variable} is set` };
   const home = merged.HOME ?? os.homedir();

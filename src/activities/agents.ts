@@ -20,7 +20,8 @@ import { extractReport, parseUsage } from '../domain/agent-output';
 import { AGENT_EVENTS_FILE, AGENT_RUN_FILE } from '../domain/agent-presets';
 import { expandCommand, ResolvedAgentProfileSchema } from '../domain/config';
 import type { Usage } from '../domain/state';
-import { findSagaRoot } from './config-loader';
+import { agentEnvironment } from '../domain/agent-env';
+import { findSagaRoot, readBackConfigSecrets } from './config-loader';
 import {
   endLeftoverGroup,
   processGroupRecord,
@@ -213,9 +214,8 @@ export async function executeAgentRun(
   const spawned = await runProcess({
     argv,
     cwd: input.workdir,
-    env: {
-      ...process.env,
-      ...input.profile.env,
+    // An allow-list, never the worker's whole environment (its secrets would let the agent approve itself).
+    env: agentEnvironment(process.env, await readBackConfigSecrets(input.profile), {
       ...input.extraEnv,
       SAGA_NAME: input.sagaName,
       SAGA_TASK_ID: input.taskId,
@@ -225,7 +225,7 @@ export async function executeAgentRun(
       SAGA_PROMPT_FILE: promptPath,
       SAGA_REPORT_FILE: reportPath,
       SAGA_WORKTREE: input.workdir,
-    },
+    }),
     outputPath: transcriptPath,
     timeoutMs: input.profile.timeoutMs,
     idleTimeoutMs: input.profile.idleTimeoutMs,

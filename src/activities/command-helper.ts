@@ -8,21 +8,25 @@
  * shell string), and gone when the worker goes (it exits when its IPC channel closes). If it cannot run or
  * dies, commands run directly as before.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 
 export interface CommandOutput {
-  /** Exit code; null when the command could not start or was killed by a signal. */
+  /** Exit code; null when the command could not start, was killed by a signal or timed out. */
   code: number | null;
   stdout: string;
   stderr: string;
-  /** Why the command did not run to an exit code (e.g. ENOENT). */
+  /** Why the command did not run to an exit code (e.g. ENOENT, or the timeout). */
   failure?: string;
+  /** The command ran past `timeoutMs`: its whole process group was killed. */
+  timedOut?: boolean;
 }
 
 export interface CommandOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   maxBuffer: number;
+  /** Kill the command and everything it started (its process group) after this long; none when absent. */
+  timeoutMs?: number;
 }
 
 interface Request extends CommandOptions {
@@ -31,27 +35,82 @@ interface Request extends CommandOptions {
   args: string[];
 }
 
-/** The helper's whole program: one execFile per message, the result sent back with the same id. */
-const HELPER_PROGRAM = `
-const { execFile } = require('node:child_process');
-process.on('message', (m) => {
-  execFile(m.file, m.args, { cwd: m.cwd, env: m.env, maxBuffer: m.maxBuffer, encoding: 'utf8' },
-    (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      const failure = error && code === null ? String(error.message) : undefined;
-      process.send({ id: m.id, code, stdout, stderr, failure });
+/**
+ * Runs one request: the program in its own process group (so a timeout kills what it started too: hooks,
+ * fsmonitor daemons, credential helpers), stdin closed, output capped at maxBuffer. Plain JavaScript in a
+ * string, because the helper process runs it with no build step; the worker uses the same source when it
+ * runs commands directly.
+ */
+const RUN_SOURCE = `
+function runRequest(m, reply) {
+  const { spawn } = require('node:child_process');
+  let child;
+  try {
+    child = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    reply({ code: null, stdout: '', stderr: '', failure: String(error && error.message) });
+    return;
+  }
+  const out = [];
+  const err = [];
+  let size = 0;
+  let failure;
+  let timedOut = false;
+  let settled = false;
+  let fallback;
+  const killGroup = () => {
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { try { child.kill('SIGKILL'); } catch {} }
+    // A process that left the group may still hold the pipes: answer anyway shortly after the kill.
+    if (!fallback) fallback = setTimeout(() => finish(null, 'SIGKILL'), 2000);
+  };
+  const timer = m.timeoutMs > 0 ? setTimeout(() => {
+    timedOut = true;
+    failure = 'timed out after ' + m.timeoutMs + ' ms; its process group was killed';
+    killGroup();
+  }, m.timeoutMs) : null;
+  const collect = (into) => (chunk) => {
+    size += chunk.length;
+    if (size > m.maxBuffer) {
+      if (!failure) failure = 'output exceeded ' + m.maxBuffer + ' bytes; killed';
+      killGroup();
+    } else into.push(chunk);
+  };
+  child.stdout.on('data', collect(out));
+  child.stderr.on('data', collect(err));
+  function finish(code, signal) {
+    if (settled) return;
+    settled = true;
+    if (timer) clearTimeout(timer);
+    if (fallback) clearTimeout(fallback);
+    const killed = failure !== undefined || code === null;
+    reply({
+      code: killed ? null : code,
+      stdout: Buffer.concat(out).toString('utf8'),
+      stderr: Buffer.concat(err).toString('utf8'),
+      ...(killed ? { failure: failure || 'killed by ' + signal } : {}),
+      ...(timedOut ? { timedOut: true } : {}),
     });
-});
+  }
+  child.on('error', (error) => {
+    if (!failure) failure = String(error && error.message);
+    finish(null, null);
+  });
+  child.on('close', finish);
+}
+`;
+
+/** The helper's whole program: one runRequest per message, the result sent back with the same id. */
+const HELPER_PROGRAM = `${RUN_SOURCE}
+process.on('message', (m) => runRequest(m, (result) => process.send({ id: m.id, ...result })));
 process.on('disconnect', () => process.exit(0));
 `;
 
+type RunRequest = (request: Omit<Request, 'id'>, reply: (output: CommandOutput) => void) => void;
+// The same source as the helper's, so a direct run behaves exactly like a helper run.
+const runRequest = new Function('require', `${RUN_SOURCE}\nreturn runRequest;`)(require) as RunRequest;
+
 function runDirectly(file: string, args: string[], options: CommandOptions): Promise<CommandOutput> {
-  return new Promise((resolve) => {
-    execFile(file, args, { ...options, encoding: 'utf8' }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      resolve({ code, stdout, stderr, ...(error && code === null ? { failure: error.message } : {}) });
-    });
-  });
+  return new Promise((resolve) => runRequest({ file, args, ...options }, resolve));
 }
 
 class CommandHelper {
@@ -143,8 +202,8 @@ class CommandHelper {
     const waiting = this.pending.get(id);
     if (!waiting) return;
     this.pending.delete(id);
-    const { file, args, cwd, env, maxBuffer } = waiting.request;
-    void runDirectly(file, args, { cwd, env, maxBuffer }).then(waiting.resolve);
+    const { id: _id, file, args, ...options } = waiting.request;
+    void runDirectly(file, args, options).then(waiting.resolve);
   }
 }
 

@@ -6,13 +6,16 @@ import { ApplicationFailure } from '@temporalio/common';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../project-root';
+import { CONFIG_SECRET_REFERENCE } from '../domain/agent-env';
 import {
   BUILTIN_AGENTS,
   DEFAULT_SAGA_CONFIG,
   expandCommand,
   knownAgentNames,
   parseSagaConfigText,
+  resolveAgentProfile,
   type AgentProfile,
+  type ResolvedAgentProfile,
   type SagaConfig,
 } from '../domain/config';
 
@@ -89,4 +92,41 @@ function fillMachinePlaceholders(config: SagaConfig, machine: MachinePaths): Sag
     agents[name] = merged;
   }
   return { ...config, agents };
+}
+
+/**
+ * The profile with its secret-looking saga.config.yaml literals read back from the config file (in history
+ * they are CONFIG_SECRET_REFERENCE). Runs in the activity that starts the agent, never in a workflow.
+ */
+export async function readBackConfigSecrets<P extends ResolvedAgentProfile>(profile: P): Promise<P> {
+  const names = Object.keys(profile.env).filter((name) => profile.env[name] === CONFIG_SECRET_REFERENCE);
+  if (names.length === 0) return profile;
+  const file = profile.configFile;
+  const gone = (what: string) =>
+    ApplicationFailure.nonRetryable(
+      `Agent profile '${profile.name}': ${what}. Restore it, or write the value as a \${VAR} reference ` +
+        "to a variable of the worker's environment.",
+      'InvalidSagaConfig',
+    );
+  if (!file) throw gone(`env ${names.join(', ')} came from a config file saga no longer knows`);
+  const { config } = await loadSagaConfig({
+    repo: path.dirname(file),
+    sagaHome: path.dirname(file),
+    configFile: file,
+  });
+  let current: Record<string, string>;
+  try {
+    current = resolveAgentProfile(config, profile.name).env;
+  } catch {
+    throw gone(`${file} no longer has this profile`);
+  }
+  const env = { ...profile.env };
+  for (const name of names) {
+    const value = current[name];
+    if (value === undefined || value === CONFIG_SECRET_REFERENCE) {
+      throw gone(`${file} no longer sets agents.${profile.name}.env.${name}`);
+    }
+    env[name] = value;
+  }
+  return { ...profile, env };
 }

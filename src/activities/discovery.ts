@@ -7,7 +7,9 @@ import * as path from 'node:path';
 import { asyncLocalStorage } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
+import { commandEnvironment } from '../domain/agent-env';
 import { type DiscoveredCommand, type Environment, EnvironmentSchema } from '../domain/environment';
+import { ensurePlanningWorktree, finishPlanningWorktree } from './planning-worktree';
 import { runProcess } from './process';
 
 /** Heartbeats when called inside an activity; a no-op when tests call the function directly. */
@@ -324,10 +326,48 @@ export const DiscoverEnvironmentInputSchema = z.object({
     .int()
     .positive()
     .default(5 * 60_000),
+  /**
+   * The planning phase's scratch worktree: created (detached at `base`) when missing, and the commands run
+   * there, never in the user's checkout. Without it the commands run in `repo` (a plain folder, in tests).
+   */
+  worktree: z
+    .string()
+    .refine((p) => path.isAbsolute(p), 'worktree must be an absolute path')
+    .optional(),
+  base: z
+    .string()
+    .min(1)
+    .refine((b) => !b.startsWith('-'), "base must not start with '-'")
+    .optional(),
 });
 
+/**
+ * `npx X` downloads X from the registry when it is not installed: an unrelated package could run. It is not
+ * run unless `node_modules/.bin/X` exists; returns why it was skipped, or null.
+ */
+async function npxNotInstalled(argv: string[], cwd: string): Promise<string | null> {
+  if (path.basename(argv[0] ?? '') !== 'npx') return null;
+  const program = argv.slice(1).find((a) => !a.startsWith('-'));
+  if (!program) return 'npx without a program';
+  const bin = path.join(cwd, 'node_modules', '.bin', program);
+  const installed = await fs.stat(bin).then(
+    () => true,
+    () => false,
+  );
+  return installed
+    ? null
+    : `${program} is not installed (no node_modules/.bin/${program}); npx would download it`;
+}
+
 /** `CI=1` keeps watch-mode test runners from waiting forever; colour codes would clutter the logs. */
-const CONFIRM_ENV = { CI: '1', NO_COLOR: '1', FORCE_COLOR: '0', npm_config_update_notifier: 'false' };
+const CONFIRM_ENV = {
+  CI: '1',
+  NO_COLOR: '1',
+  FORCE_COLOR: '0',
+  npm_config_update_notifier: 'false',
+  // An `npx X` inside a script must not download a package that is not installed.
+  npm_config_yes: 'false',
+};
 
 export function createDiscoveryActivities(
   deps: { env?: NodeJS.ProcessEnv; heartbeatIntervalMs?: number; killGraceMs?: number } = {},
@@ -348,7 +388,7 @@ export function createDiscoveryActivities(
       const run = await runProcess({
         argv: candidate.argv,
         cwd: repo,
-        env: { ...env, ...CONFIRM_ENV },
+        env: commandEnvironment(env, CONFIRM_ENV), // never the worker's secrets
         outputPath,
         timeoutMs,
         signal: asyncLocalStorage.getStore()?.cancellationSignal,
@@ -378,6 +418,8 @@ export function createDiscoveryActivities(
   }
 
   return {
+    finishPlanningWorktree,
+
     async discoverEnvironment(raw: z.input<typeof DiscoverEnvironmentInputSchema>): Promise<Environment> {
       const parsed = DiscoverEnvironmentInputSchema.safeParse(raw);
       if (!parsed.success) {
@@ -389,7 +431,18 @@ export function createDiscoveryActivities(
       if (!stat?.isDirectory()) {
         throw ApplicationFailure.nonRetryable(`Repository folder '${repo}' does not exist`, 'InvalidInput');
       }
-      const found = detectProject(await readRepoFiles(repo));
+      // Everything that runs, runs in the scratch worktree of the base commit when there is one.
+      const workdir = parsed.data.worktree
+        ? (
+            await ensurePlanningWorktree({
+              repo,
+              worktree: parsed.data.worktree,
+              base: parsed.data.base ?? 'HEAD',
+              sagaDir: path.resolve(parsed.data.sagaDir),
+            })
+          ).worktree
+        : repo;
+      const found = detectProject(await readRepoFiles(workdir));
       const logDir = path.join(path.resolve(parsed.data.sagaDir), 'runs', 'discovery');
       const commands: DiscoveredCommand[] = [];
       for (const purpose of ['test', 'build', 'lint', 'typecheck'] as const) {
@@ -398,8 +451,20 @@ export function createDiscoveryActivities(
           found.notes.push(`no ${purpose} command found`);
           continue;
         }
+        const skipped = await npxNotInstalled(candidate.argv, workdir);
+        if (skipped) {
+          commands.push({
+            ...candidate,
+            confirmed: 'not-run',
+            exitCode: null,
+            durationMs: null,
+            outputPath: null,
+          });
+          found.notes.push(`${purpose}: \`${candidate.argv.join(' ')}\` not run: ${skipped}`);
+          continue;
+        }
         commands.push(
-          await confirm(candidate, repo, path.join(logDir, `${purpose}.log`), parsed.data.timeoutMs),
+          await confirm(candidate, workdir, path.join(logDir, `${purpose}.log`), parsed.data.timeoutMs),
         );
         const last = commands[commands.length - 1];
         if (last.confirmed !== 'passed') {

@@ -10,6 +10,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { SAGA_NAME_PATTERN, slugify } from '../domain/naming';
 import { runCommand } from './command-helper';
+import { commandEnvironment } from '../domain/agent-env';
 import { runProcess } from './process';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -43,10 +44,79 @@ function gitEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** How long one git command may run (worktree add/remove and merges in a big repo can take minutes). */
+export const DEFAULT_GIT_TIMEOUT_MS = 10 * 60_000;
+const GIT_TIMEOUT_VARIABLE = 'SAGA_GIT_TIMEOUT_MS';
+/** A command's process timeout stops this long before its activity's own deadline, so no retry overlaps it. */
+const DEADLINE_MARGIN_MS = 15_000;
+const GIT_HEARTBEAT_MS = 5_000;
+
+/** The configured per-command timeout: `SAGA_GIT_TIMEOUT_MS` in the worker's environment, else 10 minutes. */
+export function gitTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[GIT_TIMEOUT_VARIABLE];
+  if (raw === undefined || raw.trim() === '') return DEFAULT_GIT_TIMEOUT_MS;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) {
+    throw ApplicationFailure.nonRetryable(
+      `${GIT_TIMEOUT_VARIABLE} must be a positive whole number of milliseconds, not '${raw}'`,
+      'InvalidConfig',
+    );
+  }
+  return value;
+}
+
+/**
+ * Inside an activity: the time left before its start-to-close deadline (less a margin), so git is killed
+ * before Temporal gives up on the attempt and starts another one in the same worktree.
+ */
+function activityTimeLeftMs(): number {
+  const info = asyncLocalStorage.getStore()?.info;
+  if (!info?.startToCloseTimeoutMs) return Infinity;
+  const deadline = info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs;
+  // Test environments give placeholder times (scheduled at 1 ms after 1970): no real deadline then.
+  if (deadline < Date.now() - 24 * 3600_000) return Infinity;
+  return Math.max(1_000, deadline - Date.now() - DEADLINE_MARGIN_MS);
+}
+
+/** Often enough for any heartbeat timeout (saga.config.yaml may set a short one). */
+const heartbeatEveryMs = (timeoutMs: number | undefined) =>
+  Math.max(100, Math.min(GIT_HEARTBEAT_MS, Math.floor((timeoutMs ?? Infinity) / 3)));
+
 async function execGit(cwd: string, args: string[]): Promise<GitOutput> {
-  const out = await runCommand('git', args, { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024 });
-  if (out.code === null) throw new GitError(args, cwd, null, `${out.failure ?? 'killed'}\n${out.stderr}`);
-  return { code: out.code, stdout: out.stdout, stderr: out.stderr };
+  const timeoutMs = Math.min(gitTimeoutMs(), activityTimeLeftMs());
+  const context = asyncLocalStorage.getStore();
+  const started = Date.now();
+  // A slow git command (worktree add in a big repo) must not look like a dead worker: heartbeat while it runs.
+  const beat = context
+    ? setInterval(() => {
+        context.heartbeat({
+          step: 'git',
+          lastLine: `git ${args.slice(0, 3).join(' ')}`,
+          elapsedMs: Date.now() - started,
+          outputBytes: 0,
+        });
+      }, heartbeatEveryMs(context.info.heartbeatTimeoutMs))
+    : undefined;
+  try {
+    const out = await runCommand('git', args, {
+      cwd,
+      env: gitEnv(),
+      maxBuffer: 64 * 1024 * 1024,
+      timeoutMs,
+    });
+    if (out.timedOut) {
+      throw new GitError(
+        args,
+        cwd,
+        null,
+        `timed out after ${timeoutMs} ms and was killed (raise ${GIT_TIMEOUT_VARIABLE} if git needs longer here)\n${out.stderr}`,
+      );
+    }
+    if (out.code === null) throw new GitError(args, cwd, null, `${out.failure ?? 'killed'}\n${out.stderr}`);
+    return { code: out.code, stdout: out.stdout, stderr: out.stderr };
+  } finally {
+    if (beat) clearInterval(beat);
+  }
 }
 
 const STALE_LOCK_MS = 10_000;
@@ -178,6 +248,57 @@ async function unmergedFiles(cwd: string): Promise<string[]> {
   return splitZ(await runGit(cwd, ['diff', '--name-only', '-z', '--diff-filter=U']));
 }
 
+/** At most this many paths travel in an activity result or failure: payloads stay far below Temporal's 2 MB. */
+export const MAX_LISTED_PATHS = 200;
+
+/** The first MAX_LISTED_PATHS paths, for results that also carry the full count. */
+export const listedPaths = (paths: string[]): string[] => paths.slice(0, MAX_LISTED_PATHS);
+
+/** A few paths for a one-line message, with how many more there are. */
+function samplePaths(paths: string[], shown = 5): string {
+  const more = paths.length > shown ? ` and ${paths.length - shown} more` : '';
+  return `${paths.slice(0, shown).join(', ')}${more}`;
+}
+
+/** `./.env/` → `.env`: a `worktree.copy` entry in the form git prints paths. */
+const copyEntryPath = (entry: string) =>
+  entry
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((s) => s !== '' && s !== '.')
+    .join('/');
+
+/** Whether `file` (as git prints it) is a `worktree.copy` entry or inside one. */
+export function matchesCopyEntry(file: string, entries: readonly string[]): boolean {
+  return entries.some((entry) => {
+    const e = copyEntryPath(entry);
+    return e !== '' && (file === e || file.startsWith(`${e}/`));
+  });
+}
+
+/** Paths with staged changes against HEAD (renames as delete + add, so every path is listed). */
+async function stagedFiles(cwd: string, filter?: string): Promise<string[]> {
+  const args = ['diff', '--cached', '--name-only', '-z', '--no-renames'];
+  return splitZ(await runGit(cwd, filter ? [...args, `--diff-filter=${filter}`] : args));
+}
+
+/**
+ * Stages all the work in a worktree but `worktree.copy` paths (taken out again when the agent un-ignored or
+ * force-added them; the files stay in the worktree). Returns the staged paths.
+ */
+async function stageWork(worktree: string, copies: readonly string[], notes: string[]): Promise<string[]> {
+  await runGit(worktree, ['add', '-A'], notes);
+  const staged = await stagedFiles(worktree);
+  const caught = staged.filter((f) => matchesCopyEntry(f, copies));
+  if (caught.length === 0) return staged;
+  const entries = copies
+    .map(copyEntryPath)
+    .filter((e) => e !== '' && caught.some((f) => matchesCopyEntry(f, [e])));
+  await runGit(worktree, ['reset', '-q', '--', ...entries.map((e) => `:(literal)${e}`)], notes);
+  notes.push(`not committed (worktree.copy): ${samplePaths(caught)}`);
+  return staged.filter((f) => !matchesCopyEntry(f, copies));
+}
+
 async function repoToplevel(repo: string): Promise<string> {
   if (!(await pathExists(repo))) throw fail('NotAGitRepo', `Repository folder '${repo}' does not exist`);
   const out = await execGit(repo, ['rev-parse', '--show-toplevel']);
@@ -296,6 +417,134 @@ async function ensureWorktree(
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// The handoff's guards
+
+/**
+ * Puts a task worktree back on its branch when the agent checked out another branch or detached HEAD,
+ * keeping the agent's work: commits it made on a detached HEAD and whatever it left uncommitted. A detached
+ * HEAD that only went forward from the branch moves the branch there; anything else is cherry-picked onto
+ * the branch (the work is kept under refs/saga-archive/ meanwhile). No other ref is ever moved. Fails
+ * without committing when the worktree is not this task's or the work does not apply to the branch.
+ */
+async function returnToTaskBranch(
+  worktree: string,
+  branch: string,
+  exclude: readonly string[],
+  notes: string[],
+): Promise<void> {
+  const headRef = (await execGit(worktree, ['symbolic-ref', '--quiet', 'HEAD'])).stdout.trim();
+  if (headRef === `refs/heads/${branch}`) return;
+  const notTheTasks = (why: string) =>
+    fail(
+      'WorktreeConflict',
+      `'${worktree}' is not the worktree of ${branch} (${why}); nothing committed or removed there`,
+    );
+  const tip = await branchHead(worktree, branch);
+  if (!tip) throw notTheTasks(`the branch does not exist`);
+  const [entries, target] = await Promise.all([listWorktrees(worktree), canonical(worktree)]);
+  const here = entries.find((e) => e.canonicalPath === target);
+  if (!here || here.main) throw notTheTasks('not a linked worktree of the repository');
+  const elsewhere = entries.find((e) => e.branch === branch);
+  if (elsewhere) throw notTheTasks(`the branch is checked out at '${elsewhere.path}'`);
+  const where = headRef ? `branch '${headRef.replace(/^refs\/heads\//, '')}'` : 'a detached HEAD';
+  const unresolved = await unmergedFiles(worktree);
+  if (unresolved.length > 0) {
+    throw fail(
+      'WorkOffTaskBranch',
+      `The agent left '${worktree}' on ${where} with unresolved conflicts (${samplePaths(unresolved)}); ` +
+        `nothing committed, '${branch}' is unchanged`,
+    );
+  }
+  const head = await headOf(worktree);
+  // Commits the agent made that no branch or tag holds: lost with the worktree unless brought along.
+  const stray = (
+    await runGit(worktree, ['rev-list', '--reverse', head, '--not', '--branches', '--tags', '--remotes'])
+  )
+    .split('\n')
+    .filter(Boolean);
+  const sinceTip = Number((await runGit(worktree, ['rev-list', '--count', head, '--not', tip])).trim());
+  if (!headRef && (await isAncestorCommit(worktree, tip, head)) && sinceTip === stray.length) {
+    // Only the agent's own commits ahead of the branch: the branch takes them as they are.
+    if (head !== tip) await runGit(worktree, ['update-ref', `refs/heads/${branch}`, head, tip], notes);
+    await runGit(worktree, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`], notes);
+    notes.push(`the agent left ${where}; '${branch}' was moved forward to it (${stray.length} commit(s))`);
+    return;
+  }
+  // Snapshot of everything uncommitted (an unreferenced commit), then the worktree goes back to the branch.
+  await stageWork(worktree, exclude, notes);
+  const tree = (await runGit(worktree, ['write-tree'])).trim();
+  const headTree = (await runGit(worktree, ['rev-parse', `${head}^{tree}`])).trim();
+  const picks = [...stray];
+  if (tree !== headTree) {
+    const id = await identityArgs(worktree);
+    const message = `saga: work left on ${where} of ${branch}`;
+    picks.push((await runGit(worktree, [...id, 'commit-tree', tree, '-p', head, '-m', message])).trim());
+  }
+  if (picks.length === 0) {
+    await runGit(worktree, ['checkout', '-q', '-f', branch], notes);
+    notes.push(`the agent left ${where} without changes; back on '${branch}'`);
+    return;
+  }
+  const last = picks[picks.length - 1]!;
+  const keep = `refs/saga-archive/${branch}/left-on-${last.slice(0, 12)}`;
+  await runGit(worktree, ['update-ref', keep, last], notes);
+  await runGit(worktree, ['checkout', '-q', '-f', branch], notes);
+  const pick = await runGitRaw(worktree, ['cherry-pick', '--no-commit', ...picks], notes);
+  if (pick.code !== 0) {
+    await execGit(worktree, ['cherry-pick', '--quit']);
+    await runGit(worktree, ['reset', '-q', '--hard', branch], notes);
+    throw fail(
+      'WorkOffTaskBranch',
+      `The agent left '${worktree}' on ${where}, and its work does not apply onto '${branch}' ` +
+        `(${(pick.stderr || pick.stdout).trim().split('\n')[0]}); saved as ${keep}, nothing committed`,
+    );
+  }
+  await runGit(worktree, ['update-ref', '-d', keep], notes);
+  notes.push(
+    `the agent left ${where}; its work (${picks.length} commit(s) or uncommitted change sets) was brought back onto '${branch}'`,
+  );
+}
+
+/** Refuses (before committing) a handoff that would commit too many files or too large ones. */
+async function enforceHandoffLimits(
+  worktree: string,
+  staged: string[],
+  limits: { maxFiles: number; maxFileBytes: number; skipHooks: boolean },
+): Promise<void> {
+  const refuse = async (what: string, offenders: string[], count: number) => {
+    await execGit(worktree, ['reset', '-q']); // the worktree stays as the agent left it, nothing staged
+    return ApplicationFailure.create({
+      type: 'HandoffTooLarge',
+      nonRetryable: true,
+      message:
+        `The handoff of '${worktree}' would commit ${what}: ${samplePaths(offenders)}. Nothing was committed; ` +
+        'add generated files to .gitignore, or raise the limit in saga.config.yaml (handoff:)',
+      details: [{ files: listedPaths(offenders), count }],
+    });
+  };
+  if (staged.length > limits.maxFiles) {
+    throw await refuse(
+      `${staged.length} files (handoff.max_files is ${limits.maxFiles})`,
+      staged,
+      staged.length,
+    );
+  }
+  const written = new Set(await stagedFiles(worktree, 'AMT'));
+  const large: string[] = [];
+  for (const file of staged.filter((f) => written.has(f))) {
+    const stat = await fs.lstat(path.join(worktree, file)).catch(() => null);
+    if (stat?.isFile() && stat.size > limits.maxFileBytes) large.push(`${file} (${stat.size} bytes)`);
+  }
+  if (large.length > 0) {
+    throw await refuse(
+      `${large.length} file(s) over ${limits.maxFileBytes} bytes (handoff.max_file_bytes)`,
+      large,
+      large.length,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Input schemas
 
 const nonOption = (what: string) =>
@@ -324,6 +573,8 @@ export const PrepareWorktreeInputSchema = z.object({
   base: nonOption('base'),
   copyFiles: z.array(z.string().min(1)).default([]),
   setup: z.array(z.array(z.string()).min(1, 'a setup command needs at least the program')).default([]),
+  /** Worker variables the setup commands also get (saga.config.yaml `pass_env`). */
+  passEnv: z.array(z.string()).optional(),
   env: z.record(z.string()).optional(),
   setupTimeoutMs: z
     .number()
@@ -331,12 +582,27 @@ export const PrepareWorktreeInputSchema = z.object({
     .positive()
     .default(20 * 60_000),
 });
+export const DEFAULT_HANDOFF_MAX_FILES = 2000;
+export const DEFAULT_HANDOFF_MAX_FILE_BYTES = 5 * 1024 * 1024;
 export const CommitHandoffInputSchema = z.object({
   worktree: absolutePath('worktree'),
   message,
   baseCommit: nonOption('baseCommit').optional(),
+  /** The task branch: the commit lands there whatever the agent left checked out (or the handoff fails). */
+  branch: nonOption('branch').optional(),
+  /** `worktree.copy` entries: never committed, whatever .gitignore says by then. */
+  exclude: z.array(z.string().min(1)).default([]),
+  maxFiles: z.number().int().positive().default(DEFAULT_HANDOFF_MAX_FILES),
+  maxFileBytes: z.number().int().positive().default(DEFAULT_HANDOFF_MAX_FILE_BYTES),
+  /** `git commit --no-verify`: only when the user's config asks for it (their hooks may scan for secrets). */
+  skipHooks: z.boolean().default(false),
 });
-export const RemoveWorktreeInputSchema = z.object({ repo: repoPath, worktree: absolutePath('worktree') });
+export const RemoveWorktreeInputSchema = z.object({
+  repo: repoPath,
+  worktree: absolutePath('worktree'),
+  /** `worktree.copy` entries: copies of the user's files, never work, so they never keep a worktree. */
+  copies: z.array(z.string().min(1)).default([]),
+});
 export const EnsureIntegrationWorktreeInputSchema = z.object({
   repo: repoPath,
   branch: nonOption('branch'),
@@ -432,6 +698,18 @@ export function createGitActivities(deps: { sagaHome: string }) {
       if (!isInside(realTop, realSource)) {
         throw fail('InvalidInput', `copyFiles entry '${rel}' resolves outside the repository`);
       }
+      // A copied file that git does not ignore would be committed with the task's work (a .env, say).
+      const ignored = await execGit(repoTop, ['check-ignore', '-q', '--', rel]);
+      if (ignored.code === 1) {
+        throw fail(
+          'CopyNotIgnored',
+          `worktree.copy entry '${rel}' is not git-ignored in '${repoTop}' (or is tracked), so the task's ` +
+            `handoff would commit it: add it to .gitignore or remove it from worktree.copy`,
+        );
+      }
+      if (ignored.code !== 0) {
+        throw new GitError(['check-ignore', '-q', '--', rel], repoTop, ignored.code, ignored.stderr);
+      }
       const target = path.join(worktree, path.relative(repoTop, source));
       if (await pathExists(target)) {
         skipped.push(rel); // tracked files are already checked out; never overwrite
@@ -460,7 +738,7 @@ export function createGitActivities(deps: { sagaHome: string }) {
         run = await runProcess({
           argv,
           cwd: worktree,
-          env: { ...process.env, ...input.env },
+          env: commandEnvironment(process.env, input.env, input.passEnv), // never the worker's secrets
           outputPath: logPath,
           timeoutMs: input.setupTimeoutMs,
           signal: asyncLocalStorage.getStore()?.cancellationSignal,
@@ -531,7 +809,14 @@ export function createGitActivities(deps: { sagaHome: string }) {
         throw fail('UnknownBase', `Base '${base}' does not name a commit in '${repo}' (is the repo empty?)`);
       }
       const dirty = await dirtyFiles(repo);
-      return { repo, base, baseCommit, clean: dirty.length === 0, dirtyFiles: dirty };
+      return {
+        repo,
+        base,
+        baseCommit,
+        clean: dirty.length === 0,
+        dirtyFiles: listedPaths(dirty),
+        dirtyFileCount: dirty.length,
+      };
     },
 
     /** The task's own worktree and branch; idempotent, setup runs once per created worktree. */
@@ -583,29 +868,71 @@ export function createGitActivities(deps: { sagaHome: string }) {
       };
     },
 
-    /** The durable handoff: commit everything in the worktree; nothing to commit is not an error. */
+    /**
+     * The durable handoff: commit everything in the worktree onto the task branch; nothing to commit is not
+     * an error. Never commits a `worktree.copy` path, nor more than the configured files and sizes, and runs
+     * the user's commit hooks unless the config says to skip them.
+     */
     async commitHandoff(raw: z.input<typeof CommitHandoffInputSchema>) {
       const input = parseInput('commitHandoff', CommitHandoffInputSchema, raw);
       const worktree = await requireWorktreeDir(input.worktree);
       const notes: string[] = [];
-      const [previousHead, id] = await Promise.all([
+      if (input.branch) await returnToTaskBranch(worktree, input.branch, input.exclude, notes);
+      const [previousHead, id, staged] = await Promise.all([
         headOf(worktree),
         identityArgs(worktree),
-        runGit(worktree, ['add', '-A'], notes),
+        stageWork(worktree, input.exclude, notes),
       ]);
-      const staged = await runGitRaw(worktree, ['diff', '--cached', '--quiet'], notes);
-      const committed = staged.code === 1;
-      if (committed)
-        await runGit(worktree, [...id, 'commit', '--no-verify', '-q', '-m', input.message], notes);
       // `a...b` diffs from the merge base, so a base the branch has moved away from still works.
       const from = input.baseCommit ?? previousHead;
+      if (input.exclude.length > 0 && from !== previousHead) {
+        const earlier = splitZ(await runGit(worktree, ['diff', '--name-only', '-z', `${from}...HEAD`]));
+        const committedCopies = earlier.filter((f) => matchesCopyEntry(f, input.exclude));
+        if (committedCopies.length > 0) {
+          throw fail(
+            'CopiedFileCommitted',
+            `The agent committed ${samplePaths(committedCopies)} in '${worktree}', a worktree.copy file ` +
+              '(often a secret); the handoff does not hand that on. Nothing more was committed',
+          );
+        }
+      }
+      await enforceHandoffLimits(worktree, staged, input);
+      const committed = staged.length > 0;
+      if (committed) {
+        const args = [
+          ...id,
+          'commit',
+          ...(input.skipHooks ? ['--no-verify'] : []),
+          '-q',
+          '-m',
+          input.message,
+        ];
+        const out = await runGitRaw(worktree, args, notes);
+        if (out.code !== 0 && input.skipHooks) throw new GitError(args, worktree, out.code, out.stderr);
+        if (out.code !== 0) {
+          const said = (out.stderr || out.stdout).trim().slice(-OUTPUT_TAIL);
+          await execGit(worktree, ['reset', '-q']);
+          throw fail(
+            'CommitRefused',
+            `The handoff commit in '${worktree}' was refused (exit ${out.code}; a commit hook?): ${said}. ` +
+              'Nothing was committed; fix what the hook reports, or set handoff.skip_hooks: true',
+          );
+        }
+      }
       const [commit, changed] = await Promise.all([
         committed ? headOf(worktree) : previousHead,
         from === previousHead && !committed
           ? ''
           : runGit(worktree, ['diff', '--name-only', '-z', `${from}...HEAD`]),
       ]);
-      return { commit, committed, changedFiles: splitZ(changed), notes };
+      const changedFiles = splitZ(changed);
+      return {
+        commit,
+        committed,
+        changedFiles: listedPaths(changedFiles),
+        changedFileCount: changedFiles.length,
+        notes,
+      };
     },
 
     /** Removes a task worktree only when nothing uncommitted is inside (partial-result rule). */
@@ -631,13 +958,13 @@ export function createGitActivities(deps: { sagaHome: string }) {
         return { removed: false, notes };
       }
       if (entry.main) throw fail('NotAWorktree', `'${input.worktree}' is the repository's main checkout`);
-      const dirty = await dirtyFiles(entry.path);
+      const dirty = (await dirtyFiles(entry.path)).filter((f) => !matchesCopyEntry(f, input.copies));
       if (dirty.length > 0) {
         throw ApplicationFailure.nonRetryable(
-          `Worktree '${input.worktree}' has uncommitted changes (${dirty.slice(0, 20).join(', ')}); ` +
+          `Worktree '${input.worktree}' has uncommitted changes (${samplePaths(dirty, 20)}); ` +
             'commit a handoff before removing it',
           'UncommittedWork',
-          { dirtyFiles: dirty },
+          { dirtyFiles: listedPaths(dirty), dirtyFileCount: dirty.length },
         );
       }
       await runGit(repoTop, ['worktree', 'remove', '--force', entry.path], notes);

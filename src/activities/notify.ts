@@ -1,6 +1,6 @@
 /**
  * Chat notifications of a saga worker: when the saga starts waiting (and on each reminder) post to Slack
- * and/or SAGA_NOTIFY_URL; when it is answered, update the Slack messages to show who answered what.
+ * and/or SAGA_NOTIFY_URL (signed with SAGA_NOTIFY_SECRET); when it is answered, update the Slack messages to show who answered what.
  * Idempotent per interaction: a record under `<sagaHome>/.chat/<saga>/<interaction>.json` remembers what was
  * sent, so a retried activity never posts twice. Configuration comes from the worker's environment.
  */
@@ -78,8 +78,13 @@ export function createNotifyActivities(deps: { sagaHome: string; env?: NodeJS.Pr
   };
 
   return {
-    /** Returns how long the saga should wait before reminding (null: nowhere to notify, so no reminders). */
-    async notifyInteraction(input: NotifyInteractionInput): Promise<{ remindAfterMs: number | null }> {
+    /**
+     * Returns how long the saga waits before the first reminder (null: nowhere to notify, so no reminders)
+     * and how many reminders it sends at most.
+     */
+    async notifyInteraction(
+      input: NotifyInteractionInput,
+    ): Promise<{ remindAfterMs: number | null; maxReminders?: number }> {
       const cfg = loadConfig();
       if (!cfg.slack && !cfg.webhook) return { remindAfterMs: null };
       const file = recordFile(input.saga, input.interaction.id);
@@ -100,7 +105,7 @@ export function createNotifyActivities(deps: { sagaHome: string; env?: NodeJS.Pr
         record.webhook.push(input.reminder);
         await writeRecord(file, record);
       }
-      return { remindAfterMs: cfg.remindAfterMs };
+      return { remindAfterMs: cfg.remindAfterMs, maxReminders: cfg.maxReminders };
     },
 
     /** Rewrites every Slack message of the interaction (first notification and reminders); chat.update is idempotent. */

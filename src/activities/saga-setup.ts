@@ -4,7 +4,14 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { checkTimeoutMs, heartbeatTimeoutMs, knownAgentNames, resolveAgentProfile } from '../domain/config';
+import { withSecretsOutOfHistory } from '../domain/agent-env';
+import {
+  checkTimeoutMs,
+  handoffSettings,
+  heartbeatTimeoutMs,
+  knownAgentNames,
+  resolveAgentProfile,
+} from '../domain/config';
 import type { FlagsResult } from '../domain/flags';
 import type { RunSettings } from '../domain/saga-input';
 import type { createArtifactActivities } from './artifacts';
@@ -50,13 +57,14 @@ export function createSagaSetupActivities(deps: { artifacts: Artifacts }) {
       sagaHome: string;
       configFile?: string;
     }): Promise<RunSettings> {
-      const { config } = await loadSagaConfig(input);
+      const { config, source } = await loadSagaConfig(input);
       const profiles: RunSettings['profiles'] = {};
       const subagentDispatch: RunSettings['subagentDispatch'] = {};
       const agentTimeoutMs: RunSettings['agentTimeoutMs'] = {};
       for (const name of knownAgentNames(config)) {
         const profile = resolveAgentProfile(config, name);
-        profiles[name] = profile;
+        // This result is recorded in history: secrets stay references, read back by the agent's activity.
+        profiles[name] = withSecretsOutOfHistory(profile, source);
         subagentDispatch[name] = profile.subagentDispatch;
         agentTimeoutMs[name] = profile.timeoutMs;
       }
@@ -74,6 +82,8 @@ export function createSagaSetupActivities(deps: { artifacts: Artifacts }) {
           portRangeSize: config.worktree.port_range_size,
         },
         budget: { taskUsd: config.budget.task_usd ?? null, sagaUsd: config.budget.saga_usd ?? null },
+        handoff: handoffSettings(config),
+        passEnv: config.pass_env,
       };
     },
 

@@ -9,6 +9,7 @@
  * crash during the checks or the handoff never runs (and pays for) the agent again.
  */
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { agentSucceeded } from '../domain/agent-output';
@@ -16,7 +17,8 @@ import { conflictNote } from '../domain/task-notes';
 import type { RunAgentResult } from './agents';
 import { runDirectory } from './process';
 import type { createRoleAgentActivities, RoleAgentInput } from './role-agents';
-import type { createTaskGitActivities } from './task-git';
+import { runGit } from './git';
+import type { createTaskGitActivities, HandoffSettings } from './task-git';
 import type { createValidationActivities, RunChecksInput, RunChecksResult } from './validation';
 
 type TaskGit = ReturnType<typeof createTaskGitActivities>;
@@ -34,6 +36,14 @@ export interface TaskAttemptInput {
     repo: string;
     /** Start of the task's own changes; from `prepare` when it runs. */
     baseCommit?: string;
+    /**
+     * The task branch the handoff commits on, whatever the agent checked out. Absent in inputs recorded
+     * before it was added: then `prepare`'s branch, or the worktree's own branch when it is a saga branch.
+     */
+    branch?: string;
+    /** `worktree.copy` entries: never committed. */
+    excludePaths?: string[];
+    settings?: HandoffSettings;
     /** Commit message when the checks pass; null: the workflow still needs the worktree (review). */
     onPass: string | null;
     /** Commit message when the attempt fails; null: another attempt follows. */
@@ -107,10 +117,31 @@ export function createTaskAttemptActivities(deps: {
               worktree,
               message,
               baseCommit: prepared?.startCommit ?? input.handoff.baseCommit,
+              branch: await taskBranch(input, prepared),
+              excludePaths: input.handoff.excludePaths ?? input.prepare?.copyFiles ?? [],
+              settings: input.handoff.settings,
             });
       return { prepared, run, checks, passed, handoff };
     },
   };
+}
+
+/**
+ * The branch the handoff must commit on. Inputs recorded before the workflow named it fall back to the
+ * prepared branch, then to the worktree's own branch when that is a saga branch (what was committed on then).
+ */
+async function taskBranch(input: TaskAttemptInput, prepared: PreparedTask | null): Promise<string> {
+  const known = input.handoff.branch ?? input.prepare?.branch ?? prepared?.branch;
+  if (known) return known;
+  const head = await runGit(input.agent.workdir, ['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(
+    () => '',
+  );
+  if (head.trim().startsWith('saga/')) return head.trim();
+  throw ApplicationFailure.nonRetryable(
+    `The handoff of '${input.agent.workdir}' does not know its task branch, and the worktree is not on a ` +
+      `saga branch (${head.trim() || 'detached HEAD'}); nothing committed`,
+    'WorktreeConflict',
+  );
 }
 
 async function readCheckpoint(file: string, activity: string): Promise<Checkpoint> {

@@ -3,9 +3,8 @@
  * start and one for its handoff: worktree + dependency merges, and commit + worktree removal (in that
  * order: the worktree goes only after its work is committed).
  */
-import { ApplicationFailure } from '@temporalio/common';
 import { promises as fs } from 'node:fs';
-import { runGit, type createGitActivities } from './git';
+import { listedPaths, runGit, type createGitActivities } from './git';
 
 const exists = (p: string) =>
   fs.stat(p).then(
@@ -14,6 +13,11 @@ const exists = (p: string) =>
   );
 
 type Git = ReturnType<typeof createGitActivities>;
+export interface HandoffSettings {
+  maxFiles: number;
+  maxFileBytes: number;
+  skipHooks: boolean;
+}
 type PrepareInput = Parameters<Git['prepareWorktree']>[0];
 
 /** Neither the worktree nor the task branch exists yet, and `dependency` already contains the base. */
@@ -45,7 +49,7 @@ export function createTaskGitActivities(deps: { git: Git }) {
       const prepared = await git.prepareWorktree(startAtFirst ? { ...prepare, base: first } : prepare);
       // Changed files are reported relative to the start state including the dependencies' work.
       let startCommit = prepared.baseCommit;
-      const conflicts: { branch: string; files: string[] }[] = [];
+      const conflicts: { branch: string; files: string[]; fileCount: number }[] = [];
       for (const branch of startAtFirst ? others : mergeBranches) {
         const merge = await git.mergeBranch({
           worktree: prepared.worktree,
@@ -55,16 +59,21 @@ export function createTaskGitActivities(deps: { git: Git }) {
         if (merge.status !== 'conflict') startCommit = merge.head;
         else {
           await git.abortMerge({ worktree: prepared.worktree });
-          conflicts.push({ branch, files: merge.conflictedFiles });
+          // Bounded: a result near Temporal's 2 MB payload limit would fail the activity after the work.
+          conflicts.push({
+            branch,
+            files: listedPaths(merge.conflictedFiles),
+            fileCount: merge.conflictedFiles.length,
+          });
         }
       }
       return { ...prepared, startCommit, conflicts };
     },
 
     /**
-     * The durable handoff: commit whatever the agent left, then remove the worktree. A worktree that is
-     * not there (the task was cancelled before it was made) has nothing to hand off: the branch's tip is
-     * the task's commit.
+     * The durable handoff: commit whatever the agent left onto the task branch (brought back there when the
+     * agent checked out something else), then remove the worktree. A worktree that is not there (the task
+     * was cancelled before it was made) has nothing to hand off: the branch's tip is the task's commit.
      */
     async handoffTask(input: {
       repo: string;
@@ -72,32 +81,42 @@ export function createTaskGitActivities(deps: { git: Git }) {
       message: string;
       baseCommit?: string;
       branch?: string;
+      /** `worktree.copy` entries: never committed. */
+      excludePaths?: string[];
+      /** From saga.config.yaml `handoff:`; absent in inputs recorded before it existed (defaults then). */
+      settings?: HandoffSettings;
     }) {
-      if (input.branch) {
-        if (!(await exists(input.worktree))) {
-          const tip = await runGit(input.repo, ['rev-parse', '--verify', '-q', `refs/heads/${input.branch}`]);
-          return { commit: tip.trim(), committed: false, changedFiles: [] as string[], removed: false };
-        }
-        const head = await runGit(input.worktree, ['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(
-          () => '',
-        );
-        if (head.trim() !== input.branch)
-          throw ApplicationFailure.nonRetryable(
-            `'${input.worktree}' is not the worktree of ${input.branch}; nothing committed or removed there`,
-            'WorktreeConflict',
-          );
+      if (input.branch && !(await exists(input.worktree))) {
+        const tip = await runGit(input.repo, ['rev-parse', '--verify', '-q', `refs/heads/${input.branch}`]);
+        return {
+          commit: tip.trim(),
+          committed: false,
+          changedFiles: [] as string[],
+          changedFileCount: 0,
+          removed: false,
+          notes: [] as string[],
+        };
       }
       const handoff = await git.commitHandoff({
         worktree: input.worktree,
         message: input.message,
         baseCommit: input.baseCommit,
+        branch: input.branch,
+        exclude: input.excludePaths ?? [],
+        ...input.settings,
       });
-      const removal = await git.removeWorktree({ repo: input.repo, worktree: input.worktree });
+      const removal = await git.removeWorktree({
+        repo: input.repo,
+        worktree: input.worktree,
+        copies: input.excludePaths ?? [],
+      });
       return {
         commit: handoff.commit,
         committed: handoff.committed,
         changedFiles: handoff.changedFiles,
+        changedFileCount: handoff.changedFileCount,
         removed: removal.removed,
+        notes: handoff.notes,
       };
     },
   };

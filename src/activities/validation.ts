@@ -8,6 +8,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { commandEnvironment } from '../domain/agent-env';
 import { runDirectory, runProcess, SpawnError } from './process';
 
 const TAIL_MAX = 1024;
@@ -21,6 +22,8 @@ export const RunChecksInputSchema = z.object({
   /** Per check. */
   timeoutMs: z.number().int().positive(),
   env: z.record(z.string()).optional(),
+  /** Worker variables the checks also get (saga.config.yaml `pass_env`). */
+  passEnv: z.array(z.string()).optional(),
 });
 export type RunChecksInput = z.input<typeof RunChecksInputSchema>;
 
@@ -74,7 +77,7 @@ export function createValidationActivities(deps: { shell?: string; killGraceMs?:
         const run = await runProcess({
           argv: [shell, '-c', check],
           cwd: input.cwd,
-          env: { ...process.env, ...input.env },
+          env: commandEnvironment(process.env, input.env, input.passEnv), // never the worker's secrets
           outputPath,
           timeoutMs: input.timeoutMs,
           signal: ctx?.cancellationSignal,

@@ -43,6 +43,11 @@ export interface AgentPreset {
   profile: AgentProfile;
   /** What the agent may do on the user's machine with this preset, and how to narrow it (README text). */
   permits: string;
+  /**
+   * The worker's variables this program reads (its keys, endpoints and own settings; `PREFIX*` patterns):
+   * an agent gets these and the base allow-list of src/domain/agent-env.ts, never the whole environment.
+   */
+  passEnv: string[];
   /** For `saga doctor`; absent for saga's own demo agent. */
   cli?: {
     program: string;
@@ -79,6 +84,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       // A CLI that updates itself mid-saga would change under the running fleet.
       env: { DISABLE_AUTOUPDATER: '1' },
     },
+    passEnv: ['ANTHROPIC_*', 'CLAUDE_CODE_*', 'CLAUDE_CONFIG_DIR', 'DISABLE_AUTOUPDATER'],
     permits:
       'edits files in its worktree (acceptEdits) and runs any shell command (Bash allowed) as your user; ' +
       "no permission bypass, so it also works as root. Narrow it with e.g. `--allowedTools 'Bash(npm test:*)'`.",
@@ -103,6 +109,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       prompt_input: 'stdin',
       output: 'codex',
     },
+    passEnv: ['OPENAI_*', 'CODEX_*'],
     permits:
       "runs in Codex's workspace-write sandbox: edits and commands inside its worktree (and /tmp), no network " +
       'and no writes elsewhere; saga, not the agent, makes the commit. Narrow it with `--sandbox read-only`.',
@@ -131,6 +138,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       output: 'gemini',
       env: { GEMINI_CLI_NO_RELAUNCH: 'true' },
     },
+    passEnv: ['GEMINI_*', 'GOOGLE_*'],
     permits:
       'edits files (auto_edit) and runs shell commands (run_shell_command allowed) in its worktree as your user. ' +
       'Narrow it with `--allowed-tools "run_shell_command(npm test)"`.',
@@ -155,6 +163,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       output: 'opencode',
       env: { OPENCODE_DISABLE_AUTOUPDATE: '1' },
     },
+    passEnv: ['OPENCODE_*', 'ANTHROPIC_*', 'OPENAI_*', 'GEMINI_*', 'GOOGLE_*', 'OPENROUTER_*'],
     permits:
       "edits files and runs shell commands in its worktree as your user (opencode's default permissions). " +
       'Narrow it with a `permission` block in opencode.json.',
@@ -195,6 +204,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       ],
       output: 'aider',
     },
+    passEnv: ['AIDER_*', 'ANTHROPIC_*', 'OPENAI_*', 'GEMINI_*', 'OPENROUTER_*'],
     permits:
       'edits files in its worktree; never runs shell commands (`--yes-always` answers no to them): the ' +
       "task's checks are run by saga and their failures fed back. Narrow it with `--read FILE`.",
@@ -212,5 +222,6 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
   demo: {
     profile: { command: ['{node}', '{saga_root}/agents/demo-agent.js'], subagent_dispatch: true },
     permits: "saga's own scripted agent: writes the files its task owns; no model, no network.",
+    passEnv: ['SAGA_DEMO_*'],
   },
 };

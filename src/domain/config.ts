@@ -4,6 +4,7 @@
  */
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
+import { ENV_NAME, envEntryProblems, isWorkerSecret } from './agent-env';
 import { AGENT_OUTPUT_FORMATS, AGENT_PRESETS, DEFAULT_MODEL_PRICES, ModelPriceSchema } from './agent-presets';
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
@@ -67,6 +68,24 @@ const CommandSchema = z
  */
 export const PROMPT_INPUTS = ['argument', 'stdin'] as const;
 
+const ProfileEnvSchema = z.record(z.string()).superRefine((env, ctx) => {
+  for (const [name, value] of Object.entries(env)) {
+    for (const message of envEntryProblems(name, value)) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [name], message });
+    }
+  }
+});
+
+/** Names of worker environment variables to pass on; never the worker's own secrets. */
+const PassEnvSchema = z.array(
+  z
+    .string()
+    .regex(ENV_NAME, 'must be an environment variable name')
+    .refine((name) => !isWorkerSecret(name), {
+      message: "is one of the worker's own secrets and is never passed on",
+    }),
+);
+
 /** One entry under `agents:`. Fields left out come from the built-in preset of the same name, then defaults. */
 export const AgentProfileSchema = z
   .object({
@@ -79,7 +98,10 @@ export const AgentProfileSchema = z
     timeout: DurationSchema.optional(),
     idle_timeout: DurationSchema.optional(),
     subagent_dispatch: z.boolean().optional(),
-    env: z.record(z.string()).optional(),
+    /** Values may hold `${VAR}` references, resolved from the worker's environment when the agent runs. */
+    env: ProfileEnvSchema.optional(),
+    /** Worker environment variables the agent also gets (it gets no others but a fixed allow-list). */
+    pass_env: PassEnvSchema.optional(),
   })
   .strict();
 export type AgentProfile = z.infer<typeof AgentProfileSchema>;
@@ -97,6 +119,46 @@ const InsidePathSchema = z
 export const BUILTIN_AGENTS: Readonly<Record<string, AgentProfile>> = Object.fromEntries(
   Object.entries(AGENT_PRESETS).map(([name, preset]) => [name, preset.profile]),
 );
+
+const SIZE_UNITS = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 } as const;
+
+/** "5MB", "500KB", "1.5 GB", "2048" (bytes) or a number of bytes → bytes (KB = 1024 bytes). */
+export function parseSize(value: string | number): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(String(value).trim());
+  const bytes = match
+    ? Number(match[1]) * SIZE_UNITS[(match[2]?.toLowerCase() ?? 'b') as keyof typeof SIZE_UNITS]
+    : NaN;
+  if (!Number.isFinite(bytes) || bytes < 1) {
+    throw new Error(`Invalid size '${value}': expected bytes or a number with KB, MB or GB, like 5MB.`);
+  }
+  return Math.floor(bytes);
+}
+
+const SizeSchema = z.union([z.number(), z.string()]).superRefine((value, ctx) => {
+  try {
+    parseSize(value);
+  } catch (err) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: (err as Error).message });
+  }
+});
+
+/** What one task handoff may commit, and whether the user's commit hooks run on it. */
+export const HandoffConfigSchema = z
+  .object({
+    max_files: z.number().int().min(1).default(2000),
+    max_file_bytes: SizeSchema.default('5MB'),
+    /** `git commit --no-verify` for handoff commits; off by default, so the repo's own hooks (secret scans) run. */
+    skip_hooks: z.boolean().default(false),
+  })
+  .strict();
+export type HandoffConfig = z.infer<typeof HandoffConfigSchema>;
+
+/** The handoff settings as they travel in activity inputs. */
+export const handoffSettings = (config: Pick<SagaConfig, 'handoff'>) => ({
+  maxFiles: config.handoff.max_files,
+  maxFileBytes: parseSize(config.handoff.max_file_bytes),
+  skipHooks: config.handoff.skip_hooks,
+});
 
 export const DEFAULT_AGENT_TIMEOUT = '45m';
 export const DEFAULT_IDLE_TIMEOUT = '10m';
@@ -120,7 +182,10 @@ export const SagaConfigSchema = z
       })
       .strict()
       .default({}),
+    handoff: HandoffConfigSchema.default({}),
     attempts: z.number().int().min(1).max(20).default(3),
+    /** Worker environment variables that checks and worktree `setup` commands also get (e.g. DATABASE_URL). */
+    pass_env: PassEnvSchema.default([]),
     check_timeout: DurationSchema.default('10m'),
     /** How soon a dead worker's agent or check run is noticed and retried (default 30s). */
     heartbeat_timeout: DurationSchema.optional(),
@@ -167,7 +232,11 @@ export const ResolvedAgentProfileSchema = z.object({
   timeoutMs: z.number().int().positive(),
   idleTimeoutMs: z.number().int().positive(),
   subagentDispatch: z.boolean(),
+  /** Literal values, `${VAR}` references, or CONFIG_SECRET_REFERENCE (src/domain/agent-env.ts). */
   env: z.record(z.string()).default({}),
+  passEnv: z.array(z.string()).default([]),
+  /** The config file the activity re-reads CONFIG_SECRET_REFERENCE values from. */
+  configFile: z.string().nullable().default(null),
 });
 export type ResolvedAgentProfile = z.infer<typeof ResolvedAgentProfileSchema>;
 
@@ -207,6 +276,8 @@ export function resolveAgentProfile(config: SagaConfig, name?: string): Resolved
     idleTimeoutMs: parseDuration(merged.idle_timeout ?? DEFAULT_IDLE_TIMEOUT),
     subagentDispatch: merged.subagent_dispatch ?? false,
     env: merged.env ?? {},
+    passEnv: [...(merged.pass_env ?? [])],
+    configFile: null,
   };
 }
 

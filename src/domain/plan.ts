@@ -12,7 +12,9 @@ const TASK_REF_PATTERN = /^\d+\.\d+$/;
 const MAX_ERRORS = 50;
 
 const text = z.string().trim().min(1);
-const slug = z.string().regex(SLUG_PATTERN);
+/** Slugs end up in branch, folder and file names: long ones hit ENAMETOOLONG deep in a run. */
+export const MAX_SLUG_LENGTH = 40;
+const slug = z.string().regex(SLUG_PATTERN).max(MAX_SLUG_LENGTH);
 const positiveId = z.number().int().min(1);
 
 /** Relative, inside the repo: no absolute paths (POSIX or Windows drive) and no `..` segments. */
@@ -194,6 +196,10 @@ function issueMessage(issue: z.ZodIssue, raw: unknown, fileName: string): string
     const want = expected ?? TYPE_NAMES[issue.expected] ?? issue.expected;
     if (issue.received === 'undefined') return `${where}: missing; expected ${want}`;
     return `${where}: expected ${want}, got ${TYPE_NAMES[issue.received] ?? issue.received}`;
+  }
+  if (issue.code === 'too_big' && issue.type === 'string') {
+    const value = String(valueAt(raw, issue.path));
+    return `${where}: expected at most ${String(issue.maximum)} characters, got ${value.length} (${showValue(value)})`;
   }
   if (!expected) return `${where}: ${issue.message}`;
   return `${where}: expected ${expected}, got ${showValue(valueAt(raw, issue.path))}`;
@@ -387,6 +393,30 @@ function ownedRoot(p: string): string {
     .filter((s) => s !== '' && s !== '.');
   const glob = segments.findIndex((s) => /[*?[\]{}]/.test(s));
   return (glob === -1 ? segments : segments.slice(0, glob)).join('/');
+}
+
+/**
+ * Changed files that none of the task's `owns` entries covers (a glob counts as its folder, as for
+ * overlaps). For a warning: a task may need to touch a shared file, but the user should hear of it.
+ */
+export function filesOutsideOwns(owns: readonly string[], changedFiles: readonly string[]): string[] {
+  const roots = owns.map(ownedRoot);
+  const covered = (file: string) =>
+    roots.some((root) => root === '' || file === root || file.startsWith(`${root}/`));
+  return changedFiles.filter((file) => !covered(file));
+}
+
+/** The status line for a task that changed files outside its `owns`, or null when it did not. */
+export function ownsWarning(
+  ref: string,
+  owns: readonly string[],
+  changedFiles: readonly string[],
+): string | null {
+  const outside = filesOutsideOwns(owns, changedFiles);
+  if (outside.length === 0) return null;
+  const shown = outside.slice(0, 5).join(', ');
+  const more = outside.length > 5 ? ` and ${outside.length - 5} more` : '';
+  return `Warning: task ${ref} changed files outside its owns: ${shown}${more}`;
 }
 
 function overlaps(a: string, b: string): boolean {

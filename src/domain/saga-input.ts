@@ -26,6 +26,16 @@ export const RunSettingsSchema = z.object({
     portRangeSize: z.number().int().positive(),
   }),
   budget: z.object({ taskUsd: z.number().nullable(), sagaUsd: z.number().nullable() }),
+  /** Limits of a task handoff; optional so settings recorded before it existed still parse (defaults). */
+  handoff: z
+    .object({
+      maxFiles: z.number().int().positive(),
+      maxFileBytes: z.number().int().positive(),
+      skipHooks: z.boolean(),
+    })
+    .optional(),
+  /** Worker variables checks and worktree set-up also get (`pass_env`); optional for older settings. */
+  passEnv: z.array(z.string()).optional(),
 });
 export type RunSettings = z.infer<typeof RunSettingsSchema>;
 

@@ -104,6 +104,8 @@ export const TaskStateSchema = z.object({
   agent: z.object({ profile: z.string(), sessionId: z.string().nullable() }).optional(),
   /** Why the task is blocked, one line (null otherwise); the agent CLI's own reason when it could not work. */
   error: z.string().nullable().optional(),
+  /** Something the user should hear of that is not a failure, e.g. files changed outside `owns`. */
+  warning: z.string().nullable().optional(),
 });
 export type TaskState = z.infer<typeof TaskStateSchema>;
 

@@ -69,11 +69,19 @@ function withSummaries(stubs: Stubs): Stubs {
 
 const retry: RetryPolicy = { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5 };
 
+/**
+ * Start-to-close of quick activities: sized for git work (worktree add/remove, merges), whose commands may
+ * each take up to the git timeout (10 m by default) in a big repo. Git heartbeats while it runs, so the 1 m
+ * heartbeat timeout only notices a dead worker; and git's process timeout is capped below this deadline, so
+ * a retry never runs beside a git command still at work in the same worktree.
+ */
+export const QUICK_START_TO_CLOSE = '30m';
+
 /** Quick I/O: git plumbing, artifacts, config. */
 export function quickActivities(hostQueue: string) {
   return proxyActivities<SagaActivities>({
     taskQueue: hostQueue,
-    startToCloseTimeout: '5m',
+    startToCloseTimeout: QUICK_START_TO_CLOSE,
     heartbeatTimeout: '1m',
     retry,
   });
@@ -81,8 +89,9 @@ export function quickActivities(hostQueue: string) {
 
 /**
  * Long runs (agents, checks, discovery, worktree set-up): heartbeats notice a dead worker within the
- * heartbeat timeout (saga.config.yaml `heartbeat_timeout`, default 30 s); the start-to-close backstop is
- * the longest agent timeout plus a margin.
+ * heartbeat timeout (saga.config.yaml `heartbeat_timeout`, default 30 s); agents, checks and setup
+ * heartbeat from their process runner, git commands from execGit while they run. The start-to-close
+ * backstop is the longest agent timeout plus a margin.
  */
 export function longActivities(hostQueue: string, maxRunMs: number, heartbeatTimeoutMs = 30_000) {
   const stubs = proxyActivities<SagaActivities>({

@@ -17,7 +17,7 @@ import {
 } from '@temporalio/workflow';
 import { initialMilestones, schedView } from '../domain/fleet';
 import { integrationBranch, taskWorkflowId, worktreeDirName } from '../domain/naming';
-import type { Plan, PlanMilestone } from '../domain/plan';
+import { ownsWarning, type Plan, type PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import { SagaName } from '../domain/search-attributes';
 import { milestoneOrder, readyTasks } from '../domain/schedule';
@@ -240,8 +240,12 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       const taskUsage = addUsage(task.usage ?? noUsage(), rep?.usage);
       if (rep?.status === 'passed') {
         blockedStreak.delete(event.ref);
+        const owns =
+          plan.milestones.find((m) => m.id === task.milestone)?.tasks.find((t) => t.id === task.task)?.owns ??
+          [];
         update(task, {
           status: 'passed',
+          warning: ownsWarning(event.ref, owns, rep.changedFiles),
           commit: rep.commit,
           evidence: rep.evidence,
           changedFiles: rep.changedFiles,

@@ -132,6 +132,7 @@ export async function integrateMilestone(
     checks: spec.validation,
     label: `${label}-validation`,
     timeoutMs: ctx.settings.checkTimeoutMs,
+    passEnv: ctx.settings.passEnv,
   });
   if (checks.passed) {
     const { commit: head } = await quick.headCommit({ worktree });

@@ -1,6 +1,7 @@
 /**
  * What happens around an interaction besides waiting for it: chat notifications when it opens (and durable
- * reminders while it stays open), the Slack message update and a decisions.md entry when it is answered.
+ * reminders while it stays open, each waiting twice as long as the one before, at most `maxReminders`), the
+ * Slack message update and a decisions.md entry when it is answered.
  * All of it runs in the background: a chat outage or a failed write never blocks or fails the saga.
  */
 import { condition, log, patched, proxyActivities } from '@temporalio/workflow';
@@ -16,12 +17,23 @@ export interface InteractionEffectsOptions {
   sagaDirReady: () => boolean;
 }
 
+/** Reminders per interaction when the worker does not say (a result recorded before the limit existed). */
+const DEFAULT_MAX_REMINDERS = 5;
+/** The wait before reminder n is remindAfterMs × 2^(n-1); it stops doubling after this many times. */
+const MAX_DOUBLINGS = 10;
+
 export class InteractionEffects {
   /** Histories recorded before notifications existed replay without them. */
   private readonly enabled = patched('interaction-effects');
   private readonly activities;
   /** Null until the worker tells how often to remind (null again if it has nowhere to notify). */
   private remindAfterMs: number | null = null;
+  private maxReminders = DEFAULT_MAX_REMINDERS;
+  /**
+   * Whether reminders back off and stop; decided (patch marker) when the first reminder is considered, so a
+   * run that began reminding every remindAfterMs without end replays unchanged.
+   */
+  private limited: boolean | undefined;
   private readonly lastNotified = new Map<string, { at: number; reminder: number }>();
   private readonly unrecorded: Answer[] = [];
   private changes = 0;
@@ -75,9 +87,13 @@ export class InteractionEffects {
         uiUrl: this.options.uiUrl(),
         reminder,
       })
-      .then(({ remindAfterMs }) => {
+      .then(({ remindAfterMs, maxReminders }) => {
         if (remindAfterMs !== this.remindAfterMs) {
           this.remindAfterMs = remindAfterMs;
+          this.changes++;
+        }
+        if (maxReminders !== undefined && maxReminders !== this.maxReminders) {
+          this.maxReminders = maxReminders;
           this.changes++;
         }
       });
@@ -104,27 +120,41 @@ export class InteractionEffects {
     );
   }
 
-  /** A durable timer per wait: an interaction open longer than remindAfterMs is notified again. */
+  /**
+   * A durable timer per wait: an interaction open longer than its current wait is notified again. The wait
+   * doubles with each reminder and there are at most maxReminders, so an unanswered saga does not grow its
+   * history without end.
+   */
   private async remindLoop(): Promise<void> {
     for (;;) {
       await condition(() => this.remindAfterMs !== null && this.options.pending().length > 0);
+      this.limited ??= patched('reminder-backoff');
       const every = this.remindAfterMs!;
+      /** How long after reminder `sent` (0: the first notification) the next one is due; Infinity: none. */
+      const waitAfter = (sent: number): number => {
+        if (!this.limited) return every;
+        if (sent >= this.maxReminders) return Infinity;
+        return every * 2 ** Math.min(sent, MAX_DOUBLINGS);
+      };
       const now = Date.now();
       let next = Infinity;
       for (const interaction of this.options.pending()) {
         // Pending interactions carried over continue-as-new start their clock now.
         const last = this.lastNotified.get(interaction.id) ?? { at: now, reminder: 0 };
-        if (last.at + every <= now) {
+        const due = last.at + waitAfter(last.reminder);
+        if (due <= now) {
           this.lastNotified.set(interaction.id, { at: now, reminder: last.reminder + 1 });
           this.notify(interaction, last.reminder + 1);
-          next = Math.min(next, now + every);
+          next = Math.min(next, now + waitAfter(last.reminder + 1));
         } else {
           this.lastNotified.set(interaction.id, last);
-          next = Math.min(next, last.at + every);
+          next = Math.min(next, due);
         }
       }
       const seen = this.changes;
-      await condition(() => this.changes !== seen, Math.max(next - now, 1));
+      // Every reminder sent: only a new interaction (or a changed setting) wakes the loop.
+      if (next === Infinity) await condition(() => this.changes !== seen);
+      else await condition(() => this.changes !== seen, Math.max(next - now, 1));
     }
   }
 

@@ -3,7 +3,7 @@
  * decomposition, the spec tree on disk, and the approval gate. Intake (name confirmation) happens in the
  * saga workflow before this phase, so nothing is created on disk before the user confirms.
  */
-import { log, setCurrentDetails } from '@temporalio/workflow';
+import { CancellationScope, log, patched, setCurrentDetails } from '@temporalio/workflow';
 import type { Environment } from '../domain/environment';
 import { validatePlan, type Plan } from '../domain/plan';
 import {
@@ -20,7 +20,7 @@ import type { Answer, PlanSummary } from '../domain/state';
 import { longActivities, quickActivities } from './activities';
 import { ask, askAll } from './ask';
 import { reviewLoop } from './review-loop';
-import { plannerProfile, report, sagaLog } from './shared';
+import { planningWorktree, plannerProfile, report, sagaLog } from './shared';
 
 export interface PlanningInput {
   ctx: SagaContext;
@@ -38,7 +38,32 @@ export interface PlanningResult {
 
 const MAX_INVALID_OUTPUTS = 3;
 
-export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput): Promise<PlanningResult> {
+export async function planningWorkflow(input: PlanningInput): Promise<PlanningResult> {
+  const { ctx } = input;
+  const scratch = planningWorktree(ctx);
+  try {
+    return await runPlanning(input, scratch);
+  } finally {
+    // Histories recorded before the scratch worktree existed have no such step; they replay without it.
+    if (patched('planning-scratch-worktree')) {
+      const quick = quickActivities(ctx.hostQueue);
+      const finished = await CancellationScope.nonCancellable(() =>
+        quick.finishPlanningWorktree({ repo: ctx.repo, worktree: scratch, sagaDir: ctx.sagaDir }),
+      );
+      await sagaLog(
+        ctx,
+        finished.checkoutUnchanged === false
+          ? `Warning: the main checkout changed during planning: ${finished.differences.join('; ')}`
+          : `Planning worktree ${finished.removed ? 'removed' : 'already gone'}; main checkout unchanged`,
+      );
+    }
+  }
+}
+
+async function runPlanning(
+  { ctx, plan: givenPlan }: PlanningInput,
+  scratch: string,
+): Promise<PlanningResult> {
   const quick = quickActivities(ctx.hostQueue);
   const long = longActivities(ctx.hostQueue, 60 * 60_000);
 
@@ -47,6 +72,8 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
     repo: ctx.repo,
     sagaDir: ctx.sagaDir,
     timeoutMs: 5 * 60_000,
+    worktree: scratch,
+    base: ctx.base,
   });
   await sagaLog(
     ctx,
@@ -71,7 +98,7 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
           taskId: 'plan',
           attempt,
           profile: plannerProfile(ctx),
-          workdir: ctx.repo,
+          workdir: scratch,
           context: { ...context, goal: ctx.goal, stage, previousErrors: errors },
           attachments: [],
           runLabel: `planner-${stage}-${String(context.round ?? context.version ?? 1)}-${round}-a${attempt}`,
@@ -271,7 +298,7 @@ export async function planningWorkflow({ ctx, plan: givenPlan }: PlanningInput):
         checkpoint: 'plan-approval',
         subject: 'plan',
         taskId: 'plan',
-        workdir: ctx.repo,
+        workdir: scratch,
         context: () => ({ plan }),
         revise: async (findings, iteration) => {
           const current: Plan = plan;

@@ -198,6 +198,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       // result, which adds resolver runs, replaces the total when the round ends).
       usage = addUsage(usage, usageDelta(event.task.usage, before.usage));
       if (before.status !== event.task.status) addLog(describeTaskChange(event.task));
+      if (event.task.warning && event.task.warning !== before.warning) addLog(event.task.warning);
     }
   }
 

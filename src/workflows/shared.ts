@@ -1,6 +1,7 @@
 /** Small helpers every saga workflow uses. */
 import { ApplicationFailure, getExternalWorkflowHandle, log } from '@temporalio/workflow';
 import type { ResolvedAgentProfile } from '../domain/config';
+import { worktreeDirName } from '../domain/naming';
 import type { SagaContext } from '../domain/saga-input';
 import type { ProgressEvent } from '../domain/state';
 import { progressBatchSignal, progressSignal } from './definitions';
@@ -43,3 +44,10 @@ export const plannerProfile = (ctx: SagaContext): ResolvedAgentProfile => profil
 export function maxAgentTimeout(ctx: SagaContext): number {
   return Math.max(60_000, ...Object.values(ctx.settings.agentTimeoutMs));
 }
+
+/**
+ * The planning phase's scratch worktree (detached at the base commit): discovery's commands, the planner
+ * and the plan reviewer run there, never in the user's checkout.
+ */
+export const planningWorktree = (ctx: SagaContext): string =>
+  `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'planning')}`;

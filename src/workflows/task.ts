@@ -94,8 +94,15 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     copyFiles: ctx.settings.worktree.copy,
     setup: ctx.settings.worktree.setup,
     env,
+    passEnv: ctx.settings.passEnv,
     mergeBranches: input.mergeBranches,
     mergeMessage: `saga(${ctx.name}): bring into ${input.ref} its dependency`,
+  };
+  // Commits land on the task branch only, never carry a `worktree.copy` file, and stay within the limits.
+  const handoffRules = {
+    branch: input.branch,
+    excludePaths: ctx.settings.worktree.copy,
+    settings: ctx.settings.handoff,
   };
   let prepared: PreparedTask | null = null;
   if (!oneActivityPerAttempt) {
@@ -150,13 +157,14 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       label: `${label}-a${n}-checks`,
       timeoutMs: ctx.settings.checkTimeoutMs,
       env, // checks that start servers need the task's own port range too
+      passEnv: ctx.settings.passEnv,
     };
     if (oneActivityPerAttempt) {
       const result = await long.runTaskAttempt({
         prepare: prepared ? undefined : prepareInput,
         agent,
         checks,
-        handoff: { repo: ctx.repo, baseCommit: prepared?.startCommit, ...handoff },
+        handoff: { repo: ctx.repo, baseCommit: prepared?.startCommit, ...handoffRules, ...handoff },
       });
       prepared ??= result.prepared;
       return result;
@@ -258,7 +266,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
           baseCommit: prepared?.startCommit,
           // The activity checks the worktree is this task's first: a cancellation may have come while it
           // was being made, or after an attempt had already handed it off.
-          branch: input.branch,
+          ...handoffRules,
         });
       });
   }

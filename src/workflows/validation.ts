@@ -50,6 +50,7 @@ export async function validationWorkflow(input: ValidationInput): Promise<Valida
     base: branch,
     copyFiles: ctx.settings.worktree.copy,
     setup: ctx.settings.worktree.setup,
+    passEnv: ctx.settings.passEnv,
   });
   setCurrentDetails('Running the saga exit criteria');
   const checks = await long.runChecks({
@@ -58,6 +59,7 @@ export async function validationWorkflow(input: ValidationInput): Promise<Valida
     checks: plan.exit_criteria.map((c) => ({ text: c.text, check: c.check })),
     label: `validation-r${input.round}`,
     timeoutMs: ctx.settings.checkTimeoutMs,
+    passEnv: ctx.settings.passEnv,
   });
   await quick.removeWorktree({ repo: ctx.repo, worktree });
 

@@ -1,13 +1,16 @@
 /**
  * The chat bridge's HTTP server: reads each request body under a 64 KiB limit (413 beyond it, before any
  * parsing), routes `POST /hooks/respond` and `POST /slack/events`, and logs one line per request with its
- * status — never headers or bodies, which carry signatures and user text.
+ * status — never headers or bodies, which carry signatures and user text. A client gets
+ * `limits.requestTimeoutMs` to send its headers and body, and at most `limits.maxConnections` connections are
+ * open at once (more are dropped on accept), so slow or many clients cannot exhaust the bridge.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { BridgeConfig } from './config';
 import type { BridgeRequest, BridgeResponse } from './http-types';
+import { ReplayCache } from './replay-cache';
 import { nowSeconds } from './signing';
 import { createSlackHandler } from './slack';
 import { handleWebhook } from './webhook';
@@ -15,6 +18,8 @@ import { handleWebhook } from './webhook';
 export const MAX_BODY_BYTES = 64 * 1024;
 /** How much of an oversized body is drained (so the 413 reaches the client) before the socket is dropped. */
 const MAX_DRAIN_BYTES = 1024 * 1024;
+/** Idle keep-alive connections are closed after this, so they do not hold slots of the connection cap. */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 export interface ChatBridge {
   port: number;
@@ -33,18 +38,34 @@ export async function startChatBridge(options: {
   const { client, config } = options;
   const log = options.log ?? (() => undefined);
   const routes = new Map<string, Handler>();
+  // One cache for both endpoints; keys carry the endpoint.
+  const replays = new ReplayCache();
   if (config.webhook) {
-    const secret = config.webhook.secret;
+    const callers = config.webhook;
     routes.set('/hooks/respond', (req) =>
-      handleWebhook(req, { client, approvers: config.approvers, secret, nowSeconds: nowSeconds() }),
+      handleWebhook(req, {
+        client,
+        approvers: config.approvers,
+        callers,
+        replays,
+        nowSeconds: nowSeconds(),
+      }),
     );
   }
   if (config.slack) {
-    const slack = createSlackHandler({ client, approvers: config.approvers, ...config.slack, log });
+    const slack = createSlackHandler({ client, approvers: config.approvers, ...config.slack, replays, log });
     routes.set('/slack/events', (req) => slack(req, nowSeconds()));
   }
 
-  const server = http.createServer((req, res) => {
+  const { requestTimeoutMs, maxConnections } = config.limits;
+  const serverOptions: http.ServerOptions = {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: requestTimeoutMs,
+    keepAliveTimeout: Math.min(KEEP_ALIVE_TIMEOUT_MS, requestTimeoutMs),
+    // Node checks the two timeouts above only this often (30 s by default).
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(requestTimeoutMs / 4))),
+  };
+  const server = http.createServer(serverOptions, (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const send = (response: BridgeResponse, extraHeaders: Record<string, string> = {}) => {
       const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
@@ -77,6 +98,8 @@ export async function startChatBridge(options: {
     );
   });
 
+  server.maxConnections = maxConnections;
+  server.on('drop', () => log(`connection dropped: ${maxConnections} already open`));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, options.host ?? '0.0.0.0', () => resolve());

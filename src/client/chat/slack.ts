@@ -11,6 +11,7 @@ import type { Approvers } from './allowlist';
 import { deliverChatAnswer, type AnswerOutcome } from './answer';
 import { header, type BridgeRequest, type BridgeResponse } from './http-types';
 import { ANSWER_ACTION_PREFIX, ButtonValueSchema, OPEN_UI_ACTION } from './messages';
+import { REPLAY_REASON, type ReplayCache } from './replay-cache';
 import { SLASH_USAGE, parseSlashCommand, type SlashCommand } from './slash';
 import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, verifySignature } from './signing';
 import { formatStatus } from './status-text';
@@ -24,6 +25,8 @@ export interface SlackDeps {
   signingSecret: string;
   botToken: string | null;
   apiUrl: string;
+  /** Each signed request is accepted once within the signature window. */
+  replays: ReplayCache;
   log: (line: string) => void;
 }
 
@@ -111,16 +114,20 @@ export function createSlackHandler(
   app.action({ type: 'block_actions', action_id: OPEN_UI_ACTION }, async ({ ack }) => ack());
 
   return async (req, nowSeconds) => {
+    const timestamp = header(req, SLACK_TIMESTAMP_HEADER);
+    const signature = header(req, SLACK_SIGNATURE_HEADER);
     const verified = verifySignature({
       version: 'v0',
       secret: deps.signingSecret,
-      timestamp: header(req, SLACK_TIMESTAMP_HEADER),
-      signature: header(req, SLACK_SIGNATURE_HEADER),
+      timestamp,
+      signature,
       body: req.rawBody,
       nowSeconds,
     });
     if (!verified.ok)
       return { status: 401, body: { ok: false, error: `Unauthenticated: ${verified.reason}.` } };
+    if (!deps.replays.firstUse(`slack:${signature}`, Number(timestamp), nowSeconds))
+      return { status: 401, body: { ok: false, error: `Unauthenticated: ${REPLAY_REASON}.` } };
     const body = parseSlackBody(req);
     if (!body) return { status: 400, body: { ok: false, error: 'Malformed Slack request body.' } };
     if (body.type === 'url_verification') return { status: 200, body: { challenge: body.challenge } };
@@ -171,9 +178,12 @@ async function runSlashCommand(command: SlashCommand, user: string, deps: SlackD
   if (command.type === 'help')
     return `${command.problem ? `${command.problem}\n` : ''}Usage:\n${SLASH_USAGE}`;
   try {
-    if (command.type === 'status') return formatStatus(await getStatus(deps.client, command.saga));
+    // Status shows prompts and plans, so it is for approvers only, like every other command.
     if (!deps.approvers.mayAnswer(command.saga, user))
-      return `:no_entry: You are not on the list of approvers for saga ${command.saga}; nothing changed.`;
+      return command.type === 'status'
+        ? `:no_entry: You are not on the list of approvers for saga ${command.saga}, so its status is not shown.`
+        : `:no_entry: You are not on the list of approvers for saga ${command.saga}; nothing changed.`;
+    if (command.type === 'status') return formatStatus(await getStatus(deps.client, command.saga));
     let interaction: string;
     if ('interaction' in command.target) interaction = command.target.interaction;
     else {

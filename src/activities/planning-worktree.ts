@@ -1,0 +1,154 @@
+/**
+ * The planning phase's scratch worktree (issue 20, item 4): discovery's build/test/lint runs, the planner and
+ * the plan reviewer work in a detached worktree of the base commit, never in the user's checkout. The state
+ * of the main checkout (HEAD and `git status`) is recorded when the worktree is made and compared when
+ * planning ends, so a change there is reported instead of passing unseen.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import { runGit } from './git';
+
+export interface CheckoutState {
+  head: string;
+  /** `git status --porcelain` of the main checkout, untracked files included. */
+  status: string;
+}
+
+/** Where the before-state of the main checkout is kept (under the saga directory, never in the repo). */
+export const checkoutStatePath = (sagaDir: string): string =>
+  path.join(sagaDir, 'runs', 'discovery', 'main-checkout.json');
+
+export async function readCheckoutState(repo: string): Promise<CheckoutState> {
+  const [head, status] = await Promise.all([
+    runGit(repo, ['rev-parse', 'HEAD']),
+    runGit(repo, ['status', '--porcelain=v1', '--untracked-files=all']),
+  ]);
+  return { head: head.trim(), status };
+}
+
+/** What differs between two states of the main checkout; empty when it is unchanged. */
+export function checkoutDifferences(before: CheckoutState, after: CheckoutState): string[] {
+  const differences: string[] = [];
+  if (before.head !== after.head) {
+    differences.push(`HEAD moved from ${before.head.slice(0, 12)} to ${after.head.slice(0, 12)}`);
+  }
+  if (before.status !== after.status) {
+    const lines = (s: string) => new Set(s.split('\n').filter(Boolean));
+    const was = lines(before.status);
+    const now = lines(after.status);
+    const changed = [
+      ...[...now].filter((l) => !was.has(l)).map((l) => `now: ${l}`),
+      ...[...was].filter((l) => !now.has(l)).map((l) => `before: ${l}`),
+    ];
+    differences.push(`git status changed (${changed.slice(0, 20).join('; ')})`);
+  }
+  return differences;
+}
+
+const exists = (p: string) =>
+  fs.stat(p).then(
+    () => true,
+    () => false,
+  );
+
+async function registeredWorktrees(repo: string): Promise<string[]> {
+  const out = await runGit(repo, ['worktree', 'list', '--porcelain']);
+  const paths = out
+    .split('\n')
+    .filter((line) => line.startsWith('worktree '))
+    .map((line) => line.slice('worktree '.length));
+  return Promise.all(paths.map((p) => fs.realpath(p).catch(() => path.resolve(p))));
+}
+
+/**
+ * A detached worktree of `base` at `worktree`: reused when it is already a worktree of the repo (a retried
+ * activity), created otherwise. Records the main checkout's state once, before anything runs.
+ */
+export async function ensurePlanningWorktree(input: {
+  repo: string;
+  worktree: string;
+  base: string;
+  sagaDir: string;
+}): Promise<{ worktree: string; created: boolean }> {
+  const repo = (await runGit(input.repo, ['rev-parse', '--show-toplevel'])).trim();
+  const statePath = checkoutStatePath(input.sagaDir);
+  if (!(await exists(statePath))) {
+    await fs.mkdir(path.dirname(statePath), { recursive: true });
+    await fs.writeFile(statePath, JSON.stringify(await readCheckoutState(repo), null, 2));
+  }
+  const target = await fs.realpath(input.worktree).catch(() => path.resolve(input.worktree));
+  if (target === (await fs.realpath(repo))) {
+    throw ApplicationFailure.nonRetryable(
+      `The planning worktree '${input.worktree}' is the repository's own checkout`,
+      'InvalidInput',
+    );
+  }
+  if ((await exists(input.worktree)) && (await registeredWorktrees(repo)).includes(target)) {
+    return { worktree: input.worktree, created: false };
+  }
+  // A folder left by a crash between `worktree add` and its registration, or a deleted worktree still
+  // registered: prune the registration; an occupied folder that is not ours is refused.
+  await runGit(repo, ['worktree', 'prune']);
+  if ((await exists(input.worktree)) && (await fs.readdir(input.worktree)).length > 0) {
+    throw ApplicationFailure.nonRetryable(
+      `'${input.worktree}' exists, is not empty and is not a worktree of '${repo}'`,
+      'PathOccupied',
+    );
+  }
+  await runGit(repo, ['worktree', 'add', '--detach', '--quiet', input.worktree, `${input.base}^{commit}`]);
+  // The repo's installed toolchain (node_modules is never committed) is lent to the scratch worktree, so
+  // discovery confirms `npm test`/`tsc` as they work in the repo without installing anything.
+  const modules = path.join(repo, 'node_modules');
+  if ((await exists(modules)) && !(await exists(path.join(input.worktree, 'node_modules')))) {
+    await fs.symlink(modules, path.join(input.worktree, 'node_modules'), 'dir');
+  }
+  return { worktree: input.worktree, created: true };
+}
+
+export const FinishPlanningWorktreeInputSchema = z.object({
+  repo: z.string().min(1, 'repo is required'),
+  worktree: z.string().min(1, 'worktree is required'),
+  sagaDir: z.string().min(1, 'sagaDir is required'),
+});
+
+export interface FinishPlanningWorktreeResult {
+  removed: boolean;
+  /** Null when no before-state was recorded (discovery did not make the worktree). */
+  checkoutUnchanged: boolean | null;
+  differences: string[];
+}
+
+/**
+ * Planning is over: the scratch worktree goes (whatever the planner left in it is scratch), and the main
+ * checkout is compared with its state before planning. Idempotent.
+ */
+export async function finishPlanningWorktree(
+  raw: z.input<typeof FinishPlanningWorktreeInputSchema>,
+): Promise<FinishPlanningWorktreeResult> {
+  const parsed = FinishPlanningWorktreeInputSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`);
+    throw ApplicationFailure.nonRetryable(`finishPlanningWorktree: ${issues.join('; ')}`, 'InvalidInput');
+  }
+  const input = parsed.data;
+  const repo = (await runGit(input.repo, ['rev-parse', '--show-toplevel'])).trim();
+  const target = await fs.realpath(input.worktree).catch(() => path.resolve(input.worktree));
+  let removed = false;
+  if (target !== (await fs.realpath(repo)) && (await registeredWorktrees(repo)).includes(target)) {
+    // The lent node_modules goes first, as a link: nothing may reach into the repo's own copy.
+    const modules = path.join(input.worktree, 'node_modules');
+    if ((await fs.lstat(modules).catch(() => null))?.isSymbolicLink()) await fs.unlink(modules);
+    await runGit(repo, ['worktree', 'remove', '--force', '--force', input.worktree]);
+    removed = true;
+  }
+  await runGit(repo, ['worktree', 'prune']);
+  const before = await fs
+    .readFile(checkoutStatePath(input.sagaDir), 'utf8')
+    .then((text) => JSON.parse(text) as CheckoutState)
+    .catch(() => null);
+  if (!before) return { removed, checkoutUnchanged: null, differences: [] };
+  const differences = checkoutDifferences(before, await readCheckoutState(repo));
+  return { removed, checkoutUnchanged: differences.length === 0, differences };
+}
