@@ -11,7 +11,11 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import YAML from 'yaml';
+import { executeAgentRun } from '../src/activities/agents';
+import { parseSagaConfigText, resolveAgentProfile } from '../src/domain/config';
 import { phaseWorkflowId } from '../src/domain/naming';
+import { classifyReview } from '../src/domain/review';
+import { PROJECT_ROOT } from '../src/project-root';
 import { respond } from '../src/client/saga-client';
 import type { SagaStatus } from '../src/domain/state';
 import { runSaga } from './harness/cli';
@@ -229,3 +233,56 @@ describe.each(CASES)('the $agent preset with the real CLI', (c) => {
     }
   });
 });
+
+/** A reviewer's findings and a planner's JSON come inside each CLI's JSON events: they must be unwrapped. */
+describe.each(CASES.filter((c) => !c.editsOnly))(
+  'the $agent preset answering as reviewer and planner',
+  (c) => {
+    const run = async (finalText: string, role: 'reviewer' | 'planner') => {
+      const standIn = await c.start({ steps: [], finalText });
+      try {
+        const dir = env.tmp(`${c.agent}-${role}`);
+        const home = path.join(dir, 'agent-home');
+        mkdirSync(home, { recursive: true });
+        const config = parseSagaConfigText(
+          YAML.stringify({ agents: { [c.agent]: { ...c.profile, env: await c.endpoint(standIn, home) } } }),
+          'saga.config.yaml',
+        );
+        if (!config.ok) throw new Error(config.errors.join('\n'));
+        return await executeAgentRun(
+          {
+            sagaName: 'answers',
+            sagaDir: path.join(dir, 'saga'),
+            role,
+            stage: role === 'reviewer' ? 'task' : 'plan',
+            taskId: '1.1',
+            attempt: 1,
+            profile: resolveAgentProfile(config.config, c.agent),
+            prompt: 'Answer.',
+            workdir: dir,
+            runLabel: `${role}-1`,
+          },
+          { nodePath: process.execPath, sagaRoot: PROJECT_ROOT },
+          { heartbeat: () => undefined, signal: new AbortController().signal, label: 'test' },
+        );
+      } finally {
+        await standIn.close();
+      }
+    };
+
+    test('review findings are counted from the final text, not from the JSON envelope', async () => {
+      const result = await run(
+        'Review done.\n\nCRITICAL:\n- greet() returns undefined\nMAJOR: None\n',
+        'reviewer',
+      );
+      expect(result.exitCode).toBe(0);
+      expect(classifyReview(result.findings ?? '')).toMatchObject({ critical: 1, major: 0 });
+    });
+
+    test("a planner's last ```json block is read from the final text", async () => {
+      const result = await run('Here it is:\n```json\n{"problem": "p", "questions": []}\n```\n', 'planner');
+      expect(result.reportError).toBeNull();
+      expect(result.report).toEqual({ problem: 'p', questions: [] });
+    });
+  },
+);

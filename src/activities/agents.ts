@@ -267,7 +267,9 @@ export async function executeAgentRun(
     model: profile.model,
     prices: profile.prices,
   });
-  const extracted = extractReport(reportText, stdoutText);
+  // What the agent answered: its CLI's final text when the output is JSON events, else stdout itself.
+  const answer = outcome.answer ?? stdoutText;
+  const extracted = extractReport(reportText, answer);
   let { report, error: reportError } = extracted;
   // A reviewer may answer in plain text findings (DESIGN.md 4.6): that is not a JSON error.
   if (input.role === 'reviewer' && !report) reportError = null;
@@ -290,7 +292,7 @@ export async function executeAgentRun(
     reportPath,
     report,
     reportError,
-    findings: input.role === 'reviewer' ? findingsText(extracted.report, reportText, stdoutText) : null,
+    findings: input.role === 'reviewer' ? findingsText(extracted.report, reportText, answer) : null,
     // Plain-text profiles may still print a Claude-style result or Codex's token line.
     usage: outcome.usage ?? (profile.output === 'text' ? parseUsage(stdoutText) : null),
     sessionId: outcome.sessionId,

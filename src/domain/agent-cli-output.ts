@@ -36,6 +36,11 @@ export interface AgentRunOutcome {
   model: string | null;
   usage: Usage | null;
   failure: AgentFailure | null;
+  /**
+   * The agent's own final words, unwrapped from the CLI's JSON events (a planner's ```json block, a
+   * reviewer's findings); null for plain-text output, where stdout is the answer.
+   */
+  answer: string | null;
 }
 
 /** Failures after which the agent may still have done the task's work: the checks decide. */
@@ -84,6 +89,7 @@ export function readAgentOutcome(input: ReadInput): AgentRunOutcome {
     model: read.model ?? input.model ?? null,
     usage: read.usage ?? null,
     failure: read.failure ?? null,
+    answer: answerText(input.format, lines),
   };
   if (input.stoppedFor) outcome.failure = notAuthenticated(input.profile, input.stoppedFor);
   if (outcome.usage && !read.costKnown)
@@ -199,6 +205,46 @@ const LINE_READERS: Record<Exclude<AgentOutputFormat, 'text' | 'aider'>, LineRea
     return null;
   },
 };
+
+/** What the agent said, from its CLI's events: the result text, else its messages in order. */
+function answerText(format: AgentOutputFormat, lines: Json[]): string | null {
+  const joined = (parts: Array<string | null>, glue: string) => {
+    const text = parts.filter((p): p is string => Boolean(p)).join(glue);
+    return text || null;
+  };
+  switch (format) {
+    case 'claude': {
+      const result = [...lines].reverse().find((l) => l.type === 'result' && typeof l.result === 'string');
+      if (result) return str(result.result);
+      const said = lines
+        .filter((l) => l.type === 'assistant')
+        .flatMap((l) => arr(obj(l.message)?.content).map(obj))
+        .map((c) => (c?.type === 'text' ? str(c.text) : null));
+      return joined(said, '\n');
+    }
+    case 'codex':
+      return joined(
+        lines.map((l) => obj(l.item)).map((i) => (i?.type === 'agent_message' ? str(i.text) : null)),
+        '\n',
+      );
+    case 'gemini': {
+      const single = lines.find((l) => typeof l.response === 'string');
+      if (single) return str(single.response);
+      // stream-json sends the assistant's text in deltas: glue them back together.
+      return joined(
+        lines.map((l) => (l.type === 'message' && l.role === 'assistant' ? str(l.content) : null)),
+        '',
+      );
+    }
+    case 'opencode':
+      return joined(
+        lines.map((l) => (l.type === 'text' ? str(obj(l.part)?.text) : null)),
+        '\n',
+      );
+    default:
+      return null;
+  }
+}
 
 type Json = Record<string, unknown>;
 interface Read {
