@@ -49,6 +49,8 @@ export const SagaInputSchema = z.object({
   plan: PlanSchema.nullable(),
   planSource: z.string().nullable(),
   agent: z.string().nullable(),
+  /** `saga start --config FILE` (absolute), used instead of the repo's or saga home's saga.config.yaml. */
+  configFile: z.string().nullable().optional(),
   sagaHome: z.string(),
   sagaDir: z.string(),
   /** Folder that holds task worktrees (default: the repo's parent). */

@@ -242,7 +242,11 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       const confirm = await askHere({ ...confirmName, options: [...confirmName.options] });
       if (confirm.choice === 'cancel') return await finish('cancelled');
 
-      const settings = await quick.loadRunSettings({ repo: input.repo, sagaHome: input.sagaHome });
+      const settings = await quick.loadRunSettings({
+        repo: input.repo,
+        sagaHome: input.sagaHome,
+        ...(input.configFile ? { configFile: input.configFile } : {}),
+      });
       const agentName = input.agent ?? settings.defaultAgent;
       const mode = resolveExecutionMode(input.flags.subagents, {
         subagentDispatch: settings.subagentDispatch[agentName] ?? false,

@@ -133,6 +133,7 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
     plan,
     planSource: request.plan ? path.resolve(request.plan) : null,
     agent: request.agent ?? null,
+    configFile: request.config ? path.resolve(request.config) : null,
     sagaHome,
     sagaDir,
     worktreeRoot: config.worktree.root
