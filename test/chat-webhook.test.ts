@@ -219,7 +219,9 @@ describe('chat bridge: generic webhook', () => {
     expect(replay.status).toBe(401);
     expect(await replay.json()).toMatchObject({ ok: false, error: expect.stringMatching(/replayed/) });
     // A freshly signed request for the same answer: already answered, nothing changes.
-    const again = await post(body, signedHeaders(body, { timestamp: now() - 1 }));
+    // (Another timestamp than the first request's, whatever second this runs in: another signature.)
+    const firstTimestamp = Number(headers['X-Saga-Request-Timestamp']);
+    const again = await post(body, signedHeaders(body, { timestamp: firstTimestamp - 1 }));
     expect(again.status).toBe(409);
     expect(await pendingIds()).toEqual(['plan-approval-1']);
 
