@@ -4,16 +4,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { prepareSaga, startSaga } from '../src/client/commands/start';
-import { respond } from '../src/client/saga-client';
-import { createFleetRepo, git, planTask } from './harness/fleet-saga';
-import {
-  createSagaTestEnv,
-  useEnvInProcess,
-  waitForPending,
-  waitForStatus,
-  type SagaTestEnv,
-} from './harness/saga-env';
+import { createFleetRepo, git, planTask, startApprovedSaga } from './harness/fleet-saga';
+import { createSagaTestEnv, useEnvInProcess, waitForStatus, type SagaTestEnv } from './harness/saga-env';
 
 let env: SagaTestEnv;
 
@@ -55,24 +47,15 @@ test('a profile only the --config file declares runs the saga', async () => {
     configFile,
     'agents:\n  mine:\n    command: ["{node}", "{saga_root}/agents/demo-agent.js"]\n',
   );
-  const input = await prepareSaga({
+  const input = await startApprovedSaga(env, {
     repo,
-    argumentsText: 'One file',
-    plan: planFile,
+    planFile,
     name: 'cfgfile',
+    args: 'One file',
     agent: 'mine',
     config: configFile,
   });
   expect(input.configFile).toBe(configFile);
-  await startSaga(env.client, input);
-  await waitForPending(env, input.name, 'confirm-name');
-  await respond(env.client, input.name, { interactionId: 'confirm-name', choice: 'confirm', user: 'test' });
-  await waitForPending(env, input.name, 'plan-approval-1', 60_000);
-  await respond(env.client, input.name, {
-    interactionId: 'plan-approval-1',
-    choice: 'approve',
-    user: 'test',
-  });
   const status = await waitForStatus(
     env,
     input.name,

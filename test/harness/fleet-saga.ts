@@ -76,7 +76,7 @@ export function planTask(
 /** Starts the saga, confirms its name and approves the plan; returns its input. */
 export async function startApprovedSaga(
   env: SagaTestEnv,
-  request: { repo: string; planFile: string; name: string; args: string; agent?: string },
+  request: { repo: string; planFile: string; name: string; args: string; agent?: string; config?: string },
 ): Promise<SagaInput> {
   process.env.SAGA_HOME = env.sagaHome;
   process.env.SAGA_HOST_ID = env.hostId;
@@ -87,6 +87,7 @@ export async function startApprovedSaga(
     plan: request.planFile,
     name: request.name,
     ...(request.agent ? { agent: request.agent } : {}),
+    ...(request.config ? { config: request.config } : {}),
   });
   await startSaga(env.client, input);
   await waitForPending(env, input.name, 'confirm-name');
