@@ -172,6 +172,7 @@ export async function executeAgentRun(
   hooks: AgentRunHooks,
 ): Promise<RunAgentResult> {
   const input = RunAgentInputSchema.parse(rawInput);
+  const profile = input.profile;
   const runDir = runDirectory(input.sagaDir, input.runLabel);
   await fs.mkdir(runDir, { recursive: true });
   const promptPath = path.join(runDir, 'prompt.md');
@@ -187,9 +188,8 @@ export async function executeAgentRun(
   // How to read the transcript (`saga logs` renders JSON streams as readable lines).
   await fs.writeFile(
     path.join(runDir, AGENT_RUN_FILE),
-    JSON.stringify({ profile: input.profile.name, output: input.profile.output }),
+    JSON.stringify({ profile: profile.name, output: profile.output }),
   );
-  const profile = input.profile;
   const argv = expandCommand(profile.command, {
     prompt:
       Buffer.byteLength(promptText) <= PROMPT_ARG_MAX
@@ -205,7 +205,7 @@ export async function executeAgentRun(
   await fs.appendFile(
     transcriptPath,
     `=== saga ${input.role}/${input.stage} task ${input.taskId || '-'} attempt ${input.attempt} ` +
-      `profile ${input.profile.name} (${hooks.label}) ===\n`,
+      `profile ${profile.name} (${hooks.label}) ===\n`,
   );
   const transcriptStart = (await fs.stat(transcriptPath)).size;
 
@@ -215,7 +215,7 @@ export async function executeAgentRun(
     argv,
     cwd: input.workdir,
     // An allow-list, never the worker's whole environment (its secrets would let the agent approve itself).
-    env: agentEnvironment(process.env, await readBackConfigSecrets(input.profile), {
+    env: agentEnvironment(process.env, await readBackConfigSecrets(profile), {
       ...input.extraEnv,
       SAGA_NAME: input.sagaName,
       SAGA_TASK_ID: input.taskId,
@@ -227,8 +227,8 @@ export async function executeAgentRun(
       SAGA_WORKTREE: input.workdir,
     }),
     outputPath: transcriptPath,
-    timeoutMs: input.profile.timeoutMs,
-    idleTimeoutMs: input.profile.idleTimeoutMs,
+    timeoutMs: profile.timeoutMs,
+    idleTimeoutMs: profile.idleTimeoutMs,
     signal: hooks.signal,
     // The live view shows the last line a person can read, not the last raw JSON event.
     onProgress: (progress) => hooks.heartbeat({ ...progress, lastLine: lastReadable || progress.lastLine }),
