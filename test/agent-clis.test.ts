@@ -129,7 +129,7 @@ async function repoFor(c: CliCase, standIn: StandIn, name: string) {
   const home = path.join(dir, 'agent-home');
   mkdirSync(home, { recursive: true });
   const config = {
-    agents: { [c.agent]: { ...c.profile, env: await c.endpoint(standIn, home) } },
+    agents: { [c.agent]: { ...c.profile, ...RUN_LIMITS, env: await c.endpoint(standIn, home) } },
     ...(c.prices ? { prices: c.prices } : {}),
   };
   return createFleetRepo(dir, {
@@ -142,6 +142,10 @@ async function repoFor(c: CliCase, standIn: StandIn, name: string) {
 const taskOf = (s: SagaStatus) => s.milestones[0]!.tasks[0]!;
 
 jest.setTimeout(300_000);
+// A third-party CLI that stalls once (seen once with codex under a loaded machine) gets one more go; the
+// profiles below also cap each run, so a stall fails in minutes, not at the suite's limit.
+jest.retryTimes(1, { logErrorsBeforeRetry: true });
+const RUN_LIMITS = { timeout: '2m', idle_timeout: '90s' };
 
 describe.each(CASES)('the $agent preset with the real CLI', (c) => {
   test('a whole saga: the agent edits and runs a command, the work lands, usage reaches the status', async () => {
@@ -245,7 +249,9 @@ describe.each(CASES.filter((c) => !c.editsOnly))(
         const home = path.join(dir, 'agent-home');
         mkdirSync(home, { recursive: true });
         const config = parseSagaConfigText(
-          YAML.stringify({ agents: { [c.agent]: { ...c.profile, env: await c.endpoint(standIn, home) } } }),
+          YAML.stringify({
+            agents: { [c.agent]: { ...c.profile, ...RUN_LIMITS, env: await c.endpoint(standIn, home) } },
+          }),
           'saga.config.yaml',
         );
         if (!config.ok) throw new Error(config.errors.join('\n'));

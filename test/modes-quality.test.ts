@@ -258,6 +258,51 @@ describe('quality-locked mode', () => {
     await saga.answer('acceptance-1', 'accept');
     expect((await env.client.workflow.getHandle(sagaWorkflowId(saga.name)).result()).phase).toBe('complete');
   });
+
+  test('a task whose failed revision is fixed by the next one passes, once; every task review is in the manifest', async () => {
+    const greetTest = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
+    const greet = (body: string) => ({
+      files: {
+        'src/greet.js': `module.exports = { greet: (name) => ${body} };\n`,
+        'test/greet.test.js': greetTest,
+      },
+    });
+    const saga = await startModesSaga(env, {
+      name: 'mq-task-status',
+      args: '--autonomous --quality-locked Add a greeting',
+      plan: oneTaskPlan(),
+      script: {
+        // Passes, then a revision that breaks the check, then one that fixes it.
+        tasks: {
+          '1.1': {
+            attempts: [greet('`Hello, ${name}!`'), greet("'Hello ' + name"), greet('`Hello, ${name}!`')],
+          },
+        },
+        reviewer: { task: [majors(1, 'first'), majors(1, 'second')] },
+      },
+    });
+    await waitForPending(env, saga.name, 'plan-approval-1');
+    await saga.answer('plan-approval-1', 'approve');
+    const atAcceptance = await waitForPending(env, saga.name, 'acceptance-1', 60_000);
+    // The last attempt passed: the task is not reported blocked, nor delegated again.
+    expect(atAcceptance.milestones[0]!.tasks[0]).toMatchObject({
+      id: '1.1',
+      status: 'integrated',
+      attempts: 3,
+      delegations: 1,
+    });
+    expect(saga.runs().filter((r) => r.role === 'implementer')).toHaveLength(3);
+    // Every iteration of the task's review, the failed revision's included, named by its delegation.
+    const taskReviews = saga.manifest().quality_locked_history.filter((h) => h.subject === 'task-1-1');
+    expect(taskReviews.map((h) => [h.checkpoint, h.phase, h.iteration, h.result, h.counts.major])).toEqual([
+      ['task-m1t1-d1', 'implementation', 1, 'REVISE', 1],
+      ['task-m1t1-d1', 'implementation', 2, 'REVISE', 1],
+      ['task-m1t1-d1', 'implementation', 3, 'PASS', 0],
+    ]);
+    expect(readFileSync(taskReviews[1]!.findings!, 'utf8')).toContain('- second 1');
+    await saga.answer('acceptance-1', 'accept');
+    expect((await env.client.workflow.getHandle(sagaWorkflowId(saga.name)).result()).phase).toBe('complete');
+  });
 });
 
 /** The one run folder whose label matches. */

@@ -17,7 +17,7 @@ import { createSampleRepo, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
 import type { SagaStatus } from '../src/domain/state';
 import { LAUNCH_WITHOUT_WAITING_PATCH } from '../src/workflows/implementation';
-import { MERGE_BATCH_PATCH } from '../src/workflows/integration';
+import { INTEGRATION_SETUP_PATCH, MERGE_BATCH_PATCH } from '../src/workflows/integration';
 import { createSagaTestEnv, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { WORKFLOW_BUNDLE } from './harness/server';
 
@@ -196,7 +196,11 @@ describe('workflow histories replay', () => {
           histories.find((h) => h.workflowId === phaseWorkflowId(name, 'implementation'))!.history,
         ),
       ) as { events: RecordedEvent[] };
-      expect(patchIds(implementation.events)).toEqual([LAUNCH_WITHOUT_WAITING_PATCH, MERGE_BATCH_PATCH]);
+      expect(patchIds(implementation.events)).toEqual([
+        LAUNCH_WITHOUT_WAITING_PATCH,
+        INTEGRATION_SETUP_PATCH,
+        MERGE_BATCH_PATCH,
+      ]);
     });
   });
 });

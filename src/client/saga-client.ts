@@ -10,6 +10,7 @@ import {
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { failureReason } from '../domain/failure';
 import { sagaNameFromWorkflowId, sagaWorkflowId } from '../domain/naming';
 import { SagaName, SagaPhase, SagaAwaitingInput } from '../domain/search-attributes';
 import type { Answer, InteractionKind, RespondInput, SagaStatus } from '../domain/state';
@@ -36,10 +37,43 @@ export async function describeSaga(client: Client, name: string): Promise<Workfl
   }
 }
 
-/** The saga's live status (a query, answered by a worker). */
+/**
+ * The saga's status (a query, answered by a worker; a closed run's by replaying its history). A run ended
+ * from outside its own code (terminated, timed out) shows the phase it was in and no error, so it is
+ * reported `failed` here with the reason its close event gives.
+ */
 export async function getStatus(client: Client, name: string): Promise<SagaStatus> {
-  await describeSaga(client, name);
-  return client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
+  const desc = await describeSaga(client, name);
+  const status = await client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
+  const ended = desc.status.name;
+  if (!ENDED_BADLY.includes(ended) || status.error || ['complete', 'cancelled'].includes(status.phase))
+    return status;
+  return { ...status, phase: 'failed', error: await closeReason(client, name, desc) };
+}
+
+const ENDED_BADLY = ['FAILED', 'TERMINATED', 'TIMED_OUT'];
+
+/** Why the run closed, from its close event ("Terminated: <reason>"...). */
+async function closeReason(
+  client: Client,
+  name: string,
+  desc: WorkflowExecutionDescription,
+): Promise<string> {
+  const reason = await client.workflow
+    .getHandle(sagaWorkflowId(name), desc.runId, { followRuns: false })
+    .result()
+    .then(
+      () => 'no reason recorded',
+      (error: unknown) => failureReason(error),
+    );
+  switch (desc.status.name) {
+    case 'TERMINATED':
+      return `Terminated: ${reason}`;
+    case 'TIMED_OUT':
+      return 'Timed out: the workflow execution timeout passed';
+    default:
+      return reason;
+  }
 }
 
 /**

@@ -156,6 +156,8 @@ export const SagaStatusSchema = z.object({
   /** Null until the planning phase has written a plan. */
   planSummary: PlanSummarySchema.nullable().optional(),
   log: z.array(z.string()),
+  /** Why the saga failed, one line (the innermost cause of the failure); null unless phase is `failed`. */
+  error: z.string().nullable().optional(),
 });
 export type SagaStatus = z.infer<typeof SagaStatusSchema>;
 

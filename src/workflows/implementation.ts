@@ -15,6 +15,8 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
+import { failureReason } from '../domain/failure';
+import { describeAgentBlocker } from '../domain/blocked-report';
 import { initialMilestones, schedView } from '../domain/fleet';
 import { integrationBranch, taskWorkflowId, worktreeDirName } from '../domain/naming';
 import { ownsWarning, type Plan, type PlanMilestone } from '../domain/plan';
@@ -270,7 +272,8 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         usage: taskUsage,
         ...(rep?.agent ? { agent: rep.agent } : {}),
       });
-      // An agent that cannot run (not installed, not authenticated, denied) fails the same way again.
+      // An agent that cannot run (not installed, not authenticated, denied) fails the same way again, and
+      // one that reported itself blocked (a spec gap) needs the user's answer, not another run.
       const retryable = rep?.retryable !== false;
       const streak = (blockedStreak.get(event.ref) ?? 0) + 1;
       blockedStreak.set(event.ref, streak);
@@ -284,12 +287,15 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         update(task, { status: 'pending' });
         continue;
       }
+      const evidence = task.evidence.join(', ') || 'none';
       void ask(ctx.sagaWorkflowId, {
         id: `esc-${task.key}-d${task.delegations}`,
         kind: 'escalation',
-        prompt: retryable
-          ? `Task ${event.ref} (${task.title}) is still blocked after re-delegation: ${reason}. Evidence: ${task.evidence.join(', ') || 'none'}`
-          : `Task ${event.ref} (${task.title}) cannot run its agent: ${reason}. Fix that, then retry (or skip/edit/abort). Transcript: ${task.evidence.join(', ') || 'none'}`,
+        prompt: rep?.agentBlocked
+          ? `Task ${event.ref} (${task.title}) is blocked: ${describeAgentBlocker(rep.agentBlocked)}. Answer edit with the spec change in --text, retry with a note in --text, skip or abort. Evidence: ${evidence}`
+          : retryable
+            ? `Task ${event.ref} (${task.title}) is still blocked after re-delegation: ${reason}. Evidence: ${evidence}`
+            : `Task ${event.ref} (${task.title}) cannot run its agent: ${reason}. Fix that, then retry (or skip/edit/abort). Transcript: ${evidence}`,
         options: ['retry', 'skip', 'edit', 'abort'],
         recommended: 0,
         textRequiredFor: ['edit'],
@@ -367,8 +373,8 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       })
       .then(
         (rep) => events.push({ type: 'done', ref: task.id, report: rep }),
-        (error: unknown) =>
-          events.push({ type: 'failed', ref: task.id, error: String((error as Error).message ?? error) }),
+        // The task's own reason, not its wrappers' ("Child Workflow execution failed").
+        (error: unknown) => events.push({ type: 'failed', ref: task.id, error: failureReason(error) }),
       );
     inFlight.add(outcome);
     void outcome.finally(() => inFlight.delete(outcome));

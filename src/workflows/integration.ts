@@ -15,6 +15,8 @@ import { addUsage, noUsage } from '../domain/usage';
 
 /** Marks histories where a milestone's merges run in one activity (`mergeBranches`), not one per task. */
 export const MERGE_BATCH_PATCH = 'integration-merge-batch';
+/** Marks histories where the integration worktree gets the `worktree.copy` files and `setup` commands. */
+export const INTEGRATION_SETUP_PATCH = 'integration-worktree-setup';
 
 /** `rebaseOnto`: the task's branch is moved to this commit (the integrated state) before it is redone. */
 export type Redelegation = { ref: string; evidence: string[]; note: string; rebaseOnto?: string };
@@ -33,12 +35,20 @@ export async function integrateMilestone(
   const long = longActivities(ctx.hostQueue, maxAgentTimeout(ctx), ctx.settings.heartbeatTimeoutMs);
   const branch = integrationBranch(ctx.name);
   const worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'integration')}`;
-  const { head: pre } = await quick.ensureIntegrationWorktree({
-    repo: ctx.repo,
-    branch,
-    worktree,
-    base: ctx.base,
-  });
+  // Milestone checks need what task checks have (`worktree.copy` files, installed dependencies): the
+  // integration worktree is prepared like a task's. Histories before the patch only created it.
+  const { head: pre } = patched(INTEGRATION_SETUP_PATCH)
+    ? await long.prepareWorktree({
+        repo: ctx.repo,
+        branch,
+        worktree,
+        base: ctx.base,
+        copyFiles: ctx.settings.worktree.copy,
+        setup: ctx.settings.worktree.setup,
+        passEnv: ctx.settings.passEnv,
+      })
+    : await quick.ensureIntegrationWorktree({ repo: ctx.repo, branch, worktree, base: ctx.base });
+  const copies = ctx.settings.worktree.copy;
   const label = `m${spec.id}-r${round}`;
 
   const toMerge = mergeOrder(
@@ -109,7 +119,7 @@ export async function integrateMilestone(
     // from the redone task branches) and is merged again once they pass.
     const { commit: head } = await quick.headCommit({ worktree });
     await quick.resetHard({ worktree, commit: pre });
-    await quick.removeWorktree({ repo: ctx.repo, worktree });
+    await quick.removeWorktree({ repo: ctx.repo, worktree, copies });
     await sagaLog(
       ctx,
       `Milestone ${spec.id} reverted to ${pre.slice(0, 10)}; re-delegating ${conflicted.map((c) => c.ref).join(', ')} on top of ${head.slice(0, 10)}`,
@@ -136,7 +146,7 @@ export async function integrateMilestone(
   });
   if (checks.passed) {
     const { commit: head } = await quick.headCommit({ worktree });
-    await quick.removeWorktree({ repo: ctx.repo, worktree });
+    await quick.removeWorktree({ repo: ctx.repo, worktree, copies });
     await sagaLog(
       ctx,
       `Milestone ${spec.id} integrated at ${head.slice(0, 10)}; merge order ${toMerge.join(', ')}; validation passed`,
@@ -144,7 +154,7 @@ export async function integrateMilestone(
     return { ok: true, head, usage };
   }
   await quick.resetHard({ worktree, commit: pre });
-  await quick.removeWorktree({ repo: ctx.repo, worktree });
+  await quick.removeWorktree({ repo: ctx.repo, worktree, copies });
   const failures = checks.results.filter((r) => r.exitCode !== 0 || r.timedOut);
   await sagaLog(
     ctx,

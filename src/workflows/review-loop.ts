@@ -12,6 +12,7 @@ export type ReviewOutcome = 'pass' | 'skipped' | 'forced' | 'escalated' | 'abort
 
 export interface ReviewLoopOptions<T> {
   phase: string;
+  /** Names this review in the manifest (a task's names its delegation: iterations restart at 1 in each). */
   checkpoint: string;
   subject: 'plan' | 'task';
   taskId: string;
@@ -101,6 +102,7 @@ export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>
           {
             subject: id,
             phase: opts.phase,
+            checkpoint: opts.checkpoint,
             ...decision.iteration_record,
             findings: review.findingsPath,
             timestamp: new Date().toISOString(),

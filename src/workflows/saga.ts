@@ -6,6 +6,7 @@
 import {
   CancellationScope,
   condition,
+  ContinueAsNew,
   continueAsNew,
   executeChild,
   isCancellation,
@@ -16,6 +17,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { failureReason } from '../domain/failure';
 import { announceModes, resolveExecutionMode, resolveParallel } from '../domain/flags';
 import { integrationBranch, phaseWorkflowId } from '../domain/naming';
 import type { Plan } from '../domain/plan';
@@ -56,6 +58,8 @@ const LOG_KEEP = 40;
 /** Marks sagas whose PROGRESS.md writes are spaced at least PROGRESS_MIN_INTERVAL_MS apart. */
 export const PROGRESS_THROTTLE_PATCH = 'progress-write-throttle';
 const PROGRESS_MIN_INTERVAL_MS = 1000;
+/** Marks sagas that write PROGRESS.md once more when they fail, so the file shows why. */
+export const FAILURE_PROGRESS_PATCH = 'failure-progress-write';
 
 export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise<SagaOutcome> {
   const self = workflowInfo().workflowId;
@@ -71,6 +75,8 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   let round = carry?.round ?? 1;
   let usage: Usage = carry?.usage ?? noUsage();
   let reportPath: string | null = null;
+  /** Why the saga failed (one line); set once, when it does. */
+  let failure: string | null = null;
   const specPath = `${input.sagaDir}/SAGA.md`;
   // Sent by the planning phase while it runs; a carried run only knows the approved plan.
   let planSummary: PlanSummary | null = carry
@@ -129,6 +135,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     usage,
     planSummary,
     log,
+    error: failure,
   });
   setHandler(statusQuery, status);
   // What a new run needs to resume without redoing finished work (`saga continue` on a failed/terminated run).
@@ -389,6 +396,15 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   } catch (error) {
     if (isCancellation(error)) return await CancellationScope.nonCancellable(() => finish('cancelled'));
     setPhase('failed');
+    // Continuing as new passes through here too (and always has set the phase): it is no failure.
+    if (error instanceof ContinueAsNew) throw error;
+    failure = failureReason(error);
+    addLog(`Failed: ${failure}`);
+    // The failure ends the run before the background writer would run again: write PROGRESS.md now.
+    if (patched(FAILURE_PROGRESS_PATCH) && sagaDirReady) {
+      await condition(() => !writing);
+      await writeProgress().catch(() => undefined); // the saga's own failure is the one to report
+    }
     throw error;
   }
 

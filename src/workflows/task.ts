@@ -5,12 +5,13 @@
  * Each attempt is one activity (worktree set-up on the first, handoff on the last), so a task costs few
  * workflow-task round trips; tasks started before that change replay their step-by-step path.
  */
-import { CancellationScope, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, patched, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import type { PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import type { TaskStatus, Usage } from '../domain/state';
 import type { PreparedTask, TaskAttemptResult, TaskHandoff } from '../activities/task-attempt';
 import { agentSucceeded } from '../domain/agent-output';
+import { agentBlockedReason, agentBlockedTaskReason } from '../domain/blocked-report';
 import { conflictNote } from '../domain/task-notes';
 import { longActivities, quickActivities } from './activities';
 import { reviewLoop } from './review-loop';
@@ -64,7 +65,18 @@ export interface TaskReport {
   retryable?: boolean;
   /** The agent profile of the last run and the CLI's session id, when it printed one. */
   agent?: { profile: string; sessionId: string | null };
+  /**
+   * The agent's own reason (one line) when the task ended on its blocked report: no other attempt was
+   * made, and the fleet asks the user instead of re-delegating (`retryable` is false).
+   */
+  agentBlocked?: string;
 }
+
+/**
+ * Marks task runs that stop at an agent's blocked report. Asked only when such a report comes, so other
+ * tasks record no marker; runs recorded before it went on with their remaining attempts.
+ */
+export const AGENT_BLOCKED_REPORT_PATCH = 'task-agent-blocked-report';
 
 export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   const { ctx, spec, key } = input;
@@ -120,6 +132,8 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   let attempts = 0;
   /** Set by a run whose failure no retry can fix: no further attempt is made. */
   let fatal = false;
+  /** The agent's reason when it reported blocked and the checks did not pass. */
+  let agentBlocked: string | null = null;
   let sessionId: string | null = null;
   const offset = input.attemptOffset ?? 0;
   let handoffResult: TaskHandoff | undefined;
@@ -180,6 +194,9 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   async function attempt(extraNotes: string[], last: boolean): Promise<boolean> {
     attempts++;
     const n = offset + attempts;
+    // The latest attempt decides (a review's revisions run after a stop): earlier outcomes are cleared.
+    agentBlocked = null;
+    fatal = false;
     setCurrentDetails(`Attempt ${n}: agent running`);
     // A quality-locked task keeps its worktree for the reviewer; otherwise a pass, or the last failure,
     // ends the task inside the same activity.
@@ -197,6 +214,20 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       failures = [run.transcriptPath];
       notes = [`Attempt ${n}: ${run.failure.message}`];
       reason = run.failure.message;
+      evidence = checks ? checks.results.map((r) => r.outputPath) : [run.transcriptPath];
+      return false;
+    }
+    // The checks decide: a blocked report whose work passes them is a pass.
+    const blockedReason = checks?.passed ? null : agentBlockedReason(run.report);
+    if (blockedReason !== null && patched(AGENT_BLOCKED_REPORT_PATCH)) {
+      // The agent says it cannot finish (a spec gap, an external decision): another paid run of the
+      // same spec would not change that, so the task stops here and the user is asked.
+      fatal = true;
+      agentBlocked = blockedReason;
+      const failed = checks?.results.filter((r) => r.exitCode !== 0 || r.timedOut) ?? [];
+      failures = [...failed.map((r) => r.outputPath), run.transcriptPath];
+      notes = [`Attempt ${n}: you reported blocked: ${blockedReason}`];
+      reason = agentBlockedTaskReason(blockedReason);
       evidence = checks ? checks.results.map((r) => r.outputPath) : [run.transcriptPath];
       return false;
     }
@@ -239,15 +270,16 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     if (status === 'passed' && ctx.flags.quality_locked) {
       const outcome = await reviewLoop(ctx, {
         phase: 'implementation',
-        checkpoint: `task-${key}`,
+        checkpoint: `task-${label}`,
         subject: 'task',
         taskId: input.ref,
         workdir: input.worktree,
         context: { task: spec, ref: input.ref },
         askCheckpoint: false,
         revise: async (findings) => attempt([`Reviewer findings to fix:\n${findings}`], false),
+        // The task's status follows its latest attempt: a failed revision that a later one fixes passes.
         onRevised: async (ok) => {
-          if (!ok) status = 'blocked';
+          status = ok ? 'passed' : 'blocked';
         },
       });
       if (outcome === 'abort' || outcome === 'escalated') {
@@ -285,5 +317,6 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     runId: info.runId,
     retryable: !fatal,
     agent: { profile: profile.name, sessionId },
+    ...(agentBlocked !== null ? { agentBlocked } : {}),
   };
 }

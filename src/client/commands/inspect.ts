@@ -22,6 +22,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function renderStatus(s: SagaStatus, agents: RunningAgent[] = []): string {
   const lines = [`Saga ${s.name} — ${s.phase}${s.round > 1 ? ` (round ${s.round})` : ''}`, `Goal: ${s.goal}`];
+  if (s.error) lines.push(`Error: ${s.error}`);
   lines.push(`Mode: ${s.executionMode}`);
   if (s.planSummary) {
     const p = s.planSummary;
