@@ -15,6 +15,7 @@ import { createSampleRepo, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { sagaWorkflowId } from '../src/domain/naming';
 import { startHttpRecorder, type HttpRecorder } from './harness/http-recorder';
 import { createSagaTestEnv, sagaStatus, waitForPending, type SagaTestEnv } from './harness/saga-env';
+import { saveEnv } from './harness/process-env';
 
 const ALICE_SECRET = 'alice-caller-secret';
 const CAROL_SECRET = 'carol-caller-secret';
@@ -34,7 +35,7 @@ describe('chat bridge hardening: webhook callers, notify secret, replays, remind
   let env: SagaTestEnv;
   let receiver: HttpRecorder;
   let bridge: ChatBridge;
-  const saved: Record<string, string | undefined> = {};
+  let restoreEnv: () => void = () => undefined;
   /** When each notification arrived (the recorder keeps no times). */
   const arrivals: { at: number; body: string }[] = [];
   let name: string;
@@ -45,7 +46,7 @@ describe('chat bridge hardening: webhook callers, notify secret, replays, remind
       arrivals.push({ at: Date.now(), body: r.rawBody });
       return { ok: true };
     });
-    for (const key of CHAT_ENV) saved[key] = process.env[key];
+    restoreEnv = saveEnv(CHAT_ENV);
     Object.assign(process.env, {
       SAGA_HOME: env.sagaHome,
       SAGA_HOST_ID: env.hostId,
@@ -88,10 +89,7 @@ describe('chat bridge hardening: webhook callers, notify secret, replays, remind
     await bridge?.close();
     await receiver?.close();
     await env?.close();
-    for (const key of CHAT_ENV) {
-      if (saved[key] === undefined) delete process.env[key];
-      else process.env[key] = saved[key];
-    }
+    restoreEnv();
   });
 
   const answer = (fields: Record<string, unknown>) =>

@@ -21,6 +21,7 @@ import {
   waitForStatus,
   type SagaTestEnv,
 } from './harness/saga-env';
+import { saveEnv } from './harness/process-env';
 
 const SIGNING_SECRET = 'slack-test-signing-secret';
 const BOT_TOKEN = 'xoxb-test-token';
@@ -41,7 +42,7 @@ describe('chat bridge: Slack app', () => {
   let env: SagaTestEnv;
   let slackApi: HttpRecorder;
   let bridge: ChatBridge;
-  const saved: Record<string, string | undefined> = {};
+  let restoreEnv: () => void = () => undefined;
   let name: string;
   let nextTs = 1;
   /** Slack gives every request its own trigger id, so no two requests carry the same signature. */
@@ -54,7 +55,7 @@ describe('chat bridge: Slack app', () => {
         ? { ok: true, message_ts: `1700000000.9${nextTs++}` }
         : { ok: true, channel: CHANNEL, ts: callBody(r).ts ?? `1700000000.00${nextTs++}` },
     );
-    for (const key of CHAT_ENV) saved[key] = process.env[key];
+    restoreEnv = saveEnv(CHAT_ENV);
     Object.assign(process.env, {
       SAGA_HOME: env.sagaHome,
       SAGA_HOST_ID: env.hostId,
@@ -97,10 +98,7 @@ describe('chat bridge: Slack app', () => {
     await bridge?.close();
     await slackApi?.close();
     await env?.close();
-    for (const key of CHAT_ENV) {
-      if (saved[key] === undefined) delete process.env[key];
-      else process.env[key] = saved[key];
-    }
+    restoreEnv();
   });
 
   const postSlack = (body: string, opts: { timestamp?: number; secret?: string; type?: string } = {}) => {

@@ -22,6 +22,7 @@ import {
   waitForStatus,
   type SagaTestEnv,
 } from './harness/saga-env';
+import { saveEnv } from './harness/process-env';
 
 const SECRET = 'webhook-test-secret';
 const NOTIFY_SECRET = 'notify-test-secret';
@@ -38,14 +39,14 @@ describe('chat bridge: generic webhook', () => {
   let env: SagaTestEnv;
   let receiver: HttpRecorder;
   let bridge: ChatBridge;
-  const saved: Record<string, string | undefined> = {};
+  let restoreEnv: () => void = () => undefined;
   let name: string;
   let sagaDir: string;
 
   beforeAll(async () => {
     env = await createSagaTestEnv('chathook');
     receiver = await startHttpRecorder(() => ({ ok: true }));
-    for (const key of CHAT_ENV) saved[key] = process.env[key];
+    restoreEnv = saveEnv(CHAT_ENV);
     Object.assign(process.env, {
       SAGA_HOME: env.sagaHome,
       SAGA_HOST_ID: env.hostId,
@@ -87,10 +88,7 @@ describe('chat bridge: generic webhook', () => {
     await bridge?.close();
     await receiver?.close();
     await env?.close();
-    for (const key of CHAT_ENV) {
-      if (saved[key] === undefined) delete process.env[key];
-      else process.env[key] = saved[key];
-    }
+    restoreEnv();
   });
 
   const post = (body: string, headers: Record<string, string>) =>
