@@ -169,37 +169,31 @@ describe('agent environment', () => {
   });
 });
 
-test('a check sees PATH and the SAGA_* saga sets, not the worker secrets', async () => {
-  const out = path.join(dir, 'check-env.json');
+/** The environment one check ran with (it dumps it), after asserting the check passed. */
+async function checkEnvironment(label: string, extra: { env?: Record<string, string>; passEnv?: string[] }) {
+  const out = path.join(dir, `${label}.json`);
   const { runChecks } = createValidationActivities();
   const result = (await newEnv().run(runChecks, {
     sagaDir: path.join(dir, 'saga'),
     cwd: dir,
     checks: [{ text: 'dump', check: `node -e "${dumpEnv(out).replace(/"/g, '\\"')}"` }],
-    label: 'env-checks',
+    label,
     timeoutMs: 30_000,
-    env: { SAGA_PORT_BASE: '4200' },
+    ...extra,
   })) as RunChecksResult;
   expect(result.passed).toBe(true);
-  const env = await readDump(out);
+  return readDump(out);
+}
+
+test('a check sees PATH and the SAGA_* saga sets, not the worker secrets', async () => {
+  const env = await checkEnvironment('env-checks', { env: { SAGA_PORT_BASE: '4200' } });
   expect(env).toMatchObject({ SAGA_PORT_BASE: '4200', PATH: process.env.PATH, HOME: process.env.HOME });
   expectNoWorkerSecrets(env);
   expect(env.MY_TOKEN).toBeUndefined();
 });
 
 test('a check gets the variables saga.config.yaml `pass_env` names, never a worker secret even if named', async () => {
-  const out = path.join(dir, 'check-pass-env.json');
-  const { runChecks } = createValidationActivities();
-  const result = (await newEnv().run(runChecks, {
-    sagaDir: path.join(dir, 'saga'),
-    cwd: dir,
-    checks: [{ text: 'dump', check: `node -e "${dumpEnv(out).replace(/"/g, '\\"')}"` }],
-    label: 'env-checks-pass',
-    timeoutMs: 30_000,
-    passEnv: ['MY_TOKEN', 'SAGA_WEBHOOK_SECRET'],
-  })) as RunChecksResult;
-  expect(result.passed).toBe(true);
-  const env = await readDump(out);
+  const env = await checkEnvironment('env-checks-pass', { passEnv: ['MY_TOKEN', 'SAGA_WEBHOOK_SECRET'] });
   expect(env.MY_TOKEN).toBe('passed-by-name');
   expectNoWorkerSecrets(env);
   expect(parseSagaConfigText('pass_env: [TEMPORAL_API_KEY]\n', 'saga.config.yaml')).toEqual({
