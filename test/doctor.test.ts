@@ -94,8 +94,10 @@ test('--probe: the real CLI edits a file and runs a command in a scratch repo; i
 });
 
 test('--probe with a command that has no permission to act: both FAIL, with the denial named', async () => {
+  // dontAsk: deny every call not pre-approved. Without a mode the CLI's default is what its own environment
+  // checks make of the machine (a CI machine let both calls run), so the test names the mode.
   const repo = repoWith('denied', {
-    command: ['claude', '-p', '--output-format', 'stream-json', '--verbose'],
+    command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'dontAsk'],
     prompt_input: 'stdin',
     output: 'claude',
     env: endpointEnv,
@@ -103,7 +105,7 @@ test('--probe with a command that has no permission to act: both FAIL, with the 
   const result = await doctor(['--repo', repo, '--agent', 'claude', '--probe', '--json'], {
     PATH: withClis(),
   });
-  expect(result.code).toBe(2);
+  expect({ code: result.code, stdout: result.stdout }).toMatchObject({ code: 2 });
   const report = JSON.parse(result.stdout) as {
     ok: boolean;
     checks: { name: string; level: string; detail: string }[];
