@@ -16,6 +16,7 @@ import { idealMakespan, lowerBoundMakespan } from '../src/domain/schedule';
 import { freePort, startDevServer } from '../src/worker/dev-server';
 import { installRuntime } from '../src/worker/worker';
 import { runNaiveBaseline } from './baseline';
+import { cliStartupFigures } from './cli-startup';
 import { runSaga, type SagaRun } from './drive';
 import { figure, figureLine, quantile, table, type Figure } from './figures';
 import {
@@ -179,6 +180,14 @@ async function main(): Promise<void> {
         `${overheads.length} tasks of ${AGENT_MS} ms on ${LANES.join('/')} lane${LANES.length === 1 && LANES[0] === 1 ? '' : 's'}`,
         overheads,
         150,
+      ),
+    );
+
+    progress('CLI start-up: saga --help, saga flags parse, saga status --json against node -e 0');
+    figures.push(
+      ...cliStartupFigures(
+        { ...process.env, ...sagaEnv, TEMPORAL_ADDRESS: server.address },
+        `bench-lanes-${LANES[0]}`,
       ),
     );
 

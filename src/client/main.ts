@@ -1,8 +1,5 @@
 /** Entry point of bin/saga: prints errors plainly and exits with the documented codes. */
-import { installRuntime } from '../worker/worker';
 import { runCli } from './cli';
-
-installRuntime();
 
 const io = {
   out: (line: string) => process.stdout.write(`${line}\n`),

@@ -43,8 +43,11 @@ export async function describeSaga(client: Client, name: string): Promise<Workfl
  * reported `failed` here with the reason its close event gives.
  */
 export async function getStatus(client: Client, name: string): Promise<SagaStatus> {
+  // The query goes out with the description (one round trip, not two); a missing saga is named by describe.
+  const query = client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
+  query.catch(() => undefined);
   const desc = await describeSaga(client, name);
-  const status = await client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
+  const status = await query;
   const ended = desc.status.name;
   if (!ENDED_BADLY.includes(ended) || status.error || ['complete', 'cancelled'].includes(status.phase))
     return status;

@@ -2,8 +2,6 @@
  * A saga worker: workflow tasks from the shared `saga` queue (any machine may run workflow code), and the
  * host-bound activities from this host's own queue (only the machine holding the repo touches it).
  */
-import os from 'node:os';
-import path from 'node:path';
 import {
   DefaultLogger,
   NativeConnection,
@@ -13,8 +11,8 @@ import {
   type WorkerOptions,
 } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import { hostTaskQueue, WORKFLOW_TASK_QUEUE } from '../domain/naming';
-import { EnvironmentError } from './temporal-binary';
+import { hostTaskQueue } from '../domain/naming';
+import { defaultHostId, shutdownGraceMs, workflowTaskQueue } from './host-settings';
 import { prebuiltWorkflowBundle } from './workflow-bundle';
 
 export interface SagaWorkerOptions {
@@ -29,22 +27,7 @@ export interface SagaWorkerOptions {
   taskQueue?: string;
 }
 
-export const defaultHostId = (): string => process.env.SAGA_HOST_ID || os.hostname();
-export const defaultSagaHome = (): string => process.env.SAGA_HOME || path.join(os.homedir(), '.sagas');
-/** Shared queue for workflow tasks; SAGA_TASK_QUEUE separates independent deployments on one namespace. */
-export const workflowTaskQueue = (): string => process.env.SAGA_TASK_QUEUE || WORKFLOW_TASK_QUEUE;
-
-/** SAGA_SHUTDOWN_GRACE_MS: how long running activities may finish after SIGTERM before they are cancelled. */
-export function shutdownGraceMs(env: NodeJS.ProcessEnv = process.env): number {
-  const text = env.SAGA_SHUTDOWN_GRACE_MS;
-  if (!text) return 10_000;
-  const ms = Number(text);
-  if (!Number.isInteger(ms) || ms < 0)
-    throw new EnvironmentError(
-      `SAGA_SHUTDOWN_GRACE_MS must be a whole number of milliseconds, got '${text}'.`,
-    );
-  return ms;
-}
+export { defaultHostId, defaultSagaHome, shutdownGraceMs, workflowTaskQueue } from './host-settings';
 
 let runtimeReady = false;
 /** Worker logs at SAGA_LOG_LEVEL (default WARN): the CLI's own output stays readable. */

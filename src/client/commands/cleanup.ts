@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import { createGitActivities } from '../../activities/git';
 import { assertSagaName } from '../../domain/naming';
 import { SagaRepo } from '../../domain/search-attributes';
-import { defaultSagaHome } from '../../worker/worker';
+import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs, str } from '../args';
 import { UserError } from '../errors';
 import { describeSaga } from '../saga-client';

@@ -17,7 +17,7 @@ import {
   resolveAgentProfile,
   type SagaConfig,
 } from '../../domain/config';
-import { defaultSagaHome } from '../../worker/worker';
+import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs, str } from '../args';
 import { connectionSettings } from '../connection';
 import { EXIT, UserError } from '../errors';

@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import { readableLine } from '../../domain/agent-cli-output';
 import { AGENT_OUTPUT_FORMATS, AGENT_RUN_FILE, type AgentOutputFormat } from '../../domain/agent-presets';
 import type { SagaStatus } from '../../domain/state';
-import { defaultSagaHome } from '../../worker/worker';
+import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs } from '../args';
 import { UserError } from '../errors';
 import { describeSaga, getStatus, listSagas } from '../saga-client';

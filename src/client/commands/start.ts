@@ -12,7 +12,7 @@ import { parsePlanText, type Plan } from '../../domain/plan';
 import type { SagaInput } from '../../domain/saga-input';
 import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/search-attributes';
 import { sagaWorkflow } from '../../workflows/saga';
-import { defaultHostId, defaultSagaHome, workflowTaskQueue } from '../../worker/worker';
+import { defaultHostId, defaultSagaHome, workflowTaskQueue } from '../../worker/host-settings';
 import { bool, parseArgs, str, type ArgSpec } from '../args';
 import { connectionSettings } from '../connection';
 import { EnvironmentError, UserError } from '../errors';

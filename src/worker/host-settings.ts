@@ -1,0 +1,25 @@
+/**
+ * Where this host keeps sagas, what it calls itself and which queue it serves: plain settings from the
+ * environment, kept apart from the worker so CLI commands read them without loading the worker runtime.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { WORKFLOW_TASK_QUEUE } from '../domain/naming';
+import { EnvironmentError } from './temporal-binary';
+
+export const defaultHostId = (): string => process.env.SAGA_HOST_ID || os.hostname();
+export const defaultSagaHome = (): string => process.env.SAGA_HOME || path.join(os.homedir(), '.sagas');
+/** Shared queue for workflow tasks; SAGA_TASK_QUEUE separates independent deployments on one namespace. */
+export const workflowTaskQueue = (): string => process.env.SAGA_TASK_QUEUE || WORKFLOW_TASK_QUEUE;
+
+/** SAGA_SHUTDOWN_GRACE_MS: how long running activities may finish after SIGTERM before they are cancelled. */
+export function shutdownGraceMs(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.SAGA_SHUTDOWN_GRACE_MS;
+  if (!text) return 10_000;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 0)
+    throw new EnvironmentError(
+      `SAGA_SHUTDOWN_GRACE_MS must be a whole number of milliseconds, got '${text}'.`,
+    );
+  return ms;
+}
