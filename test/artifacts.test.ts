@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import {
   ARTIFACT_INPUT_ERROR,
   PATH_ERROR,
+  SPEC_INPUT_FILE,
   createArtifactActivities,
   writeFileAtomic,
 } from '../src/activities/artifacts';
@@ -128,7 +129,8 @@ describe('spec tree', () => {
       'milestones/02-cli/tasks/01-add-cli.md',
     ];
     expect(files.sort()).toEqual(expected);
-    expect(listFiles(sagaDir)).toEqual(expected);
+    // Beside the spec tree: what it was rendered from, for later re-renders with the saga's status.
+    expect(listFiles(sagaDir)).toEqual([...expected, SPEC_INPUT_FILE]);
     expect(fs.readFileSync(path.join(sagaDir, 'SAGA.md'), 'utf8')).toContain('Modes: --autonomous');
     expect(fs.readFileSync(path.join(sagaDir, 'milestones/02-cli/tasks/01-add-cli.md'), 'utf8')).toContain(
       '# Task 2.1: Add bin/greet.js',
@@ -155,6 +157,7 @@ describe('spec tree', () => {
       'milestones/01-core/MILESTONE.md',
       'milestones/01-core/tasks/01-greet.md',
       'runs/m1t1/out.txt',
+      SPEC_INPUT_FILE,
     ]);
     // Without an explicit announcement, the flags give one.
     expect(fs.readFileSync(path.join(sagaDir, 'SAGA.md'), 'utf8')).toContain('Modes: --autonomous');
@@ -172,9 +175,10 @@ describe('spec tree', () => {
 });
 
 test('PROGRESS.md and REPORT.md', async () => {
-  await artifacts.writeProgress({ sagaDir, status: status(sagaDir), extra: { log: ['later'] } });
+  await artifacts.writeProgress({ sagaDir, status: status(sagaDir) });
+  await artifacts.writeProgress({ sagaDir, status: { ...status(sagaDir), log: ['later', 'started'] } });
   expect(fs.readFileSync(path.join(sagaDir, 'PROGRESS.md'), 'utf8')).toContain(
-    '## Log (newest first)\n\n- later\n- started',
+    '## Log (newest first)\n\n- later\n- started\n',
   );
   await artifacts.writeReport({
     sagaDir,

@@ -89,7 +89,7 @@ describe('saga CLI end to end', () => {
     const review = await waitPending('cli-e2e', 'acceptance-1');
     expect(review.milestones.flatMap((m) => m.tasks).every((t) => t.status === 'integrated')).toBe(true);
     const reported = await runSaga(
-      ['report', 'cli-e2e', '--issue', 'Mention greet() in the README'],
+      ['report', 'cli-e2e', '--issue', 'Show the CLI in the README :: check: grep -q bin/greet.js README.md'],
       env.cliEnv,
     );
     expect(reported.code).toBe(0);

@@ -150,9 +150,11 @@ describe('integration recovery', () => {
       const done = await finish(env, name, repo);
       const log = done.log.join('\n');
       const base = git(repo, 'rev-parse', 'main');
-      expect(log).toMatch(
-        new RegExp(`Milestone 1 validation failed \\(milestone 1 check\\); reverted to ${base.slice(0, 10)}`),
+      // The check's command names v.txt, which 1.1 owns: only 1.1 is redone.
+      expect(log).toContain(
+        `Integration: milestone 1 validation 'grep -qx good v.txt' failed; reverted to ${base.slice(0, 10)}; re-delegating 1.1 (owns v.txt, named in the command 'grep -qx good v.txt')`,
       );
+      expect(byId(done).get('1.2')).toMatchObject({ status: 'integrated', delegations: 1 });
       expect(log).toMatch(/Milestone 1 integrated .*validation passed/);
       const t11 = byId(done).get('1.1')!;
       expect(t11).toMatchObject({ status: 'integrated', delegations: 2, attempts: 2 });

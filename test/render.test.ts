@@ -83,7 +83,7 @@ function statusFor(plan: Plan): SagaStatus {
     sagaDir: '/home/u/.sagas/add-greeting',
     uiUrl: 'http://localhost:8233/namespaces/default/workflows/saga-add-greeting',
     round: 1,
-    log: ['first event', 'second event'],
+    log: ['second event', 'first event'],
   };
   const [t11, t12] = status.milestones[0].tasks;
   Object.assign(t11, {
@@ -262,7 +262,6 @@ describe('PROGRESS.md', () => {
     const md = renderProgressMd(status, {
       integrationNotes: ['M1 merged cleanly'],
       decisions: ['Dropped i18n'],
-      log: ['third event'],
     });
     expect(md).toContain('- **Phase:** implementation');
     expect(md).toContain('- **Current milestone:** 1 — Core library (running)');
@@ -279,7 +278,10 @@ describe('PROGRESS.md', () => {
     );
     expect(md).toContain('## Integration notes\n\n- M1 merged cleanly');
     expect(md).toContain('## Decisions & Deviations\n\n- Dropped i18n');
-    expect(md).toContain('## Log (newest first)\n\n- third event\n- second event\n- first event');
+    // status.log is newest first already; a whole log given by the caller replaces it.
+    expect(md).toContain('## Log (newest first)\n\n- second event\n- first event');
+    const whole = renderProgressMd(status, { integrationNotes: [], decisions: [], log: ['c', 'b', 'a'] });
+    expect(whole).toContain('## Log (newest first)\n\n- c\n- b\n- a\n');
   });
 });
 

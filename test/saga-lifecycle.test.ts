@@ -71,11 +71,11 @@ describe('saga lifecycle', () => {
     expect(report).toMatch(/E1/);
     expect(report).toMatch(/passed/);
 
-    // A report round: one issue becomes a task in a new milestone, validated by the exit criteria.
+    // A report round: one issue becomes a task in a new milestone, validated by its check and the exit criteria.
     await respond(env.client, name, {
       interactionId: 'acceptance-1',
       choice: 'report issues',
-      text: 'The README should mention greet()',
+      text: 'The README should show how to run the CLI :: check: grep -q "node bin/greet.js" README.md',
       user: 'test',
     });
     const round2 = await waitForPending(env, name, 'acceptance-2', 120_000);

@@ -31,6 +31,7 @@ import {
   type ProgressExtra,
   type ReportInput,
 } from '../domain/render';
+import { decisionNotes, integrationNotes, mergeLog } from '../domain/progress-log';
 import type { SagaStatus } from '../domain/state';
 
 /** Failure type of every refused path (non-retryable). */
@@ -131,6 +132,33 @@ export interface SpecTreeInput {
   flags?: FlagsResult;
   /** Questions the autonomous planner asked the user instead of deciding (SAGA.md rationale block). */
   askedBack?: string[];
+}
+
+/** What the last spec tree was rendered from, kept so later re-renders keep its rationale and flags text. */
+interface StoredSpecInput {
+  name: string;
+  plan: Plan;
+  environment: Environment | null;
+  flagsAnnouncement: string;
+  autonomous?: boolean;
+  askedBack?: string[];
+}
+
+/** Machine-kept files of the projection (not for people; never read back as saga state). */
+export const SPEC_INPUT_FILE = 'runs/spec-tree-input.json';
+/** The whole saga log, oldest first, one JSON string per line (PROGRESS.md shows it newest first). */
+export const PROGRESS_LOG_FILE = 'runs/progress-log.jsonl';
+
+export interface ProgressInput {
+  sagaDir: string;
+  status: SagaStatus;
+  /**
+   * The approved plan as the workflow holds it now (acceptance milestones included) and the discovered
+   * environment: when given, SAGA.md, MILESTONE.md and the task specs are re-rendered from `status` too.
+   * Without a plan, the last spec tree written is re-rendered with the current status.
+   */
+  plan?: Plan | null;
+  environment?: Environment | null;
 }
 
 export interface ManifestUpdate {
@@ -244,48 +272,142 @@ export function createArtifactActivities(deps: { sagaHome: string }) {
     }
   }
 
+  async function renderSpecTree(
+    sagaDir: string,
+    spec: StoredSpecInput,
+    status: SagaStatus | null,
+  ): Promise<string[]> {
+    const files = [
+      await write(
+        sagaDir,
+        'SAGA.md',
+        renderSagaMd({
+          name: spec.name,
+          status,
+          plan: spec.plan,
+          environment: spec.environment,
+          flagsAnnouncement: spec.flagsAnnouncement,
+          autonomous: spec.autonomous,
+          askedBack: spec.askedBack,
+        }),
+      ),
+    ];
+    for (const m of spec.plan.milestones) {
+      const dir = `milestones/${milestoneDirName(m.id, m.slug)}`;
+      const state = status?.milestones.find((s) => s.id === m.id);
+      files.push(await write(sagaDir, `${dir}/MILESTONE.md`, renderMilestoneMd(m, state)));
+      for (const t of m.tasks) {
+        const text = renderTaskMd(m.id, t, findTaskState(status, m.id, t.id));
+        files.push(await write(sagaDir, `${dir}/tasks/${taskFileName(t.id, t.slug)}`, text));
+      }
+    }
+    return files;
+  }
+
+  async function readStoredSpec(sagaDir: string): Promise<StoredSpecInput | null> {
+    const text = await read(sagaDir, SPEC_INPUT_FILE).catch(() => null);
+    if (text === null) return null;
+    try {
+      return JSON.parse(text) as StoredSpecInput;
+    } catch {
+      return null; // a broken copy only costs the rationale block; the next planning write replaces it
+    }
+  }
+
+  /** The spec tree again, from the current status (and the workflow's plan when given). */
+  async function refreshSpecTree(input: ProgressInput): Promise<void> {
+    const release = await lockFile(path.join(input.sagaDir, 'SAGA.md'));
+    try {
+      const stored = await readStoredSpec(input.sagaDir);
+      if (!input.plan && !stored) return; // planning has not written a spec tree yet
+      const plan: Plan = input.plan
+        ? { ...input.plan, rationale: stored?.plan.rationale ?? input.plan.rationale }
+        : stored!.plan;
+      await renderSpecTree(
+        input.sagaDir,
+        {
+          name: stored?.name ?? input.status.name,
+          plan,
+          environment: input.environment ?? stored?.environment ?? null,
+          flagsAnnouncement:
+            stored?.flagsAnnouncement ??
+            announceModes(input.status.flags, { product: 'Saga', workflow: 'saga' }),
+          autonomous: stored?.autonomous ?? input.status.flags.autonomous,
+          askedBack: stored?.askedBack ?? [],
+        },
+        input.status,
+      );
+    } finally {
+      release();
+    }
+  }
+
+  /** The whole log, oldest first: the one on disk extended by the status's recent lines. */
+  async function appendProgressLog(sagaDir: string, status: SagaStatus): Promise<string[]> {
+    const release = await lockFile(path.join(sagaDir, PROGRESS_LOG_FILE));
+    try {
+      const text = (await read(sagaDir, PROGRESS_LOG_FILE, Number.MAX_SAFE_INTEGER)) ?? '';
+      const recorded = text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          try {
+            return String(JSON.parse(line));
+          } catch {
+            return line; // a line cut by a crash mid-write is kept as it is
+          }
+        });
+      const merged = mergeLog(recorded, status.log);
+      if (merged !== recorded)
+        await write(sagaDir, PROGRESS_LOG_FILE, merged.map((l) => `${JSON.stringify(l)}\n`).join(''));
+      return merged;
+    } finally {
+      release();
+    }
+  }
+
   return {
     /** SAGA.md plus milestones/NN-slug/MILESTONE.md and milestones/NN-slug/tasks/NN-slug.md. */
     async writeSpecTree(input: SpecTreeInput): Promise<{ files: string[] }> {
       const checked = validatePlan(input.plan, 'plan');
       if (!checked.ok)
         throw badInput(`Cannot write the spec tree of an invalid plan: ${checked.errors.join('; ')}`);
-      const plan = checked.plan;
-      const status = input.status ?? null;
-      const flagsAnnouncement =
-        input.flagsAnnouncement ??
-        (input.flags ? announceModes(input.flags, { product: 'Saga', workflow: 'saga' }) : '');
-      const files = [
-        await write(
-          input.sagaDir,
-          'SAGA.md',
-          renderSagaMd({
-            name: input.name,
-            status,
-            plan,
-            environment: input.environment,
-            flagsAnnouncement,
-            autonomous: input.flags?.autonomous,
-            askedBack: input.askedBack,
-          }),
-        ),
-      ];
-      for (const m of plan.milestones) {
-        const dir = `milestones/${milestoneDirName(m.id, m.slug)}`;
-        const state = status?.milestones.find((s) => s.id === m.id);
-        files.push(await write(input.sagaDir, `${dir}/MILESTONE.md`, renderMilestoneMd(m, state)));
-        for (const t of m.tasks) {
-          const text = renderTaskMd(m.id, t, findTaskState(status, m.id, t.id));
-          files.push(await write(input.sagaDir, `${dir}/tasks/${taskFileName(t.id, t.slug)}`, text));
-        }
+      const spec: StoredSpecInput = {
+        name: input.name,
+        plan: checked.plan,
+        environment: input.environment,
+        flagsAnnouncement:
+          input.flagsAnnouncement ??
+          (input.flags ? announceModes(input.flags, { product: 'Saga', workflow: 'saga' }) : ''),
+        ...(input.flags ? { autonomous: input.flags.autonomous } : {}),
+        ...(input.askedBack ? { askedBack: input.askedBack } : {}),
+      };
+      const release = await lockFile(path.join(input.sagaDir, 'SAGA.md'));
+      try {
+        await write(input.sagaDir, SPEC_INPUT_FILE, `${JSON.stringify(spec, null, 2)}\n`);
+        const files = await renderSpecTree(input.sagaDir, spec, input.status ?? null);
+        await pruneStaleSpecs(input.sagaDir, spec.plan);
+        return { files };
+      } finally {
+        release();
       }
-      await pruneStaleSpecs(input.sagaDir, plan);
-      return { files };
     },
 
-    async writeProgress(input: { sagaDir: string; status: SagaStatus; extra?: Partial<ProgressExtra> }) {
-      const extra: ProgressExtra = { integrationNotes: [], decisions: [], log: [], ...input.extra };
-      return { path: await write(input.sagaDir, 'PROGRESS.md', renderProgressMd(input.status, extra)) };
+    /**
+     * PROGRESS.md (the whole log, decisions and deviations, integration notes) and, from the same status,
+     * the spec tree: every write of the saga's projection goes through here.
+     */
+    async writeProgress(input: ProgressInput): Promise<{ path: string }> {
+      const log = await appendProgressLog(input.sagaDir, input.status);
+      const decisionsMd = await read(input.sagaDir, 'decisions.md').catch(() => null);
+      const extra: ProgressExtra = {
+        integrationNotes: integrationNotes(input.status, log),
+        decisions: decisionNotes(log, decisionsMd),
+        log: [...log].reverse(),
+      };
+      const written = await write(input.sagaDir, 'PROGRESS.md', renderProgressMd(input.status, extra));
+      await refreshSpecTree(input);
+      return { path: written };
     },
 
     /** Read, merge, validate and write manifest.md's front matter; the body is kept as it is. */

@@ -7,6 +7,7 @@ import { createArtifactActivities } from './artifacts';
 import { createDiscoveryActivities } from './discovery';
 import { createGitActivities } from './git';
 import { createIntegrationGitActivities } from './integration-git';
+import { createMemoryActivities } from './memory';
 import { createNotifyActivities } from './notify';
 import { createProgressActivities } from './progress';
 import { createRoleAgentActivities } from './role-agents';
@@ -25,7 +26,7 @@ export function createActivities(deps: ActivityDeps) {
   const git = createGitActivities({ sagaHome: deps.sagaHome });
   const taskGit = createTaskGitActivities({ git });
   const validation = createValidationActivities();
-  const roleAgents = createRoleAgentActivities({ agents });
+  const roleAgents = createRoleAgentActivities({ agents, sagaHome: deps.sagaHome });
   return {
     ...git,
     ...taskGit,
@@ -37,6 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...agents,
     ...roleAgents,
     ...createSagaSetupActivities({ artifacts }),
+    ...createMemoryActivities({ sagaHome: deps.sagaHome, artifacts }),
     ...createProgressActivities({ artifacts }),
     // Chat notifications; configured from the worker's environment (DESIGN.md 4.7).
     ...createNotifyActivities({ sagaHome: deps.sagaHome }),

@@ -10,7 +10,13 @@ import path from 'node:path';
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { z } from 'zod';
 import { ChatConfigError, loadNotifyConfig, type NotifyConfig } from '../client/chat/config';
-import { answeredMessage, notificationMessage, type NotifiedInteraction } from '../client/chat/messages';
+import {
+  answeredMessage,
+  notificationMessage,
+  OPEN_UI_ACTION,
+  type NotifiedInteraction,
+  type SlackMessage,
+} from '../client/chat/messages';
 import { postSlackMessage, postWebhookNotification, updateSlackMessage } from '../client/chat/notify';
 import { nowSeconds } from '../client/chat/signing';
 
@@ -37,6 +43,45 @@ export interface NotifyAnsweredInput {
   interactionId: string;
   answer: { user: string; choice: string; text?: string | undefined };
   uiUrl: string;
+}
+
+export interface NotifyFailureInput {
+  saga: string;
+  /** The failed run: one notification per run (a continued saga that fails again is announced again). */
+  runId: string;
+  /** One line (domain/failure.ts). */
+  reason: string;
+  uiUrl: string;
+}
+
+/** The interaction-shaped body a failure is announced with (DESIGN.md 4.7 body; no options to answer). */
+export const failureNotice = (input: NotifyFailureInput): NotifiedInteraction => ({
+  id: 'saga-failed',
+  kind: 'failure',
+  prompt: `Saga ${input.saga} failed: ${input.reason}`,
+  options: [],
+  recommended: null,
+});
+
+function failureSlackMessage(input: NotifyFailureInput): SlackMessage {
+  const text = `:x: ${failureNotice(input).prompt}`.slice(0, 3000);
+  const blocks: SlackMessage['blocks'] = [
+    { type: 'section', block_id: 'prompt', text: { type: 'mrkdwn', text } },
+  ];
+  if (input.uiUrl)
+    blocks.push({
+      type: 'actions',
+      block_id: 'saga-failed',
+      elements: [
+        {
+          type: 'button',
+          action_id: OPEN_UI_ACTION,
+          text: { type: 'plain_text', text: 'Open in Temporal UI' },
+          url: input.uiUrl,
+        },
+      ],
+    });
+  return { text, blocks };
 }
 
 const SAFE_NAME = /^[a-z0-9][a-z0-9.-]*$/;
@@ -106,6 +151,31 @@ export function createNotifyActivities(deps: { sagaHome: string; env?: NodeJS.Pr
         await writeRecord(file, record);
       }
       return { remindAfterMs: cfg.remindAfterMs, maxReminders: cfg.maxReminders };
+    },
+
+    /** Tells chat that the saga failed and why; idempotent per run like notifyInteraction. */
+    async notifyFailure(input: NotifyFailureInput): Promise<{ sent: boolean }> {
+      const cfg = loadConfig();
+      if (!cfg.slack && !cfg.webhook) return { sent: false };
+      const notice = failureNotice(input);
+      const file = recordFile(input.saga, `failed-${input.runId.toLowerCase().replace(/[^a-z0-9-]/g, '')}`);
+      const { id, kind, prompt } = notice;
+      const record = (await readRecord(file)) ?? {
+        interaction: { id, kind, prompt },
+        slack: {},
+        webhook: [],
+      };
+      if (cfg.slack && !record.slack['0']) {
+        record.slack['0'] = await postSlackMessage(cfg.slack, failureSlackMessage(input));
+        await writeRecord(file, record);
+      }
+      if (cfg.webhook && !record.webhook.includes(0)) {
+        const notification = { saga: input.saga, interaction: notice, uiUrl: input.uiUrl };
+        await postWebhookNotification(cfg.webhook, notification, nowSeconds());
+        record.webhook.push(0);
+        await writeRecord(file, record);
+      }
+      return { sent: true };
     },
 
     /** Rewrites every Slack message of the interaction (first notification and reminders); chat.update is idempotent. */

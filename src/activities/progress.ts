@@ -1,9 +1,10 @@
 /**
- * PROGRESS.md from the saga's own status query: the workflow passes only its id, so the (growing) status
- * never travels through history as an activity input. Uses the worker's client from the activity context.
+ * The saga's projection (PROGRESS.md and the spec tree) from the saga's own queries: the workflow passes only
+ * its id, so the (growing) status and the plan never travel through history as an activity input. Uses the
+ * worker's client from the activity context.
  */
 import { Context } from '@temporalio/activity';
-import { statusQuery } from '../workflows/definitions';
+import { carryQuery, statusQuery } from '../workflows/definitions';
 import type { createArtifactActivities } from './artifacts';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
@@ -15,10 +16,15 @@ export function createProgressActivities(deps: { artifacts: Artifacts }) {
       workflowId: string;
       runId: string;
     }): Promise<{ path: string }> {
-      const status = await Context.current()
-        .client.workflow.getHandle(input.workflowId, input.runId)
-        .query(statusQuery);
-      return deps.artifacts.writeProgress({ sagaDir: input.sagaDir, status });
+      const handle = Context.current().client.workflow.getHandle(input.workflowId, input.runId);
+      const status = await handle.query(statusQuery);
+      // The approved plan (with any acceptance milestones) and environment; null before approval.
+      const carry = await handle.query(carryQuery).catch(() => null);
+      return deps.artifacts.writeProgress({
+        sagaDir: input.sagaDir,
+        status,
+        ...(carry ? { plan: carry.plan, environment: carry.environment } : {}),
+      });
     },
   };
 }

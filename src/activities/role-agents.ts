@@ -5,12 +5,21 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
+import { plannerMemory, renderPlannerMemory, type PlannerMemoryItem } from '../domain/memory';
 import { classifyReview, type ReviewCounts } from '../domain/review';
 import type { createAgentActivities, RunAgentInput, RunAgentResult } from './agents';
 import { findSagaRoot } from './config-loader';
+import { readRepoMemory } from './memory';
 
 type Agents = ReturnType<typeof createAgentActivities>;
-export type RoleAgentInput = Omit<RunAgentInput, 'prompt'> & { template: string };
+export type RoleAgentInput = Omit<RunAgentInput, 'prompt'> & {
+  template: string;
+  /**
+   * Planner runs: the repository whose earlier sagas' decisions and learnings go into the prompt
+   * (`{{memory}}`, cited) and the context (`memory`).
+   */
+  memory?: { repo: string };
+};
 
 /** `{{key}}` is replaced by the context value of that key (objects as JSON); unknown keys stay visible. */
 export function renderTemplate(template: string, context: Record<string, unknown>): string {
@@ -21,8 +30,20 @@ export function renderTemplate(template: string, context: Record<string, unknown
   });
 }
 
-export function createRoleAgentActivities(deps: { agents: Agents; templatesDir?: string }) {
+export function createRoleAgentActivities(deps: {
+  agents: Agents;
+  templatesDir?: string;
+  sagaHome?: string;
+}) {
   const templatesDir = deps.templatesDir ?? path.join(findSagaRoot(), 'templates');
+
+  /** Seed 001 memory: what earlier sagas of the repo decided and learned, each with its citation. */
+  async function withMemory(input: RoleAgentInput): Promise<Record<string, unknown>> {
+    const context = input.context ?? {};
+    if (!input.memory) return context;
+    const entries = deps.sagaHome ? await readRepoMemory(deps.sagaHome, input.memory.repo) : [];
+    return { ...context, memory: plannerMemory(entries, input.sagaName) };
+  }
 
   async function runRoleAgent(input: RoleAgentInput): Promise<RunAgentResult> {
     if (!/^[a-z-]+$/.test(input.template)) {
@@ -35,8 +56,15 @@ export function createRoleAgentActivities(deps: { agents: Agents; templatesDir?:
     const template = await fs.readFile(file, 'utf8').catch(() => {
       throw ApplicationFailure.nonRetryable(`Prompt template ${file} is missing`, 'BadTemplate');
     });
-    const { template: _name, ...rest } = input;
-    return deps.agents.runAgent({ ...rest, prompt: renderTemplate(template, input.context ?? {}) });
+    const { template: _name, memory: _memory, ...rest } = input;
+    const context = await withMemory(input);
+    const memory = context.memory as PlannerMemoryItem[] | undefined;
+    const prompt = renderTemplate(template, {
+      ...context,
+      // A planner step run without a repo to remember (none today) still gets a readable line.
+      memory: memory ? renderPlannerMemory(memory) : 'Not consulted for this step.',
+    });
+    return deps.agents.runAgent({ ...rest, context, prompt });
   }
 
   return {

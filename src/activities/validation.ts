@@ -9,6 +9,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { commandEnvironment } from '../domain/agent-env';
+import { namedPathsIn } from '../domain/milestone-failure';
 import { runDirectory, runProcess, SpawnError } from './process';
 
 const TAIL_MAX = 1024;
@@ -24,6 +25,8 @@ export const RunChecksInputSchema = z.object({
   env: z.record(z.string()).optional(),
   /** Worker variables the checks also get (saga.config.yaml `pass_env`). */
   passEnv: z.array(z.string()).optional(),
+  /** Also list the paths a failing check's whole output names (milestone checks: who is to blame). */
+  namePaths: z.boolean().optional(),
 });
 export type RunChecksInput = z.input<typeof RunChecksInputSchema>;
 
@@ -36,6 +39,8 @@ export const CheckResultSchema = z.object({
   outputPath: z.string(),
   /** The last ~1 KB of output. */
   tail: z.string(),
+  /** With `namePaths`, for a failing check: paths its output names (capped; see `namedPathsIn`). */
+  namedPaths: z.array(z.string()).optional(),
 });
 export type CheckResult = z.infer<typeof CheckResultSchema>;
 export const RunChecksResultSchema = z.object({ passed: z.boolean(), results: z.array(CheckResultSchema) });
@@ -93,6 +98,7 @@ export function createValidationActivities(deps: { shell?: string; killGraceMs?:
         if (run.timedOut) {
           await fs.appendFile(outputPath, `\n[saga] check killed after ${input.timeoutMs} ms (timeout)\n`);
         }
+        const failed = run.exitCode !== 0 || run.timedOut;
         results.push({
           text,
           check,
@@ -101,11 +107,30 @@ export function createValidationActivities(deps: { shell?: string; killGraceMs?:
           durationMs: run.durationMs,
           outputPath,
           tail: tailOf(run.tail),
+          ...(input.namePaths && failed ? { namedPaths: namedPathsIn(await outputEnd(outputPath)) } : {}),
         });
       }
       return { passed: results.every((r) => r.exitCode === 0 && !r.timedOut), results };
     },
   };
+}
+
+/** Enough of an output to hold its failure summary and stack traces; a huge log is not read whole. */
+const SCAN_MAX = 1024 * 1024;
+
+/** The check's output as written to its log, without the `$ command` header line (the command is not output). */
+async function outputEnd(file: string): Promise<string> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const length = Math.min(size, SCAN_MAX);
+    const buffer = Buffer.alloc(length);
+    await handle.read(buffer, 0, length, size - length);
+    const text = buffer.toString('utf8');
+    return length === size ? text.slice(text.indexOf('\n') + 1) : text;
+  } finally {
+    await handle.close();
+  }
 }
 
 function tailOf(text: string): string {

@@ -20,9 +20,47 @@ export const agentBlockedTaskReason = (agentReason: string): string =>
 
 const SPEC_GAP = /^SPEC GAP\b[\s:.-]*/i;
 
+/** The gap an agent's reason names when it starts with "SPEC GAP", else null. */
+export function specGap(agentReason: string): string | null {
+  return SPEC_GAP.test(agentReason) ? agentReason.replace(SPEC_GAP, '') || 'no detail given' : null;
+}
+
 /** How the escalation names what the agent reported: a spec gap, or a blocker in its own words. */
 export function describeAgentBlocker(agentReason: string): string {
-  return SPEC_GAP.test(agentReason)
-    ? `its agent found a spec gap: ${agentReason.replace(SPEC_GAP, '') || 'no detail given'}`
+  const gap = specGap(agentReason);
+  return gap !== null
+    ? `its agent found a spec gap: ${gap}`
     : `its agent reported it is blocked: ${agentReason}`;
 }
+
+/** The options of the question a spec gap becomes: the clarification (in the answer's text), skip, abort. */
+export const SPEC_GAP_OPTIONS = ['answer', 'skip', 'abort'] as const;
+
+/** The question a spec gap becomes (seed 003: escalate spec gaps to the user, do not proceed until resolved). */
+export const specGapPrompt = (ref: string, title: string, gap: string): string =>
+  `Task ${ref} (${title}) found a spec gap: ${gap}. Answer 'answer' with the clarification in --text: the ` +
+  `task is re-delegated with it and it is recorded as a deviation from the spec. Or 'skip' the task ` +
+  `(recorded as a deviation too), or 'abort' the saga.`;
+
+/** The note the re-delegated agent gets: its own report and the user's clarification. */
+export const specGapNote = (gap: string, user: string, answer: string): string =>
+  `You reported a spec gap: ${gap}. The user (${user}) clarified: ${answer}. Follow the clarification; ` +
+  `where it differs from the task spec, it wins.`;
+
+/**
+ * The progress log line that records how a spec gap was resolved; lines starting with "Deviation: " are the
+ * saga's deviations from the agreed spec (seed 003, Continuing step 5: never silent re-scoping).
+ */
+export function specGapDeviation(
+  ref: string,
+  gap: string,
+  answer: { user: string; choice: string; text?: string },
+) {
+  const outcome =
+    answer.choice === 'answer'
+      ? `answered by ${answer.user}: ${oneLine(answer.text ?? '')}`
+      : `task skipped by ${answer.user}${answer.text ? `: ${oneLine(answer.text)}` : ''}`;
+  return `Deviation: task ${ref} spec gap: ${gap} — ${outcome}`;
+}
+
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();

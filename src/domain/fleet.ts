@@ -1,4 +1,5 @@
 /** Pure bookkeeping of the worker fleet: task state from the plan, and the scheduler's view of it. */
+import type { AcceptanceIssue } from './acceptance-issues';
 import type { Plan, PlanMilestone, PlanTask } from './plan';
 import { integrationBranch, slugify, taskBranch, taskKey, taskRef } from './naming';
 import type { SchedTask } from './schedule';
@@ -78,29 +79,62 @@ export function schedView(milestone: PlanMilestone, states: Map<string, TaskStat
 export { integrationBranch };
 
 /**
- * Issues reported at acceptance become one task each in a new milestone, validated by the saga's exit
- * criteria (the only checks known to cover the whole feature).
+ * Issues reported at acceptance become one task each in a new milestone. A task is validated by the check
+ * given with its issue (when there is one: the only check that fails before the fix) and the saga's exit
+ * criteria (so the fix breaks nothing); the milestone's validation runs every issue's check on the integrated
+ * result. A fix must change files: one that changes none is blocked, never integrated (requires_changes).
  */
-export function issuesMilestone(plan: Plan, issues: string[], round: number): PlanMilestone {
-  const validation = plan.exit_criteria.map((c) => ({ text: c.text, check: c.check }));
+export function issuesMilestone(plan: Plan, issues: AcceptanceIssue[], round: number): PlanMilestone {
+  const exitCriteria = plan.exit_criteria.map((c) => ({ text: c.text, check: c.check }));
+  const issueCheck = (issue: AcceptanceIssue) =>
+    issue.check === null ? [] : [{ text: `Fixed: ${issue.text}`, check: issue.check }];
   return {
     id: Math.max(...plan.milestones.map((m) => m.id)) + 1,
     slug: `fixes-round-${round}`,
     title: `Fixes reported at acceptance (round ${round})`,
     depends_on: plan.milestones.map((m) => m.id),
     goal: 'Resolve the issues the user reported at acceptance.',
-    validation,
+    validation: [...issues.flatMap(issueCheck), ...exitCriteria],
     tasks: issues.map((issue, i) => ({
       id: i + 1,
-      slug: slugify(issue, 30),
-      title: issue.length > 80 ? `${issue.slice(0, 77)}...` : issue,
+      slug: slugify(issue.text, 30),
+      title: issue.text.length > 80 ? `${issue.text.slice(0, 77)}...` : issue.text,
       depends_on: [],
-      scope: issue,
+      scope: issue.text,
       owns: [],
       interfaces: '',
-      validation_method: 'saga exit criteria',
-      validation,
-      evidence: 'Exit criteria output after the fix.',
+      validation_method:
+        issue.check === null
+          ? 'review only (no check was given for the issue): the saga exit criteria, then the user at acceptance'
+          : "the issue's check, then the saga exit criteria",
+      validation: [...issueCheck(issue), ...exitCriteria],
+      evidence:
+        issue.check === null
+          ? 'The changed files and the exit criteria output, for the user to review at acceptance.'
+          : "The issue's check and the exit criteria output after the fix.",
+      requires_changes: true,
     })),
   };
 }
+
+/** The reason a delegation that changed no files is blocked (the task's branch has no changes of its own). */
+export const NO_CHANGES_REASON =
+  'made no changes: the task must change files to fix its issue, and its branch has no changes';
+
+/**
+ * Why a passing report of a task that must change files is blocked instead (null when it stands): neither
+ * this delegation nor an earlier one of the same task changed a file, so there is nothing to integrate.
+ */
+export function noChangesBlock(
+  task: Pick<PlanTask, 'requires_changes'>,
+  changedBefore: readonly string[],
+  report: { status: string; changedFiles: readonly string[] },
+): string | null {
+  if (!task.requires_changes || report.status !== 'passed') return null;
+  return changedBefore.length || report.changedFiles.length ? null : NO_CHANGES_REASON;
+}
+
+/** Files a task's branch has changed over its delegations (each report names only its own delegation's). */
+export const changedSoFar = (before: readonly string[], now: readonly string[] = []): string[] => [
+  ...new Set([...before, ...now]),
+];

@@ -2,9 +2,11 @@
  * Rules for answering interactions, shared by the saga workflow's update validator and the chat bridge,
  * so a bad answer is refused the same way everywhere and never enters history.
  */
+import { textFormatProblem } from './acceptance-issues';
 import type { Answer, Interaction, RespondInput } from './state';
 
-export type RespondErrorType = 'UnknownInteraction' | 'AlreadyAnswered' | 'InvalidChoice' | 'TextRequired';
+export type RespondErrorType =
+  'UnknownInteraction' | 'AlreadyAnswered' | 'InvalidChoice' | 'TextRequired' | 'InvalidText';
 
 export class RespondError extends Error {
   constructor(
@@ -57,6 +59,10 @@ export function validateResponse(
   const match = matchChoice(pending, input.choice);
   if (pending.textRequiredFor.includes(match.option) && !input.text?.trim()) {
     throw new RespondError('TextRequired', `Choice '${match.option}' needs a note: pass --text "...".`);
+  }
+  if (pending.textFormat && pending.textRequiredFor.includes(match.option)) {
+    const problem = textFormatProblem(pending.textFormat, input.text);
+    if (problem) throw new RespondError('InvalidText', problem);
   }
   return match;
 }

@@ -40,6 +40,8 @@ export const PlanTaskSchema = z
     validation: z.array(CheckSchema).min(1),
     evidence: text,
     agent: text.optional(),
+    /** The task passes only if its branch changes files (acceptance fixes): a no-op is blocked. */
+    requires_changes: z.boolean().optional(),
   })
   .strict();
 
@@ -127,6 +129,7 @@ const EXPECTATIONS: Record<string, string> = {
   'tasks.*.validation_method': 'a non-empty validation method (e.g. "unit tests")',
   'tasks.*.evidence': 'a non-empty description of the evidence',
   'tasks.*.agent': 'an agent profile name',
+  'tasks.*.requires_changes': 'true or false (true: a task that changes no files is blocked)',
   rationale: 'an array of strings',
   'rationale.*': 'a string',
   tradeoffs: 'an object {short_term, long_term, balance}',

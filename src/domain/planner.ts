@@ -102,3 +102,20 @@ export function summarizePlan(
     specPath: at.specPath,
   };
 }
+
+/** Seed 001's note, word for word, when autonomous mode gives way to asking. */
+export const AUTONOMY_INSUFFICIENT_NOTE =
+  'Autonomous mode found insufficient context. Switching to interactive elicitation.';
+
+/**
+ * Seed 001 failure mode: autonomous planning degrades to interactive elicitation when EVERY substantive
+ * decision so far requires asking (at least one does, none was decided confidently). Counts are over the
+ * whole elicitation: planner questions (substantive ones) and unconfident substantive decisions are asked,
+ * confident substantive decisions are decided.
+ */
+export function autonomyInsufficient(counts: {
+  askedSubstantive: number;
+  decidedSubstantive: number;
+}): boolean {
+  return counts.askedSubstantive > 0 && counts.decidedSubstantive === 0;
+}

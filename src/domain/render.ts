@@ -168,8 +168,10 @@ export function renderSagaMd(input: SagaMdInput): string {
   const header = status
     ? [
         `- **Goal:** ${oneLine(status.goal) || '—'}`,
-        `- **Phase:** ${status.phase}`,
+        `- **Phase:** ${status.phase}${status.round > 1 ? ` (round ${status.round})` : ''}`,
+        ...(status.error ? [`- **Error:** ${oneLine(status.error)}`] : []),
         `- **Repo:** ${code(status.repo)}`,
+        ...(status.configFile ? [`- **Config file:** ${code(status.configFile)}`] : []),
         `- **Execution mode:** ${status.executionMode}`,
         `- **Integration branch:** ${code(status.integrationBranch)}`,
         `- **Web UI:** ${status.uiUrl || '—'}`,
@@ -250,6 +252,9 @@ export function renderTaskMd(
   ];
   if (task.agent) statusLines.push(`- **Agent profile:** ${task.agent}`);
   if (state?.reason) statusLines.push(`- **Reason:** ${oneLine(state.reason)}`);
+  if (state?.error && state.error !== state.reason) statusLines.push(`- **Error:** ${oneLine(state.error)}`);
+  if (state?.changedFiles.length)
+    statusLines.push(`- **Changed files:** ${state.changedFiles.map(code).join(', ')}`);
   return doc([
     `# Task ${taskRef(milestoneId, task.id)}: ${oneLine(task.title)}`,
     statusLines.join('\n'),
@@ -269,11 +274,9 @@ export function renderTaskMd(
 export interface ProgressExtra {
   integrationNotes: string[];
   decisions: string[];
-  /** Oldest first, like `status.log`; the file shows both newest first. */
-  log: string[];
+  /** The whole log, newest first (progress-log.ts keeps it); absent: the workflow's recent `status.log`. */
+  log?: string[];
 }
-
-const MAX_LOG_LINES = 200;
 
 function currentMilestone(status: SagaStatus): string {
   const current = status.milestones.find((m) => m.status !== 'integrated');
@@ -314,9 +317,6 @@ export function renderProgressMd(status: SagaStatus, extra: ProgressExtra): stri
       .join(', ');
     return `**${p.id}** (${p.kind}): ${oneLine(p.prompt)} — options: ${options}`;
   });
-  const log = [...status.log, ...extra.log].reverse();
-  const shownLog = log.slice(0, MAX_LOG_LINES);
-  if (log.length > shownLog.length) shownLog.push(`…${log.length - shownLog.length} older lines not shown`);
   return doc([
     `# Progress: ${status.name}`,
     [
@@ -332,7 +332,7 @@ export function renderProgressMd(status: SagaStatus, extra: ProgressExtra): stri
     section('Open questions', bullets(questions)),
     section('Integration notes', bullets(extra.integrationNotes)),
     section('Decisions & Deviations', bullets(extra.decisions)),
-    section('Log (newest first)', bullets(shownLog, 'Empty.')),
+    section('Log (newest first)', bullets(extra.log ?? status.log, 'Empty.')),
   ]);
 }
 

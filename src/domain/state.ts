@@ -3,6 +3,7 @@
  * Types come from these zod schemas so the CLI, chat bridge and workflows agree.
  */
 import { z } from 'zod';
+import { TEXT_FORMATS } from './acceptance-issues';
 import { FlagsResultSchema } from './flags';
 
 export const PHASES = [
@@ -38,6 +39,8 @@ export const InteractionSchema = z.object({
   recommended: z.number().int().nullable(),
   /** Options that need `--text` (e.g. `revise` needs the note). */
   textRequiredFor: z.array(z.string()).default([]),
+  /** The form that text must take (e.g. acceptance issues with their checks); refused otherwise. */
+  textFormat: z.enum(TEXT_FORMATS).optional(),
   /** Workflow that asked and receives the answer. */
   owner: z.string(),
   openedAt: z.string(),
@@ -142,6 +145,8 @@ export const SagaStatusSchema = z.object({
   phase: PhaseSchema,
   goal: z.string(),
   repo: z.string(),
+  /** `saga start --config FILE` (absolute), or null when settings come from the repo or saga home. */
+  configFile: z.string().nullable().optional(),
   flags: FlagsResultSchema,
   executionMode: z.string(),
   pending: z.array(InteractionSchema),
@@ -155,6 +160,7 @@ export const SagaStatusSchema = z.object({
   usage: UsageSchema.optional(),
   /** Null until the planning phase has written a plan. */
   planSummary: PlanSummarySchema.nullable().optional(),
+  /** The most recent log lines, newest first (PROGRESS.md shows the whole log). */
   log: z.array(z.string()),
   /** Why the saga failed, one line (the innermost cause of the failure); null unless phase is `failed`. */
   error: z.string().nullable().optional(),

@@ -1,11 +1,21 @@
 /**
  * Phase 3, acceptance: the user accepts, or reports issues that become a new milestone of tasks for a
  * focused implementation round. The final acceptance always belongs to the user, in every mode.
+ * Each issue comes with the check that shows it fixed (`ISSUE :: check: COMMAND`); for an issue without one
+ * the user is asked for one, or says `none` (review only), so a fix is never judged by checks that already
+ * passed before it.
  */
+import { patched } from '@temporalio/workflow';
+import {
+  ISSUE_CHECK_OPTIONS,
+  ISSUE_SYNTAX_EXAMPLE,
+  parseIssueLines,
+  type AcceptanceIssue,
+} from '../domain/acceptance-issues';
 import { issuesMilestone } from '../domain/fleet';
 import type { Plan, PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
-import { ask } from './ask';
+import { ask, askAll } from './ask';
 import type { ValidationResult } from './validation';
 
 export interface AcceptanceInput {
@@ -14,6 +24,8 @@ export interface AcceptanceInput {
   round: number;
   validation: ValidationResult;
   reportPath: string;
+  /** Tasks of this saga that did not reach the integration branch (skipped, blocked), with why. */
+  unresolved?: string[];
 }
 
 export type AcceptanceResult =
@@ -22,28 +34,84 @@ export type AcceptanceResult =
 
 export const ACCEPTANCE_OPTIONS = ['accept', 'accept and fast-forward', 'report issues'] as const;
 
+/** Marks runs that ask for the checks of issues reported without one (runs before it asked nothing more). */
+export const ISSUE_CHECKS_PATCH = 'acceptance-issue-checks';
+
+/** The id of the question asking for the check of issue `n` (1-based) of round `round`. */
+export const issueCheckInteractionId = (round: number, n: number): string =>
+  `acceptance-${round}-issue-${n}-check`;
+
 export async function acceptanceWorkflow({
   ctx,
   plan,
   round,
   validation,
   reportPath,
+  unresolved = [],
 }: AcceptanceInput): Promise<AcceptanceResult> {
   const summary = validation.criteria.map((c) => `${c.id} ${c.result}`).join(', ');
+  // Exit criteria that pass do not make a saga done while a task (a reported issue's fix, say) never landed.
+  const notLanded = unresolved.length ? ` Not integrated: ${unresolved.join('; ')}.` : '';
   const answer = await ask(ctx.sagaWorkflowId, {
     id: `acceptance-${round}`,
     kind: 'acceptance',
-    prompt: `Review ${reportPath} (exit criteria: ${summary}). Accept the saga, or report issues (one per line in --text).`,
+    prompt:
+      `Review ${reportPath} (exit criteria: ${summary}).${notLanded} Accept the saga, or report issues: one per line in ` +
+      `--text, each with the check that passes once it is fixed after ' :: check: ' ` +
+      `(e.g. '${ISSUE_SYNTAX_EXAMPLE}'); an issue without one is asked for one.`,
     options: [...ACCEPTANCE_OPTIONS],
-    recommended: validation.passed ? 0 : 2,
+    recommended: validation.passed && !unresolved.length ? 0 : 2,
     textRequiredFor: ['report issues'],
+    textFormat: 'acceptance-issues',
   });
   if (answer.choice !== 'report issues') {
     return { accepted: true, fastForward: answer.choice === 'accept and fast-forward', by: answer.user };
   }
-  const issues = (answer.text ?? '')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
-  return { accepted: false, issues, milestone: issuesMilestone(plan, issues, round), by: answer.user };
+  // The respond validator refused text that does not parse; an answer to an interaction opened before the
+  // format existed is taken line by line, as then.
+  const parsed = parseIssueLines(answer.text);
+  let issues: AcceptanceIssue[] = parsed.ok
+    ? parsed.value
+    : (answer.text ?? '')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .map((text) => ({ text, check: null }));
+  if (patched(ISSUE_CHECKS_PATCH)) issues = await askMissingChecks(ctx, round, issues);
+  return {
+    accepted: false,
+    issues: issues.map((i) => i.text),
+    milestone: issuesMilestone(plan, issues, round),
+    by: answer.user,
+  };
+}
+
+/** One question per issue reported without a check, all open at once: a command, or `none` (review only). */
+async function askMissingChecks(
+  ctx: SagaContext,
+  round: number,
+  issues: AcceptanceIssue[],
+): Promise<AcceptanceIssue[]> {
+  const missing = issues.map((issue, i) => ({ issue, n: i + 1 })).filter(({ issue }) => issue.check === null);
+  if (!missing.length) return issues;
+  const answers = await askAll(
+    ctx.sagaWorkflowId,
+    missing.map(({ issue, n }) => ({
+      id: issueCheckInteractionId(round, n),
+      kind: 'question' as const,
+      prompt:
+        `Issue ${n} has no check: "${issue.text}". Answer 'check' with a command in --text that exits 0 once ` +
+        `it is fixed (run in the fix's checkout, e.g. grep -q Bonjour greeting.txt), or 'none' to have the ` +
+        `fix judged by review only (it must still change files and pass the exit criteria).`,
+      options: [...ISSUE_CHECK_OPTIONS],
+      recommended: 0,
+      textRequiredFor: ['check'],
+      textFormat: 'check-command' as const,
+    })),
+  );
+  const checks = new Map(missing.map(({ n }, i) => [n, answers[i]!]));
+  return issues.map((issue, i) => {
+    const given = checks.get(i + 1);
+    return given?.choice === 'check' ? { ...issue, check: given.text!.trim() } : issue;
+  });
 }

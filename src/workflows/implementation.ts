@@ -16,14 +16,22 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { failureReason } from '../domain/failure';
-import { describeAgentBlocker } from '../domain/blocked-report';
-import { initialMilestones, schedView } from '../domain/fleet';
+import {
+  describeAgentBlocker,
+  SPEC_GAP_OPTIONS,
+  specGap,
+  specGapDeviation,
+  specGapNote,
+  specGapPrompt,
+} from '../domain/blocked-report';
+import { changedSoFar, initialMilestones, noChangesBlock, schedView } from '../domain/fleet';
 import { integrationBranch, taskWorkflowId, worktreeDirName } from '../domain/naming';
 import { ownsWarning, type Plan, type PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import { SagaName } from '../domain/search-attributes';
 import { milestoneOrder, readyTasks } from '../domain/schedule';
 import type { Answer, MilestoneState, ProgressEvent, TaskState, Usage } from '../domain/state';
+import { quickActivities } from './activities';
 import { ask } from './ask';
 import { integrateMilestone } from './integration';
 import { report, reportBatch } from './shared';
@@ -51,6 +59,7 @@ type FleetEvent =
   | { type: 'done'; ref: string; report: TaskReport }
   | { type: 'failed'; ref: string; error: string }
   | { type: 'escalation'; ref: string; answer: Answer }
+  | { type: 'spec-gap'; ref: string; gap: string; answer: Answer }
   | { type: 'budget'; answer: Answer };
 
 /** Failed integrations of one milestone re-delegated without asking; after that the user decides. */
@@ -63,6 +72,11 @@ const HISTORY_SOFT_LIMIT = 500;
  * the progress of one workflow task as one signal (each signal costs this workflow another task).
  */
 export const LAUNCH_WITHOUT_WAITING_PATCH = 'fleet-launch-without-waiting';
+/**
+ * Marks runs that ask a spec gap as a question (its answer re-delegates the task and is recorded as a
+ * deviation); asked only when a spec gap comes, so runs recorded before it replay their escalation.
+ */
+export const SPEC_GAP_QUESTION_PATCH = 'fleet-spec-gap-question';
 
 export async function implementationWorkflow(input: ImplementationInput): Promise<ImplementationResult> {
   const { ctx, plan } = input;
@@ -161,7 +175,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         const answer = await ask(ctx.sagaWorkflowId, {
           id: `esc-m${id}-integration-r${input.round}-${failedIntegrations}`,
           kind: 'escalation',
-          prompt: `Milestone ${id} failed integration ${failedIntegrations} times: ${result.redelegate[0]?.note ?? ''}. Re-delegate its tasks again (optionally with a note in --text) or abort?`,
+          prompt: `Milestone ${id} failed integration ${failedIntegrations} times: ${(result.redelegate[0]?.note ?? '').replace(/\.$/, '')}. Re-delegate ${result.redelegate.map((r) => r.ref).join(', ')} again (optionally with a note in --text) or abort?`,
           options: ['retry', 'abort'],
           recommended: 0,
         });
@@ -172,7 +186,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         const task = states.get(redo.ref)!;
         retained.set(redo.ref, {
           evidence: redo.evidence,
-          notes: userNote ? [redo.note, userNote] : [redo.note],
+          notes: [redo.note, ...(redo.details ?? []), ...(userNote ? [userNote] : [])],
         });
         if (redo.rebaseOnto) rebaseOnto.set(redo.ref, redo.rebaseOnto);
         update(task, { status: 'pending', reason: redo.note });
@@ -237,7 +251,20 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         }
         continue;
       }
-      const rep = event.type === 'done' ? event.report : null;
+      if (event.type === 'spec-gap') {
+        if (await resolveSpecGap(task, event.gap, event.answer)) return true;
+        continue;
+      }
+      const taskSpec = spec.tasks.find((t) => t.id === task.task);
+      const noChanges =
+        event.type === 'done' && taskSpec ? noChangesBlock(taskSpec, task.changedFiles, event.report) : null;
+      // A fix that changed nothing is blocked like any other blocked outcome (re-delegated, then escalated).
+      const rep =
+        event.type !== 'done'
+          ? null
+          : noChanges
+            ? { ...event.report, status: 'blocked' as const, reason: noChanges }
+            : event.report;
       if (rep) usage = addUsage(usage, rep.usage);
       const taskUsage = addUsage(task.usage ?? noUsage(), rep?.usage);
       if (rep?.status === 'passed') {
@@ -266,6 +293,8 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         reason,
         error: reason,
         commit: rep?.commit ?? task.commit,
+        // The branch keeps a blocked delegation's work: a later delegation builds on it.
+        changedFiles: changedSoFar(task.changedFiles, rep?.changedFiles),
         evidence: rep?.evidence ?? task.evidence,
         attempts: task.attempts + (rep?.attempts ?? 0),
         worktree: null,
@@ -288,6 +317,22 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         continue;
       }
       const evidence = task.evidence.join(', ') || 'none';
+      const gap = rep?.agentBlocked ? specGap(rep.agentBlocked) : null;
+      if (gap !== null && patched(SPEC_GAP_QUESTION_PATCH)) {
+        // A spec gap is the user's to close: asked as a question, the answer goes to the next delegation.
+        void ask(ctx.sagaWorkflowId, {
+          id: `gap-${task.key}-d${task.delegations}`,
+          kind: 'question',
+          prompt: specGapPrompt(event.ref, task.title, gap),
+          options: [...SPEC_GAP_OPTIONS],
+          recommended: 0,
+          textRequiredFor: ['answer'],
+        }).then(
+          (answer) => events.push({ type: 'spec-gap', ref: event.ref, gap, answer }),
+          () => undefined, // cancelled with the workflow; the main loop sees the cancellation itself
+        );
+        continue;
+      }
       void ask(ctx.sagaWorkflowId, {
         id: `esc-${task.key}-d${task.delegations}`,
         kind: 'escalation',
@@ -304,6 +349,42 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         () => undefined, // cancelled with the workflow; the main loop sees the cancellation itself
       );
     }
+  }
+
+  /**
+   * Acts on the answer to a spec gap question; returns true when the user aborted. The answer is a change
+   * of the agreed spec, so it is logged as a deviation and written to decisions.md, never applied silently.
+   */
+  async function resolveSpecGap(task: TaskState, gap: string, answer: Answer): Promise<boolean> {
+    if (answer.choice === 'abort') {
+      logLine(`Spec gap of task ${task.id} answered by ${answer.user}: abort`);
+      return true;
+    }
+    const deviation = specGapDeviation(task.id, gap, answer);
+    logLine(deviation);
+    await quickActivities(ctx.hostQueue)
+      .prependDecision({
+        sagaDir: ctx.sagaDir,
+        entry: {
+          at: answer.answeredAt,
+          title: deviation,
+          lines: [
+            `- Task ${task.id} (${task.title}) reported a spec gap; ${answer.user} answered ${answer.interactionId}.`,
+            `- ${answer.choice === 'answer' ? 'The task is re-delegated with the clarification in its notes.' : 'The task is skipped.'}`,
+          ],
+        },
+      })
+      .catch(() => undefined); // the log line above records it as well
+    if (answer.choice === 'skip') update(task, { status: 'skipped' });
+    else {
+      retained.set(task.id, {
+        evidence: task.evidence,
+        notes: [specGapNote(gap, answer.user, answer.text ?? '')],
+      });
+      blockedStreak.set(task.id, 1);
+      update(task, { status: 'pending', reason: null });
+    }
+    return false;
   }
 
   /** Starts the task's child workflow; the returned promise settles when the server has started it. */

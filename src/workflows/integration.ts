@@ -5,6 +5,7 @@
  */
 import { patched } from '@temporalio/workflow';
 import { integrationBranch, taskRef, worktreeDirName } from '../domain/naming';
+import { describeBlame, everyTask, tasksToRedelegate } from '../domain/milestone-failure';
 import type { PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import { mergeOrder } from '../domain/schedule';
@@ -18,8 +19,20 @@ export const MERGE_BATCH_PATCH = 'integration-merge-batch';
 /** Marks histories where the integration worktree gets the `worktree.copy` files and `setup` commands. */
 export const INTEGRATION_SETUP_PATCH = 'integration-worktree-setup';
 
-/** `rebaseOnto`: the task's branch is moved to this commit (the integrated state) before it is redone. */
-export type Redelegation = { ref: string; evidence: string[]; note: string; rebaseOnto?: string };
+/** Marks histories where a failed milestone validation re-delegates only the tasks it points at. */
+export const REDELEGATE_BLAMED_PATCH = 'integration-redelegate-blamed';
+
+/**
+ * `note`: why, in one line (the task's status reason); `details`: more for the agent (the failing checks'
+ * output). `rebaseOnto`: the task's branch is moved to this commit (the integrated state) before it is redone.
+ */
+export type Redelegation = {
+  ref: string;
+  evidence: string[];
+  note: string;
+  details?: string[];
+  rebaseOnto?: string;
+};
 
 /** `usage`: what the resolver agents spent (task agents are counted by the fleet). */
 export type IntegrationResult =
@@ -140,6 +153,7 @@ export async function integrateMilestone(
     sagaDir: ctx.sagaDir,
     cwd: worktree,
     checks: spec.validation,
+    namePaths: true,
     label: `${label}-validation`,
     timeoutMs: ctx.settings.checkTimeoutMs,
     passEnv: ctx.settings.passEnv,
@@ -156,17 +170,40 @@ export async function integrateMilestone(
   await quick.resetHard({ worktree, commit: pre });
   await quick.removeWorktree({ repo: ctx.repo, worktree, copies });
   const failures = checks.results.filter((r) => r.exitCode !== 0 || r.timedOut);
+  // Only the tasks the failure points at are redone; the others stay passed and are merged again as they
+  // are. Histories before the patch re-delegated every merged task (their children were started so).
+  const suspects = toMerge.map((ref) => {
+    const planned = spec.tasks.find((t) => taskRef(spec.id, t.id) === ref)!;
+    return {
+      ref,
+      owns: planned.owns,
+      checks: planned.validation.map((v) => v.check),
+      changedFiles: state.tasks.find((t) => t.id === ref)!.changedFiles,
+    };
+  });
+  const blame = patched(REDELEGATE_BLAMED_PATCH)
+    ? tasksToRedelegate(
+        failures.map((f) => ({ check: f.check, output: f.tail, namedPaths: f.namedPaths })),
+        suspects,
+      )
+    : everyTask(suspects);
   await sagaLog(
     ctx,
-    `Milestone ${spec.id} validation failed (${failures.map((f) => f.text).join('; ')}); reverted to ${pre.slice(0, 10)}`,
+    `Integration: milestone ${spec.id} validation ${failures.map((f) => `'${f.check}'`).join(', ')} failed; reverted to ${pre.slice(0, 10)}; re-delegating ${describeBlame(blame)}`,
+  );
+  const failed = failures.map((f) => `${f.text} (\`${f.check}\`)`).join('; ');
+  const outputs = failures.map(
+    (f) =>
+      `Output of \`${f.check}\` (${f.timedOut ? 'timed out' : `exit ${f.exitCode}`}), last lines:\n${f.tail}`,
   );
   return {
     ok: false,
     usage,
-    redelegate: toMerge.map((ref) => ({
+    redelegate: blame.tasks.map(({ ref, reasons }) => ({
       ref,
       evidence: failures.map((f) => f.outputPath),
-      note: `Milestone ${spec.id} validation failed after integration: ${failures.map((f) => `${f.text} (\`${f.check}\`)`).join('; ')}`,
+      note: `Milestone ${spec.id} validation failed after integration: ${failed}. It points at this task: ${reasons.join('; ')}.`,
+      details: outputs,
     })),
   };
 }

@@ -7,6 +7,15 @@ import { CancellationScope, log, patched, setCurrentDetails } from '@temporalio/
 import type { Environment } from '../domain/environment';
 import { validatePlan, type Plan } from '../domain/plan';
 import {
+  correctableDecisionLines,
+  DECISION_TAG,
+  parseDecisionCorrections,
+  type CorrectableDecision,
+  type MemoryEntry,
+} from '../domain/memory';
+import {
+  AUTONOMY_INSUFFICIENT_NOTE,
+  autonomyInsufficient,
   batches,
   PlannerQuestionsOutputSchema,
   questionInteraction,
@@ -37,6 +46,13 @@ export interface PlanningResult {
 }
 
 const MAX_INVALID_OUTPUTS = 3;
+
+/** Marks planning runs that add their decisions to the repository's memory of sagas (seed 001). */
+export const REPO_MEMORY_PATCH = 'planner-repo-memory';
+/** Marks planning runs that record `D<n>:` corrections of autonomous decisions as `[LRN:correction]`. */
+export const CORRECTIONS_PATCH = 'autonomous-decision-corrections';
+/** Marks planning runs that degrade to interactive elicitation when every substantive decision is asked. */
+export const AUTONOMY_DEGRADE_PATCH = 'autonomous-degrade-to-elicitation';
 
 export async function planningWorkflow(input: PlanningInput): Promise<PlanningResult> {
   const { ctx } = input;
@@ -100,6 +116,8 @@ async function runPlanning(
           profile: plannerProfile(ctx),
           workdir: scratch,
           context: { ...context, goal: ctx.goal, stage, previousErrors: errors },
+          // Earlier sagas' decisions and learnings of this repo, read into the prompt with their citations.
+          memory: { repo: ctx.repo },
           attachments: [],
           runLabel: `planner-${stage}-${String(context.round ?? context.version ?? 1)}-${round}-a${attempt}`,
         });
@@ -181,6 +199,9 @@ async function runPlanning(
   const answers: { question: string; answer: string; text?: string }[] = [];
   const decisions: PlannerDecision[] = [];
   let asked = 0;
+  /** Autonomous until every substantive decision needs asking (seed 001: then interactive elicitation). */
+  let autonomous = ctx.flags.autonomous;
+  const substantive = { askedSubstantive: 0, decidedSubstantive: 0 };
   /** Autonomous mode: questions put to the user, and the defaults adopted when the user picked [D]. */
   const askedBack: string[] = [];
   const defaultsAdopted: { question: string; choice: string }[] = [];
@@ -198,7 +219,7 @@ async function runPlanning(
         {
           round,
           answers,
-          autonomous: ctx.flags.autonomous,
+          autonomous,
           environment,
           ...(preflight ? { preflight } : {}),
         },
@@ -215,28 +236,53 @@ async function runPlanning(
       if (ctx.flags.autonomous) {
         // A planner may repeat earlier decisions each round: only new ones count (and are asked once).
         const known = new Set([...decisions.map((d) => d.question), ...answers.map((a) => a.question)]);
+        const unconfident: PlannerDecision[] = [];
         for (const d of out.decisions.filter((x) => !known.has(x.question))) {
           known.add(d.question);
-          if (!d.confident && d.substantive) {
-            // Seed 001: unconfident + substantive is asked back (an exception checkpoint, never auto-picked).
-            questions.push({
-              id: `d${questions.length + 1}`,
-              text: d.question,
-              options: [d.choice, 'Something else (say which with --text)'],
-              recommended: 0,
-              substantive: true,
-              why:
-                `--autonomous could not decide this confidently (${d.citation}); it is substantive, so ` +
-                `it is yours to answer. [D] default adopts "${d.choice}" and records it in decisions.md.`,
-            });
-          } else decisions.push(d);
+          if (!d.confident && d.substantive) unconfident.push(d);
+          else {
+            decisions.push(d);
+            if (d.substantive) substantive.decidedSubstantive++;
+          }
+        }
+        substantive.askedSubstantive +=
+          out.questions.filter((q) => q.substantive).length + unconfident.length;
+        if (autonomous && autonomyInsufficient(substantive) && patched(AUTONOMY_DEGRADE_PATCH)) {
+          autonomous = false;
+          await sagaLog(ctx, AUTONOMY_INSUFFICIENT_NOTE);
+          await quick.prependDecision({
+            sagaDir: ctx.sagaDir,
+            entry: {
+              at: new Date().toISOString(),
+              title: AUTONOMY_INSUFFICIENT_NOTE,
+              lines: [
+                `- All ${substantive.askedSubstantive} substantive decision(s) of round ${round} needed asking; ` +
+                  'none could be decided from memory, codebase, principles or prior decisions.',
+                '- The questions are asked as in interactive mode (no [D] default); the final approval is yours as always.',
+              ],
+            },
+          });
+        }
+        for (const d of unconfident) {
+          // Seed 001: unconfident + substantive is asked back (an exception checkpoint, never auto-picked).
+          questions.push({
+            id: `d${questions.length + 1}`,
+            text: d.question,
+            options: [d.choice, 'Something else (say which with --text)'],
+            recommended: 0,
+            substantive: true,
+            why: autonomous
+              ? `--autonomous could not decide this confidently (${d.citation}); it is substantive, so ` +
+                `it is yours to answer. [D] default adopts "${d.choice}" and records it in decisions.md.`
+              : `no signal to decide this (${d.citation}); it is substantive, so it is yours to answer.`,
+          });
         }
       }
       if (questions.length === 0) break;
       for (const batch of batches(questions)) {
         const replies: Answer[] = await askAll(
           ctx.sagaWorkflowId,
-          batch.map((q) => questionInteraction(round, q, ctx.flags.autonomous)),
+          batch.map((q) => questionInteraction(round, q, autonomous)),
         );
         asked += batch.length;
         batch.forEach((q, i) => {
@@ -251,6 +297,11 @@ async function runPlanning(
           answers.push({ question: q.text, answer, ...(reply.text ? { text: reply.text } : {}) });
         });
       }
+    }
+    // Seed 001 memory: this saga's decisions inform the repo's next sagas (their planner cites them).
+    const remembered = memoryEntries(ctx.name, decisions, answers, defaultsAdopted);
+    if (remembered.length && patched(REPO_MEMORY_PATCH)) {
+      await quick.rememberDecisions({ repo: ctx.repo, entries: remembered });
     }
     if (ctx.flags.autonomous) {
       await recordAutonomousDecisions(decisions, defaultsAdopted);
@@ -275,11 +326,7 @@ async function runPlanning(
 
   const first: Plan | null =
     givenPlan ??
-    (await planner(
-      'plan',
-      { problem, answers, decisions, environment, autonomous: ctx.flags.autonomous },
-      validatePlanned,
-    ));
+    (await planner('plan', { problem, answers, decisions, environment, autonomous }, validatePlanned));
   if (!first) return { approved: false, plan: null, environment, problem, versions: 0 };
   let plan: Plan = first;
   /** `saga status` shows the plan under review and what became of it. */
@@ -319,10 +366,24 @@ async function runPlanning(
     }
     await publish(version, 'awaiting-approval');
     setCurrentDetails('Waiting for plan approval');
+    // Autonomous decisions are listed so the user can correct one by number (seed 001 [LRN:correction]).
+    const correctable: CorrectableDecision[] = ctx.flags.autonomous
+      ? [
+          ...decisions.map(({ question, choice, citation }) => ({ question, choice, citation })),
+          ...defaultsAdopted.map(({ question, choice }) => ({
+            question,
+            choice,
+            citation: 'default — no signal ([D] picked by the user)',
+          })),
+        ]
+      : [];
     const answer = await ask(ctx.sagaWorkflowId, {
       id: `plan-approval-${version}`,
       kind: 'plan-approval',
-      prompt: `Approve the plan (version ${version}) written to ${ctx.sagaDir}/SAGA.md?`,
+      prompt: [
+        `Approve the plan (version ${version}) written to ${ctx.sagaDir}/SAGA.md?`,
+        ...correctableDecisionLines(correctable),
+      ].join('\n'),
       options: ['approve', 'revise', 'reject'],
       recommended: 0,
       textRequiredFor: ['revise'],
@@ -339,9 +400,40 @@ async function runPlanning(
     }
     await publish(version, 'revising');
     await sagaLog(ctx, `Revision requested by ${answer.user}: ${answer.text ?? ''}`);
+    const { corrections, unknown } = correctable.length
+      ? parseDecisionCorrections(answer.text ?? '', correctable)
+      : { corrections: [], unknown: [] };
+    if ((corrections.length || unknown.length) && patched(CORRECTIONS_PATCH)) {
+      if (unknown.length)
+        await sagaLog(
+          ctx,
+          `Revise note names no listed autonomous decision: ${unknown.join(', ')} (ignored)`,
+        );
+      if (corrections.length) {
+        // Seed 001: a user correcting an autonomous decision is a learning for the repo's next sagas.
+        await quick.recordCorrections({
+          repo: ctx.repo,
+          saga: ctx.name,
+          sagaDir: ctx.sagaDir,
+          user: answer.user,
+          corrections,
+        });
+        await sagaLog(
+          ctx,
+          `[LRN:correction] ${corrections.map((c) => `D${c.number} ${c.decision.question} → ${c.correction}`).join('; ')}`,
+        );
+        applyCorrections(corrections, decisions, defaultsAdopted);
+      }
+    }
     const revised: Plan | null = await planner(
       'revise',
-      { plan, note: answer.text, version: version + 1, problem },
+      {
+        plan,
+        note: answer.text,
+        version: version + 1,
+        problem,
+        ...(corrections.length ? { corrections } : {}),
+      },
       validatePlanned,
     );
     if (!revised) return { approved: false, plan, environment, problem, versions: version };
@@ -357,6 +449,49 @@ function rationaleBullets(
   return [
     ...decisions.map((d) => `**${d.question}:** ${d.choice} — ${d.citation}`),
     ...defaults.map((d) => `**${d.question}:** ${d.choice} — default — no signal ([D] picked by the user)`),
+  ];
+}
+
+/** A corrected decision stands as the user said (the rationale block and later approvals show it so). */
+function applyCorrections(
+  corrections: ReturnType<typeof parseDecisionCorrections>['corrections'],
+  decisions: PlannerDecision[],
+  defaults: { question: string; choice: string }[],
+): void {
+  for (const c of corrections) {
+    const i = c.number - 1;
+    const citation = `the user's correction (D${c.number}, [LRN:correction] in decisions.md)`;
+    if (i < decisions.length)
+      decisions[i] = { ...decisions[i]!, choice: c.correction, citation, confident: true };
+    else if (defaults[i - decisions.length]) defaults[i - decisions.length]!.choice = c.correction;
+  }
+}
+
+/** This saga's planning decisions as memory entries: the planner's own (with citations) and the user's answers. */
+function memoryEntries(
+  saga: string,
+  decisions: PlannerDecision[],
+  answers: { question: string; answer: string; text?: string }[],
+  defaults: { question: string; choice: string }[],
+): MemoryEntry[] {
+  const at = new Date().toISOString();
+  const adopted = new Set(defaults.map((d) => d.question));
+  const entry = (subject: string, text: string): MemoryEntry => ({
+    at,
+    tag: DECISION_TAG,
+    subject,
+    text,
+    saga,
+    file: 'decisions.md',
+  });
+  return [
+    ...decisions.map((d) => entry(d.question, `${d.choice} — decided autonomously (${d.citation})`)),
+    ...answers.map((a) =>
+      entry(
+        a.question,
+        `${a.answer}${a.text ? ` (${a.text})` : ''} — ${adopted.has(a.question) ? 'default adopted by the user ([D])' : 'answered by the user'}`,
+      ),
+    ),
   ];
 }
 

@@ -18,6 +18,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { failureReason } from '../domain/failure';
+import { confirmNamePrompt } from '../domain/intake';
 import { announceModes, resolveExecutionMode, resolveParallel } from '../domain/flags';
 import { integrationBranch, phaseWorkflowId } from '../domain/naming';
 import type { Plan } from '../domain/plan';
@@ -53,13 +54,19 @@ export interface SagaOutcome {
   reportPath: string | null;
 }
 
-const LOG_KEEP = 40;
+/**
+ * Log lines kept in workflow state (and the status query); PROGRESS.md keeps the whole log on disk, merged
+ * from this window at every write, so the window only has to outlast the changes between two writes.
+ */
+const LOG_KEEP = 100;
 
 /** Marks sagas whose PROGRESS.md writes are spaced at least PROGRESS_MIN_INTERVAL_MS apart. */
 export const PROGRESS_THROTTLE_PATCH = 'progress-write-throttle';
 const PROGRESS_MIN_INTERVAL_MS = 1000;
 /** Marks sagas that write PROGRESS.md once more when they fail, so the file shows why. */
 export const FAILURE_PROGRESS_PATCH = 'failure-progress-write';
+/** Marks sagas that tell chat (Slack, SAGA_NOTIFY_URL) why they failed. */
+export const FAILURE_NOTIFY_PATCH = 'failure-notify';
 
 export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise<SagaOutcome> {
   const self = workflowInfo().workflowId;
@@ -121,6 +128,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     phase,
     goal: input.goal,
     repo: input.repo,
+    configFile: input.configFile ?? null,
     flags: input.flags,
     executionMode: executionModeLabel,
     pending: hub.list(),
@@ -159,12 +167,11 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   setHandler(carryQuery, carryState);
   // Intake's question is open before the update handler exists, so an answer sent right after
   // `saga start` (even in the first workflow task) finds it.
+  // The prompt carries the intake restatement and unknowns (derived from the input alone: no I/O first).
   const confirmName = {
     id: 'confirm-name',
     kind: 'confirm-name',
-    prompt:
-      `Create saga '${input.name}' in ${input.sagaDir} for: ${input.goal || '(no goal given)'}? ` +
-      'To use another name, cancel and start again with --name.',
+    prompt: confirmNamePrompt(input),
     options: ['confirm', 'cancel'],
     recommended: 0,
   } as const satisfies InteractionRequest;
@@ -237,6 +244,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     }
   };
 
+  const unresolvedTasks = () => unresolvedTasksOf(milestones);
   const askHere = (request: Parameters<typeof ask>[1]) => ask(self, request, (i: Interaction) => hub.open(i));
 
   try {
@@ -363,7 +371,16 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
         workflowId: phaseWorkflowId(input.name, 'acceptance', round),
         staticSummary: `Acceptance, round ${round}`,
         typedSearchAttributes: [{ key: SagaName, value: input.name }],
-        args: [{ ctx: ctx!, plan: plan!, round, validation, reportPath: reportPath! }],
+        args: [
+          {
+            ctx: ctx!,
+            plan: plan!,
+            round,
+            validation,
+            reportPath: reportPath!,
+            unresolved: unresolvedTasks(),
+          },
+        ],
       });
       if (acceptance.accepted) {
         addLog(`Accepted by ${acceptance.by}`);
@@ -405,6 +422,16 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       await condition(() => !writing);
       await writeProgress().catch(() => undefined); // the saga's own failure is the one to report
     }
+    if (patched(FAILURE_NOTIFY_PATCH)) {
+      await quick
+        .notifyFailure({
+          saga: input.name,
+          runId: workflowInfo().runId,
+          reason: failure,
+          uiUrl: status().uiUrl,
+        })
+        .catch(() => undefined);
+    }
     throw error;
   }
 
@@ -422,6 +449,15 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     await effects.settled();
     return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };
   }
+}
+
+/** Tasks that did not reach the integration branch, for the acceptance prompt. */
+function unresolvedTasksOf(milestones: MilestoneState[]): string[] {
+  return milestones.flatMap((m) =>
+    m.tasks
+      .filter((t) => t.status === 'skipped' || t.status === 'blocked')
+      .map((t) => `${t.id} ${t.slug} ${t.status}${t.reason ? ` (${t.reason})` : ''}`),
+  );
 }
 
 function describeTaskChange(t: TaskState): string {

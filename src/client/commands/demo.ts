@@ -28,7 +28,8 @@ function answerFor(p: Interaction, round: number): { choice: string; text?: stri
       return round === 1
         ? {
             choice: 'report issues',
-            text: 'The README should show how to run bin/greet.js',
+            // With its check (ISSUE :: check: COMMAND): the fix is validated by it, not only by the exit criteria.
+            text: 'The README should show how to run bin/greet.js :: check: grep -q "node bin/greet.js" README.md',
             why: 'one review round: report an issue',
           }
         : { choice: 'accept', why: 'the issue is fixed' };

@@ -24,6 +24,7 @@ export function renderStatus(s: SagaStatus, agents: RunningAgent[] = []): string
   const lines = [`Saga ${s.name} — ${s.phase}${s.round > 1 ? ` (round ${s.round})` : ''}`, `Goal: ${s.goal}`];
   if (s.error) lines.push(`Error: ${s.error}`);
   lines.push(`Mode: ${s.executionMode}`);
+  if (s.configFile) lines.push(`Config: ${s.configFile}`);
   if (s.planSummary) {
     const p = s.planSummary;
     lines.push(`Plan${p.version === null ? '' : ` v${p.version}`} (${p.state}): ${p.specPath}`);

@@ -1,0 +1,96 @@
+/**
+ * The per-repository memory of earlier sagas (src/domain/memory.ts) on disk: `<saga home>/.memory/<key>.md`
+ * on the host that holds the repository. Written when planning records its decisions and when the user
+ * corrects an autonomous decision; read into every planner prompt.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import {
+  addMemoryEntries,
+  correctionEntry,
+  MEMORY_DIR,
+  parseMemoryFile,
+  renderMemoryFile,
+  repoMemoryKey,
+  type DecisionCorrection,
+  type MemoryEntry,
+} from '../domain/memory';
+import type { createArtifactActivities } from './artifacts';
+import { writeFileAtomic } from './artifacts';
+
+type Artifacts = ReturnType<typeof createArtifactActivities>;
+
+/** The one place that says where a repository's memory file is. */
+export async function repoMemoryFile(sagaHome: string, repo: string): Promise<string> {
+  const absolute = await fs.realpath(repo).catch(() => path.resolve(repo));
+  return path.join(path.resolve(sagaHome), MEMORY_DIR, `${repoMemoryKey(absolute)}.md`);
+}
+
+export async function readRepoMemory(sagaHome: string, repo: string): Promise<MemoryEntry[]> {
+  const file = await repoMemoryFile(sagaHome, repo);
+  const text = await fs.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return '';
+    throw err;
+  });
+  return parseMemoryFile(text);
+}
+
+/** Sagas of one repository may plan at the same time on this worker: their writes are serialised. */
+const writing = new Map<string, Promise<unknown>>();
+
+async function appendToRepoMemory(sagaHome: string, repo: string, entries: MemoryEntry[]): Promise<string> {
+  const file = await repoMemoryFile(sagaHome, repo);
+  const previous = writing.get(file) ?? Promise.resolve();
+  const mine = previous
+    .catch(() => undefined)
+    .then(async () => {
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      const existing = await readRepoMemory(sagaHome, repo);
+      await writeFileAtomic(file, renderMemoryFile(repo, addMemoryEntries(existing, entries)));
+    });
+  writing.set(file, mine);
+  try {
+    await mine;
+  } finally {
+    if (writing.get(file) === mine) writing.delete(file);
+  }
+  return file;
+}
+
+export function createMemoryActivities(deps: { sagaHome: string; artifacts: Artifacts }) {
+  return {
+    /** Adds a saga's planning decisions to its repository's memory (an entry already there is kept once). */
+    async rememberDecisions(input: { repo: string; entries: MemoryEntry[] }): Promise<{ file: string }> {
+      return { file: await appendToRepoMemory(deps.sagaHome, input.repo, input.entries) };
+    },
+
+    /**
+     * Seed 001: the user corrected autonomous decisions. Each becomes a `[LRN:correction]` entry in this
+     * saga's decisions.md (what the memory entry cites) and in the repository's memory.
+     */
+    async recordCorrections(input: {
+      repo: string;
+      saga: string;
+      sagaDir: string;
+      user: string;
+      corrections: DecisionCorrection[];
+    }): Promise<{ file: string }> {
+      const at = new Date().toISOString();
+      const entries = input.corrections.map((c) =>
+        correctionEntry(c, { saga: input.saga, at, user: input.user }),
+      );
+      await deps.artifacts.prependDecision({
+        sagaDir: input.sagaDir,
+        entry: {
+          at,
+          title: `[LRN:correction] ${input.corrections.length} autonomous decision(s) corrected by ${input.user}`,
+          lines: input.corrections.map(
+            (c) =>
+              `- D${c.number} ${c.decision.question}: ${c.decision.choice} (${c.decision.citation}) → ${c.correction}`,
+          ),
+        },
+      });
+      return { file: await appendToRepoMemory(deps.sagaHome, input.repo, entries) };
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The saga's whole log and the notes PROGRESS.md derives from it (pure). The workflow keeps only its most
+ * recent log lines (newest first) so its state and status query stay small; the projection activity merges
+ * each such window into the full log it keeps on disk, oldest first.
+ */
+import type { SagaStatus } from './state';
+
+/** Log lines start with the workflow time: `2026-05-15T14:23:18.000Z text`. */
+const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z /;
+
+/** The text of a log line without its timestamp. */
+export const logText = (line: string): string => line.replace(TIMESTAMP, '');
+
+/** How far back the merge looks for the window's place in the recorded log (bounds the work per write). */
+const MAX_ALIGN_SCAN = 5000;
+
+export const LOG_GAP_MARKER =
+  '(some log lines are missing here: more happened between two writes of PROGRESS.md than the saga keeps)';
+
+/**
+ * The full log, oldest first: `recorded` (oldest first, from disk) extended by the lines of the workflow's
+ * recent window (`recentNewestFirst`, as `status.log` holds it) that it does not have yet. The window is
+ * placed where its start lines up with the recorded tail (lines carry timestamps, so a match is the same
+ * line); a window that lines up nowhere is appended whole, after a marker when lines may have been lost.
+ */
+export function mergeLog(recorded: string[], recentNewestFirst: string[]): string[] {
+  const window = [...recentNewestFirst].reverse();
+  if (!window.length) return recorded;
+  for (let i = Math.max(0, recorded.length - MAX_ALIGN_SCAN); i < recorded.length; i++) {
+    const overlap = Math.min(recorded.length - i, window.length);
+    let aligned = true;
+    for (let j = 0; j < overlap && aligned; j++) aligned = recorded[i + j] === window[j];
+    if (aligned) return overlap === window.length ? recorded : [...recorded, ...window.slice(overlap)];
+  }
+  return [...recorded, ...(recorded.length ? [LOG_GAP_MARKER] : []), ...window];
+}
+
+/** Log lines whose text starts with `prefix`, newest first (the log is given oldest first). */
+export const prefixedLines = (logOldestFirst: string[], prefix: string): string[] =>
+  logOldestFirst.filter((l) => logText(l).startsWith(prefix)).reverse();
+
+/** The entry headings of decisions.md (`### YYYY-MM-DD HH:MM — title`), in file order (newest first). */
+export function decisionHeadings(decisionsMd: string): string[] {
+  return [...decisionsMd.matchAll(/^### (.+)$/gm)].map((m) => m[1]!.trim());
+}
+
+/** PROGRESS.md "Decisions & Deviations": deviations from the log, then decisions.md entries, newest first. */
+export function decisionNotes(logOldestFirst: string[], decisionsMd: string | null): string[] {
+  return [
+    ...prefixedLines(logOldestFirst, 'Deviation: '),
+    ...decisionHeadings(decisionsMd ?? '').map((h) => `Decision ${h} (decisions.md)`),
+  ];
+}
+
+const RESOLVED = /^Resolver fixed the conflict of (\d+)\.(\d+)$/;
+const UNRESOLVED = /^Resolver could not fix (\d+)\.(\d+) /;
+
+/**
+ * PROGRESS.md "Integration notes": each milestone that reached integration (its commit, the tasks delegated
+ * more than once, merge conflicts the resolver fixed or not), then the log's `Integration: ` lines.
+ */
+export function integrationNotes(status: SagaStatus, logOldestFirst: string[]): string[] {
+  const texts = logOldestFirst.map(logText);
+  const refsOf = (pattern: RegExp, milestone: number) =>
+    texts.flatMap((t) => {
+      const m = pattern.exec(t);
+      return m && Number(m[1]) === milestone ? [`${m[1]}.${m[2]}`] : [];
+    });
+  const perMilestone = status.milestones.flatMap((m) => {
+    const redelegated = m.tasks.filter((t) => t.delegations > 1);
+    const resolved = refsOf(RESOLVED, m.id);
+    const unresolved = refsOf(UNRESOLVED, m.id);
+    const reached = m.status === 'integrated' || m.status === 'integrating' || m.status === 'failed';
+    if (!reached && !m.integrationCommit && !redelegated.length && !resolved.length && !unresolved.length)
+      return [];
+    const parts = [
+      `Milestone ${m.id} (${m.title}): ${m.status}`,
+      m.integrationCommit
+        ? `integration commit ${m.integrationCommit.slice(0, 12)}`
+        : 'no integration commit',
+      redelegated.length
+        ? `re-delegated ${redelegated.map((t) => `${t.id} (${t.delegations} delegations)`).join(', ')}`
+        : 'no re-delegations',
+      resolved.length ? `conflicts resolved: ${resolved.join(', ')}` : 'no conflicts resolved',
+    ];
+    if (unresolved.length) parts.push(`conflicts left to redo: ${unresolved.join(', ')}`);
+    return [parts.join(' · ')];
+  });
+  return [...perMilestone, ...prefixedLines(logOldestFirst, 'Integration: ')];
+}
