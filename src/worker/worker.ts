@@ -8,6 +8,7 @@ import {
   Runtime,
   Worker,
   type LogLevel,
+  type LogMetadata,
   type WorkerOptions,
 } from '@temporalio/worker';
 import { createActivities } from '../activities';
@@ -29,6 +30,19 @@ export interface SagaWorkerOptions {
 
 export { defaultHostId, defaultSagaHome, shutdownGraceMs, workflowTaskQueue } from './host-settings';
 
+/**
+ * Warnings that are the design, not a fault: the shared workflow worker has no activities and the host
+ * worker has no workflows, and the SDK says so at every start.
+ */
+const EXPECTED_WARNINGS = [/^No activities registered, not polling/, /^No workflows registered, not polling/];
+
+class WorkerLogger extends DefaultLogger {
+  override log(level: LogLevel, message: string, meta?: LogMetadata): void {
+    if (level === 'WARN' && EXPECTED_WARNINGS.some((w) => w.test(message))) return;
+    super.log(level, message, meta);
+  }
+}
+
 let runtimeReady = false;
 /** Worker logs at SAGA_LOG_LEVEL (default WARN): the CLI's own output stays readable. */
 export function installRuntime(): void {
@@ -36,7 +50,7 @@ export function installRuntime(): void {
   runtimeReady = true;
   const level = (process.env.SAGA_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
   try {
-    Runtime.install({ logger: new DefaultLogger(level) });
+    Runtime.install({ logger: new WorkerLogger(level) });
   } catch {
     // Already installed by the embedding program.
   }
