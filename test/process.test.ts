@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,6 +52,26 @@ describe('runProcess', () => {
     expect(result.outputBytes).toBe(Buffer.byteLength(text));
     expect(result.tail).toBe(text);
   });
+
+  test('a stdin file that is slow to open: the output file opening meanwhile is not missed', async () => {
+    // A FIFO's open waits for its writer: the output stream opens first, as it did under load (the run then
+    // hung before any timeout was armed).
+    const fifo = path.join(dir, 'prompt.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const run = runProcess({
+      argv: ['/bin/cat'],
+      cwd: dir,
+      outputPath: path.join(dir, 'out.log'),
+      stdinPath: fifo,
+      timeoutMs: 20_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const writer = await fs.open(fifo, 'w');
+    await writer.writeFile('the prompt\n');
+    await writer.close();
+    const result = await run;
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, lastLine: 'the prompt' });
+  }, 30_000);
 
   test('passes arguments as separate argv elements, never through a shell', async () => {
     const hostile = '$(touch pwned); `touch pwned2` && echo hi';

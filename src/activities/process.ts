@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, promises as fs, type WriteStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 const TAIL_BYTES = 4096;
@@ -132,11 +133,16 @@ export async function runProcess(opts: RunProcessOptions): Promise<RunProcessRes
   if (opts.signal?.aborted) return summarise(output, started, null, null, 'abort');
 
   const sink = createWriteStream(opts.outputPath, { flags: 'a' });
+  // Listened to at once: the stream can open while the stdin file is being opened below, and an 'open'
+  // nobody heard left the run waiting forever, before any timeout was armed (seen under load).
+  const sinkOpen = waitOpen(sink);
+  sinkOpen.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
   let child: ChildProcess;
-  // A file descriptor as stdin: the child reads the file itself, however large, with no pipe to feed.
-  const stdin = opts.stdinPath ? await fs.open(opts.stdinPath, 'r') : null;
+  let stdin: FileHandle | null = null;
   try {
-    await waitOpen(sink);
+    // A file descriptor as stdin: the child reads the file itself, however large, with no pipe to feed.
+    if (opts.stdinPath) stdin = await fs.open(opts.stdinPath, 'r');
+    await sinkOpen;
     child = spawn(command, args, {
       cwd: opts.cwd,
       // PWD as a shell would set it: some CLIs (opencode) take their directory from PWD, not from getcwd().
@@ -176,7 +182,6 @@ export async function runProcess(opts: RunProcessOptions): Promise<RunProcessRes
   sink.on('error', (err) => (sinkError ??= err));
   // When the leader exits, what it left running in its group is ended too (it may hold the pipes open).
   child.once('exit', () => signalGroup(pgid, 'SIGTERM'));
-  await opts.onSpawn?.(pgid).catch(() => undefined); // best effort, like progress
 
   let stopReason: StopReason | null = null;
   let killTimer: NodeJS.Timeout | undefined;
@@ -211,6 +216,9 @@ export async function runProcess(opts: RunProcessOptions): Promise<RunProcessRes
   const onAbort = () => stop('abort');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) stop('abort'); // aborted while spawning
+  // Only now, with the timeouts running: a slow disk or a busy thread pool must not leave the child
+  // unsupervised while the record is written.
+  await opts.onSpawn?.(pgid).catch(() => undefined); // best effort, like progress
   const { code, signal } = await closed;
   for (const timer of timers) clearTimeout(timer);
   opts.signal?.removeEventListener('abort', onAbort);
