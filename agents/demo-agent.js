@@ -30,7 +30,8 @@
  *                                               // round r (context.round, 1-based) asks questions[r-1]; none after
  *     "decisions": [ ... ],                     // returned with every questions answer (autonomous mode)
  *     "plan": { ...plan JSON (DESIGN.md 4.3)... },
- *     "revise": { ...plan JSON... }             // stage `revise`; default: plan
+ *     "revise": { ...plan JSON... },            // stage `revise`; default: plan
+ *     "usage": { "cost_usd": 0.3 }              // optional: printed by every planner run (as for tasks)
  *   },
  *   "reviewer": {                               // iteration i (context.iteration, else SAGA_ATTEMPT) uses [i-1];
  *     "task": ["CRITICAL: None\nMAJOR:\n- x"],   // past the end, or when absent: a clean review
@@ -198,6 +199,7 @@ async function implement(script) {
 
 function plan(script, context) {
   const planner = script.planner || {};
+  if (planner.usage) printUsage(planner.usage);
   if (stage === 'questions') {
     const round = Math.max(1, Number(context.round) || 1);
     const rounds = Array.isArray(planner.questions) ? planner.questions : [];

@@ -86,6 +86,7 @@ budget: { task_usd: 2, saga_usd: 20 }
       env: { DISABLE_AUTOUPDATER: '1' }, // the preset's env stays: it is not about the command
       passEnv: [],
       configFile: null,
+      resumeCommand: null, // its output is plain text: no session id to resume
     });
     expect(resolveAgentProfile(config, 'mine')).toMatchObject({
       command: ['node', 'tools/my-agent.js', '{prompt_file}'],
@@ -93,7 +94,7 @@ budget: { task_usd: 2, saga_usd: 20 }
       timeoutMs: 45 * 60_000,
     });
     expect(config.worktree.setup).toEqual([['npm', 'ci']]);
-    expect(config.budget).toEqual({ task_usd: 2, saga_usd: 20 });
+    expect(config.budget).toEqual({ task_usd: 2, saga_usd: 20, on_exhausted: 'finish' });
   });
 });
 
@@ -140,6 +141,34 @@ describe('resolveAgentProfile', () => {
       env: { DISABLE_AUTOUPDATER: '1', CLAUDE_FLAG: '1' },
       passEnv: [],
       configFile: null,
+      resumeCommand: [...BUILTIN_AGENTS.claude!.command!, '--resume', '{session}'],
+    });
+  });
+
+  test("the resume command: from the preset, before Codex's stdin `-`; none with resume: false or no preset", () => {
+    const config = parseOk(
+      'agents:\n  gemini: { resume: false }\n  mine: { command: [my-agent], output: claude }\n',
+    );
+    expect(resolveAgentProfile(config, 'codex').resumeCommand).toEqual([
+      'codex',
+      'exec',
+      '--json',
+      '--sandbox',
+      'workspace-write',
+      '--skip-git-repo-check',
+      'resume',
+      '{session}',
+      '-',
+    ]);
+    expect(resolveAgentProfile(config, 'opencode').resumeCommand?.slice(-2)).toEqual([
+      '--session',
+      '{session}',
+    ]);
+    expect(resolveAgentProfile(config, 'gemini').resumeCommand).toBeNull();
+    expect(resolveAgentProfile(config, 'aider').resumeCommand).toBeNull();
+    expect(resolveAgentProfile(config, 'mine').resumeCommand).toBeNull();
+    expect(parseSagaConfigText('agents:\n  claude: { resume: "no" }\n', 'c.yaml')).toMatchObject({
+      ok: false,
     });
   });
 

@@ -119,7 +119,7 @@ describe('worker fleet', () => {
       seen = agents.find((a) => a.taskId === '1.2' && /working/.test(a.lastLine));
       if (seen)
         expect(renderStatus(status, agents)).toMatch(
-          /Running agents:\n(.*\n)* {2}1\.2 beta \(delegation 1, \d+s\): Attempt 1: agent running — \[demo-agent\] working/,
+          /Running agents:\n(.*\n)* {2}1\.2 beta \(attempt 1, delegation 1, \d+s\): Attempt 1: agent running — \[demo-agent\] working/,
         );
       else await new Promise((r) => setTimeout(r, 250));
     }

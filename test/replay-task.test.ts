@@ -16,7 +16,7 @@ import { respond } from '../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
 import type { SagaStatus } from '../src/domain/state';
-import { LAUNCH_WITHOUT_WAITING_PATCH } from '../src/workflows/implementation';
+import { BUDGET_HOLDS_PATCH, LAUNCH_WITHOUT_WAITING_PATCH } from '../src/workflows/implementation';
 import { INTEGRATION_SETUP_PATCH, MERGE_BATCH_PATCH } from '../src/workflows/integration';
 import { createSagaTestEnv, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { WORKFLOW_BUNDLE } from './harness/server';
@@ -198,6 +198,7 @@ describe('workflow histories replay', () => {
       ) as { events: RecordedEvent[] };
       expect(patchIds(implementation.events)).toEqual([
         LAUNCH_WITHOUT_WAITING_PATCH,
+        BUDGET_HOLDS_PATCH,
         INTEGRATION_SETUP_PATCH,
         MERGE_BATCH_PATCH,
       ]);

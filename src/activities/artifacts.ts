@@ -33,6 +33,14 @@ import {
 } from '../domain/render';
 import { decisionNotes, integrationNotes, mergeLog } from '../domain/progress-log';
 import type { SagaStatus } from '../domain/state';
+import {
+  planEstimate,
+  planEstimateText,
+  sagaCostRecord,
+  SAGA_COST_RECORD_FILE,
+  SagaCostRecordSchema,
+  type SagaCostRecord,
+} from '../domain/budget';
 
 /** Failure type of every refused path (non-retryable). */
 export const PATH_ERROR = 'SagaPathError';
@@ -142,6 +150,8 @@ interface StoredSpecInput {
   flagsAnnouncement: string;
   autonomous?: boolean;
   askedBack?: string[];
+  /** Set when the plan was written: the estimate stays what the approver saw. */
+  costEstimate?: string | null;
 }
 
 /** Machine-kept files of the projection (not for people; never read back as saga state). */
@@ -289,6 +299,7 @@ export function createArtifactActivities(deps: { sagaHome: string }) {
           flagsAnnouncement: spec.flagsAnnouncement,
           autonomous: spec.autonomous,
           askedBack: spec.askedBack,
+          costEstimate: spec.costEstimate ?? null,
         }),
       ),
     ];
@@ -334,12 +345,47 @@ export function createArtifactActivities(deps: { sagaHome: string }) {
             announceModes(input.status.flags, { product: 'Saga', workflow: 'saga' }),
           autonomous: stored?.autonomous ?? input.status.flags.autonomous,
           askedBack: stored?.askedBack ?? [],
+          costEstimate: stored?.costEstimate ?? null,
         },
         input.status,
       );
     } finally {
       release();
     }
+  }
+
+  /** The cost records of the other sagas in this saga home (unreadable ones are skipped: only an estimate). */
+  async function earlierCostRecords(sagaDir: string): Promise<SagaCostRecord[]> {
+    const own = path.resolve(sagaDir);
+    const entries = await fs.readdir(home, { withFileTypes: true }).catch(() => []);
+    const records: SagaCostRecord[] = [];
+    for (const entry of entries) {
+      const dir = path.join(home, entry.name);
+      if (!entry.isDirectory() || entry.name.startsWith('.') || dir === own) continue;
+      const text = await read(dir, SAGA_COST_RECORD_FILE).catch(() => null);
+      if (text === null) continue;
+      try {
+        const parsed = SagaCostRecordSchema.safeParse(JSON.parse(text));
+        if (parsed.success) records.push(parsed.data);
+      } catch {
+        // not JSON: skipped
+      }
+    }
+    return records;
+  }
+
+  /** At the saga's end (complete or cancelled): what its tasks cost, for later plans' estimates. */
+  async function writeCostRecord(sagaDir: string, status: SagaStatus): Promise<void> {
+    const existing = await read(sagaDir, SAGA_COST_RECORD_FILE).catch(() => null);
+    let finishedAt = new Date().toISOString();
+    try {
+      // A retried write keeps the first time (same input, same bytes).
+      if (existing) finishedAt = SagaCostRecordSchema.parse(JSON.parse(existing)).finishedAt;
+    } catch {
+      // a broken record is replaced
+    }
+    const record = sagaCostRecord(status, finishedAt);
+    await write(sagaDir, SAGA_COST_RECORD_FILE, `${JSON.stringify(record, null, 2)}\n`);
   }
 
   /** The whole log, oldest first: the one on disk extended by the status's recent lines. */
@@ -368,10 +414,13 @@ export function createArtifactActivities(deps: { sagaHome: string }) {
 
   return {
     /** SAGA.md plus milestones/NN-slug/MILESTONE.md and milestones/NN-slug/tasks/NN-slug.md. */
-    async writeSpecTree(input: SpecTreeInput): Promise<{ files: string[] }> {
+    async writeSpecTree(input: SpecTreeInput): Promise<{ files: string[]; costEstimate: string | null }> {
       const checked = validatePlan(input.plan, 'plan');
       if (!checked.ok)
         throw badInput(`Cannot write the spec tree of an invalid plan: ${checked.errors.join('; ')}`);
+      const taskCount = checked.plan.milestones.reduce((n, m) => n + m.tasks.length, 0);
+      const estimate = planEstimate(taskCount, await earlierCostRecords(input.sagaDir));
+      const costEstimate = estimate ? planEstimateText(estimate) : null;
       const spec: StoredSpecInput = {
         name: input.name,
         plan: checked.plan,
@@ -381,13 +430,14 @@ export function createArtifactActivities(deps: { sagaHome: string }) {
           (input.flags ? announceModes(input.flags, { product: 'Saga', workflow: 'saga' }) : ''),
         ...(input.flags ? { autonomous: input.flags.autonomous } : {}),
         ...(input.askedBack ? { askedBack: input.askedBack } : {}),
+        ...(costEstimate ? { costEstimate } : {}),
       };
       const release = await lockFile(path.join(input.sagaDir, 'SAGA.md'));
       try {
         await write(input.sagaDir, SPEC_INPUT_FILE, `${JSON.stringify(spec, null, 2)}\n`);
         const files = await renderSpecTree(input.sagaDir, spec, input.status ?? null);
         await pruneStaleSpecs(input.sagaDir, spec.plan);
-        return { files };
+        return { files, costEstimate };
       } finally {
         release();
       }
@@ -407,6 +457,8 @@ export function createArtifactActivities(deps: { sagaHome: string }) {
       };
       const written = await write(input.sagaDir, 'PROGRESS.md', renderProgressMd(input.status, extra));
       await refreshSpecTree(input);
+      if (input.status.phase === 'complete' || input.status.phase === 'cancelled')
+        await writeCostRecord(input.sagaDir, input.status);
       return { path: written };
     },
 

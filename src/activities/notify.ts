@@ -45,6 +45,15 @@ export interface NotifyAnsweredInput {
   uiUrl: string;
 }
 
+export interface NotifyNoticeInput {
+  saga: string;
+  /** Names the notice (one send per id). */
+  id: string;
+  kind: string;
+  prompt: string;
+  uiUrl?: string;
+}
+
 export interface NotifyFailureInput {
   saga: string;
   /** The failed run: one notification per run (a continued saga that fails again is announced again). */
@@ -82,6 +91,11 @@ function failureSlackMessage(input: NotifyFailureInput): SlackMessage {
       ],
     });
   return { text, blocks };
+}
+
+function noticeSlackMessage(prompt: string): SlackMessage {
+  const text = `:warning: ${prompt}`.slice(0, 3000);
+  return { text, blocks: [{ type: 'section', block_id: 'prompt', text: { type: 'mrkdwn', text } }] };
 }
 
 const SAFE_NAME = /^[a-z0-9][a-z0-9.-]*$/;
@@ -122,6 +136,35 @@ export function createNotifyActivities(deps: { sagaHome: string; env?: NodeJS.Pr
     await fs.rename(tmp, file);
   };
 
+  /** Posts a notice once to each configured destination (a record remembers what was sent). */
+  async function sendNotice(
+    saga: string,
+    recordId: string,
+    notice: NotifiedInteraction,
+    slackMessage: SlackMessage,
+    uiUrl: string,
+  ): Promise<{ sent: boolean }> {
+    const cfg = loadConfig();
+    if (!cfg.slack && !cfg.webhook) return { sent: false };
+    const file = recordFile(saga, recordId);
+    const { id, kind, prompt } = notice;
+    const record = (await readRecord(file)) ?? {
+      interaction: { id, kind, prompt },
+      slack: {},
+      webhook: [],
+    };
+    if (cfg.slack && !record.slack['0']) {
+      record.slack['0'] = await postSlackMessage(cfg.slack, slackMessage);
+      await writeRecord(file, record);
+    }
+    if (cfg.webhook && !record.webhook.includes(0)) {
+      const notification = { saga, interaction: notice, uiUrl };
+      await postWebhookNotification(cfg.webhook, notification, nowSeconds());
+      record.webhook.push(0);
+      await writeRecord(file, record);
+    }
+    return { sent: true };
+  }
   return {
     /**
      * Returns how long the saga waits before the first reminder (null: nowhere to notify, so no reminders)
@@ -155,27 +198,14 @@ export function createNotifyActivities(deps: { sagaHome: string; env?: NodeJS.Pr
 
     /** Tells chat that the saga failed and why; idempotent per run like notifyInteraction. */
     async notifyFailure(input: NotifyFailureInput): Promise<{ sent: boolean }> {
-      const cfg = loadConfig();
-      if (!cfg.slack && !cfg.webhook) return { sent: false };
-      const notice = failureNotice(input);
-      const file = recordFile(input.saga, `failed-${input.runId.toLowerCase().replace(/[^a-z0-9-]/g, '')}`);
-      const { id, kind, prompt } = notice;
-      const record = (await readRecord(file)) ?? {
-        interaction: { id, kind, prompt },
-        slack: {},
-        webhook: [],
-      };
-      if (cfg.slack && !record.slack['0']) {
-        record.slack['0'] = await postSlackMessage(cfg.slack, failureSlackMessage(input));
-        await writeRecord(file, record);
-      }
-      if (cfg.webhook && !record.webhook.includes(0)) {
-        const notification = { saga: input.saga, interaction: notice, uiUrl: input.uiUrl };
-        await postWebhookNotification(cfg.webhook, notification, nowSeconds());
-        record.webhook.push(0);
-        await writeRecord(file, record);
-      }
-      return { sent: true };
+      const recordId = `failed-${input.runId.toLowerCase().replace(/[^a-z0-9-]/g, '')}`;
+      return sendNotice(input.saga, recordId, failureNotice(input), failureSlackMessage(input), input.uiUrl);
+    },
+
+    /** A one-off notice that asks nothing (the saga budget's 80 % warning); idempotent per `id`. */
+    async notifyNotice(input: NotifyNoticeInput): Promise<{ sent: boolean }> {
+      const notice = { id: input.id, kind: input.kind, prompt: input.prompt, options: [], recommended: null };
+      return sendNotice(input.saga, input.id, notice, noticeSlackMessage(input.prompt), input.uiUrl ?? '');
     },
 
     /** Rewrites every Slack message of the interaction (first notification and reminders); chat.update is idempotent. */

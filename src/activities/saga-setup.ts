@@ -81,7 +81,11 @@ export function createSagaSetupActivities(deps: { artifacts: Artifacts }) {
           setup: config.worktree.setup,
           portRangeSize: config.worktree.port_range_size,
         },
-        budget: { taskUsd: config.budget.task_usd ?? null, sagaUsd: config.budget.saga_usd ?? null },
+        budget: {
+          taskUsd: config.budget.task_usd ?? null,
+          sagaUsd: config.budget.saga_usd ?? null,
+          onExhausted: config.budget.on_exhausted,
+        },
         handoff: handoffSettings(config),
         passEnv: config.pass_env,
       };

@@ -1,10 +1,12 @@
 /**
  * What the fleet's agents are doing right now, for `saga status --watch`: each running task workflow's
- * pending activity carries the agent's heartbeat ({outputBytes, lastLine, elapsedMs}), and its current
- * details say which attempt it is on. Nothing here changes a saga.
+ * pending activity carries the agent's heartbeat (AgentProgress: attempt, elapsed time, last readable
+ * line, the CLI's session id, tokens and cost so far), and its current details say what step it is on.
+ * The Web UI's pending-activity view shows the same details. Nothing here changes a saga.
  */
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import type { AgentProgress } from '../activities/agents';
 import type { MilestoneState, SagaStatus, Usage } from '../domain/state';
 import { addUsage, formatUsage, noUsage } from '../domain/usage';
 
@@ -20,13 +22,14 @@ export interface RunningAgent {
   elapsedMs: number | null;
   lastLine: string;
   outputBytes: number;
+  /** The attempt whose agent is running (from its heartbeat); null before the agent has started. */
+  attempt: number | null;
+  sessionId: string | null;
+  /** Tokens and cost of the running agent so far; null until its CLI has reported any. */
+  usage: Usage | null;
 }
 
-interface Heartbeat {
-  outputBytes?: number;
-  lastLine?: string;
-  elapsedMs?: number;
-}
+type Heartbeat = Partial<AgentProgress>;
 
 const tsMs = (ts: { seconds?: unknown; nanos?: number | null } | null | undefined): number | null =>
   ts?.seconds == null ? null : Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
@@ -53,6 +56,9 @@ export async function runningAgents(
         elapsedMs: null,
         lastLine: '',
         outputBytes: 0,
+        attempt: null,
+        sessionId: null,
+        usage: null,
       };
       const [description, metadata] = await Promise.allSettled([
         handle.describe(),
@@ -70,6 +76,9 @@ export async function runningAgents(
           agent.elapsedMs = beat?.elapsedMs ?? (started === null ? null : now - started);
           agent.lastLine = beat?.lastLine ?? '';
           agent.outputBytes = beat?.outputBytes ?? 0;
+          agent.attempt = typeof beat?.attempt === 'number' ? beat.attempt : null;
+          agent.sessionId = beat?.sessionId ?? null;
+          agent.usage = beat?.usage ?? null;
         }
       }
       return agent;
@@ -82,10 +91,12 @@ export function renderRunningAgents(agents: RunningAgent[]): string[] {
   return [
     'Running agents:',
     ...agents.map((a) => {
+      const attempt = a.attempt === null ? '' : `attempt ${a.attempt}, `;
       const elapsed = a.elapsedMs === null ? '' : `, ${Math.round(a.elapsedMs / 1000)}s`;
       const step = a.step ?? a.activity ?? 'starting';
+      const spent = a.usage ? ` [${formatUsage(a.usage)} so far]` : '';
       const last = a.lastLine ? ` — ${a.lastLine.slice(0, 100)}` : '';
-      return `  ${a.taskId} ${a.slug} (delegation ${a.delegation}${elapsed}): ${step}${last}`;
+      return `  ${a.taskId} ${a.slug} (${attempt}delegation ${a.delegation}${elapsed}): ${step}${spent}${last}`;
     }),
   ];
 }

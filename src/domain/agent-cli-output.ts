@@ -542,7 +542,7 @@ function textFailure(profile: string, transcript: string): AgentFailure | null {
 }
 
 /** Tokens priced from the table when the CLI gave no cost. */
-function estimateCost(
+export function estimateCost(
   usage: Usage,
   model: string | null,
   prices?: Readonly<Record<string, ModelPrice>>,
@@ -590,6 +590,17 @@ const oneLine = (text: string): string => {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 };
+
+/**
+ * The CLI refused to resume a session it does not know (deleted, made on another machine or HOME): the
+ * run is redone as a fresh session. Claude Code, Codex, Gemini CLI and opencode say so in these words.
+ */
+export function unknownSession(format: AgentOutputFormat, transcript: string): boolean {
+  if (format === 'text' || format === 'aider') return false;
+  return UNKNOWN_SESSION.test(transcript.slice(-16_384));
+}
+const UNKNOWN_SESSION =
+  /No conversation found with session ID|Invalid session identifier|No previous sessions found|(no|not find|cannot find|could not find) (a )?(saved |recorded )?(session|thread|rollout|conversation)s? (found|with|for|matching)|(session|thread) not found|NotFoundError: Session/i;
 
 /** Every line of `text` that is a JSON object. */
 export function jsonLines(text: string): Json[] {

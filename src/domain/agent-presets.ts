@@ -39,8 +39,25 @@ export const AGENT_EVENTS_FILE = 'agent-events.jsonl';
 /** Beside each transcript: which profile ran and which output format it printed. */
 export const AGENT_RUN_FILE = 'agent.json';
 
+/**
+ * How a CLI continues a recorded session (issue 16): `args` (`{session}` is the id it printed) go in
+ * front of the argument `before` when the command has it (Codex's stdin `-`), else at the end. Checked
+ * with the versions in `verifiedVersions`.
+ */
+export interface ResumeArgs {
+  args: string[];
+  before?: string;
+}
+
 export interface AgentPreset {
   profile: AgentProfile;
+  /** Absent: the CLI cannot resume a session from the command line (aider), so retries start fresh. */
+  resume?: ResumeArgs;
+  /**
+   * Arguments that cap one run's spend (`{usd}`: what the task and saga budgets leave), added at the end of
+   * the command. Absent: the CLI cannot be capped per run (README "Budgets").
+   */
+  budgetArgs?: string[];
   /** What the agent may do on the user's machine with this preset, and how to narrow it (README text). */
   permits: string;
   /**
@@ -84,6 +101,9 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       // A CLI that updates itself mid-saga would change under the running fleet.
       env: { DISABLE_AUTOUPDATER: '1' },
     },
+    resume: { args: ['--resume', '{session}'] },
+    // Checked between turns, so a run can overshoot by one turn (../shared/AGENT-CLI-NOTES.md).
+    budgetArgs: ['--max-budget-usd', '{usd}'],
     passEnv: ['ANTHROPIC_*', 'CLAUDE_CODE_*', 'CLAUDE_CONFIG_DIR', 'DISABLE_AUTOUPDATER'],
     permits:
       'edits files in its worktree (acceptEdits) and runs any shell command (Bash allowed) as your user; ' +
@@ -109,6 +129,8 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       prompt_input: 'stdin',
       output: 'codex',
     },
+    // `codex exec [OPTIONS] resume ID -`: the exec options stay in front, the prompt still comes on stdin.
+    resume: { args: ['resume', '{session}'], before: '-' },
     passEnv: ['OPENAI_*', 'CODEX_*'],
     permits:
       "runs in Codex's workspace-write sandbox: edits and commands inside its worktree (and /tmp), no network " +
@@ -138,6 +160,8 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       output: 'gemini',
       env: { GEMINI_CLI_NO_RELAUNCH: 'true' },
     },
+    // 0.61 takes a session UUID (besides `latest` and an index, which could pick another run's session).
+    resume: { args: ['--resume', '{session}'] },
     passEnv: ['GEMINI_*', 'GOOGLE_*'],
     permits:
       'edits files (auto_edit) and runs shell commands (run_shell_command allowed) in its worktree as your user. ' +
@@ -163,6 +187,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       output: 'opencode',
       env: { OPENCODE_DISABLE_AUTOUPDATE: '1' },
     },
+    resume: { args: ['--session', '{session}'] },
     passEnv: ['OPENCODE_*', 'ANTHROPIC_*', 'OPENAI_*', 'GEMINI_*', 'GOOGLE_*', 'OPENROUTER_*'],
     permits:
       "edits files and runs shell commands in its worktree as your user (opencode's default permissions). " +
@@ -225,3 +250,22 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
     passEnv: ['SAGA_DEMO_*'],
   },
 };
+
+/** The command that resumes a session of the preset `name`'s CLI, from the profile's own command; null if none. */
+export function resumeCommandFor(name: string, command: readonly string[]): string[] | null {
+  const resume = AGENT_PRESETS[name]?.resume;
+  if (!resume) return null;
+  const at = resume.before === undefined ? -1 : command.lastIndexOf(resume.before);
+  return at < 0
+    ? [...command, ...resume.args]
+    : [...command.slice(0, at), ...resume.args, ...command.slice(at)];
+}
+
+/** The arguments that cap a run of the preset `name`'s CLI at `usd`; none without a cap or a flag for it. */
+export function budgetArgsFor(name: string, usd: number | null | undefined): string[] {
+  const args = AGENT_PRESETS[name]?.budgetArgs;
+  if (!args || usd === null || usd === undefined) return [];
+  // A CLI cap must be above 0 and not above what is left: down to a hundredth of a cent, at least that.
+  const cap = Math.max(Math.floor(usd * 10_000), 1) / 10_000;
+  return args.map((a) => a.replace('{usd}', String(cap)));
+}

@@ -5,7 +5,14 @@
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { ENV_NAME, envEntryProblems, isWorkerSecret } from './agent-env';
-import { AGENT_OUTPUT_FORMATS, AGENT_PRESETS, DEFAULT_MODEL_PRICES, ModelPriceSchema } from './agent-presets';
+import { BUDGET_ON_EXHAUSTED } from './budget';
+import {
+  AGENT_OUTPUT_FORMATS,
+  AGENT_PRESETS,
+  DEFAULT_MODEL_PRICES,
+  ModelPriceSchema,
+  resumeCommandFor,
+} from './agent-presets';
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
@@ -102,6 +109,8 @@ export const AgentProfileSchema = z
     env: ProfileEnvSchema.optional(),
     /** Worker environment variables the agent also gets (it gets no others but a fixed allow-list). */
     pass_env: PassEnvSchema.optional(),
+    /** `false`: a retry or a crashed run starts a fresh session instead of resuming the CLI's last one. */
+    resume: z.boolean().optional(),
   })
   .strict();
 export type AgentProfile = z.infer<typeof AgentProfileSchema>;
@@ -190,7 +199,12 @@ export const SagaConfigSchema = z
     /** How soon a dead worker's agent or check run is noticed and retried (default 30s). */
     heartbeat_timeout: DurationSchema.optional(),
     budget: z
-      .object({ task_usd: z.number().positive().optional(), saga_usd: z.number().positive().optional() })
+      .object({
+        task_usd: z.number().positive().optional(),
+        saga_usd: z.number().positive().optional(),
+        /** At the saga budget running agents `finish` their current run (default) or are `stop`ped. */
+        on_exhausted: z.enum(BUDGET_ON_EXHAUSTED).default('finish'),
+      })
       .strict()
       .default({}),
     /** $ per million tokens by model, for CLIs that report tokens but no cost (costs are then estimates). */
@@ -237,6 +251,8 @@ export const ResolvedAgentProfileSchema = z.object({
   passEnv: z.array(z.string()).default([]),
   /** The config file the activity re-reads CONFIG_SECRET_REFERENCE values from. */
   configFile: z.string().nullable().default(null),
+  /** The command that resumes a session (`{session}`); null: runs always start fresh. */
+  resumeCommand: z.array(z.string()).nullable().default(null),
 });
 export type ResolvedAgentProfile = z.infer<typeof ResolvedAgentProfileSchema>;
 
@@ -278,6 +294,11 @@ export function resolveAgentProfile(config: SagaConfig, name?: string): Resolved
     env: merged.env ?? {},
     passEnv: [...(merged.pass_env ?? [])],
     configFile: null,
+    // Only a command that prints the preset's own output names its sessions; `resume: false` opts out.
+    resumeCommand:
+      merged.resume === false || !preset?.output || merged.output !== preset.output
+        ? null
+        : resumeCommandFor(wanted, merged.command),
   };
 }
 

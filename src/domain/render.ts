@@ -85,6 +85,8 @@ export interface SagaMdInput {
   askedBack?: string[];
   /** Whether `--autonomous` was on; defaults to `status.flags.autonomous`. */
   autonomous?: boolean;
+  /** The plan's cost estimate from earlier sagas (domain/budget planEstimateText); absent when none. */
+  costEstimate?: string | null;
 }
 
 const MAX_RATIONALE_BULLETS = 10;
@@ -177,6 +179,7 @@ export function renderSagaMd(input: SagaMdInput): string {
         `- **Web UI:** ${status.uiUrl || '—'}`,
       ]
     : ['- **Phase:** planning'];
+  if (input.costEstimate) header.push(`- ${oneLine(input.costEstimate)}`);
   return doc([
     `# Saga: ${name}`,
     `> Projection of workflow ${code(status?.workflowId ?? sagaWorkflowId(name))}; Temporal history is the ` +

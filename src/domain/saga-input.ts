@@ -3,6 +3,7 @@
  * Paths are computed by the client (Node) so workflow code never touches `path` or `fs`.
  */
 import { z } from 'zod';
+import { BUDGET_ON_EXHAUSTED } from './budget';
 import { ResolvedAgentProfileSchema } from './config';
 import type { Environment } from './environment';
 import { FlagsResultSchema } from './flags';
@@ -25,7 +26,12 @@ export const RunSettingsSchema = z.object({
     setup: z.array(z.array(z.string())),
     portRangeSize: z.number().int().positive(),
   }),
-  budget: z.object({ taskUsd: z.number().nullable(), sagaUsd: z.number().nullable() }),
+  budget: z.object({
+    taskUsd: z.number().nullable(),
+    sagaUsd: z.number().nullable(),
+    /** Optional so settings recorded before it existed still parse (they finish). */
+    onExhausted: z.enum(BUDGET_ON_EXHAUSTED).optional(),
+  }),
   /** Limits of a task handoff; optional so settings recorded before it existed still parse (defaults). */
   handoff: z
     .object({

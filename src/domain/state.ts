@@ -104,7 +104,16 @@ export const TaskStateSchema = z.object({
   changedFiles: z.array(z.string()).default([]),
   usage: UsageSchema.optional(),
   /** The agent profile of the latest run and its CLI session id (when the CLI prints one). */
-  agent: z.object({ profile: z.string(), sessionId: z.string().nullable() }).optional(),
+  agent: z
+    .object({
+      profile: z.string(),
+      sessionId: z.string().nullable(),
+      /** Fix attempts (and crashed runs) that continued the CLI's session instead of starting cold. */
+      resumedRuns: z.number().int().optional(),
+      /** Why the latest asked-for resume ran as a fresh session instead. */
+      sessionNote: z.string().optional(),
+    })
+    .optional(),
   /** Why the task is blocked, one line (null otherwise); the agent CLI's own reason when it could not work. */
   error: z.string().nullable().optional(),
   /** Something the user should hear of that is not a failure, e.g. files changed outside `owns`. */

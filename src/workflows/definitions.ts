@@ -3,8 +3,9 @@
  * Every user interaction is addressed to the saga workflow (`saga-<name>`): it is the one address.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { BudgetGrant } from '../domain/budget';
 import type { SagaCarry } from '../domain/saga-input';
-import type { Answer, Interaction, ProgressEvent, RespondInput, SagaStatus } from '../domain/state';
+import type { Answer, Interaction, ProgressEvent, RespondInput, SagaStatus, Usage } from '../domain/state';
 
 /** Answer a pending interaction. The validator rejects unknown ids and invalid choices. */
 export const respondUpdate = defineUpdate<Answer, [RespondInput]>('respond');
@@ -21,3 +22,8 @@ export const interactionAnsweredSignal = defineSignal<[Answer]>('interactionAnsw
 export const progressSignal = defineSignal<[ProgressEvent]>('progress');
 /** Child → saga: several state changes in one signal (the fleet batches what piles up while one is sent). */
 export const progressBatchSignal = defineSignal<[ProgressEvent[]]>('progressBatch');
+
+/** Task → fleet after each agent run: the task delegation's usage so far (a total, not a delta). */
+export const taskUsageSignal = defineSignal<[{ ref: string; usage: Usage }]>('taskUsage');
+/** Fleet → task: the saga budget changed (crossed, raised) or running agents are to stop now. */
+export const budgetGrantSignal = defineSignal<[BudgetGrant]>('budgetGrant');

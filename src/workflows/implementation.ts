@@ -12,9 +12,19 @@ import {
   ParentClosePolicy,
   patched,
   setCurrentDetails,
+  setHandler,
   startChild,
   workflowInfo,
+  type ChildWorkflowHandle,
 } from '@temporalio/workflow';
+import {
+  budgetInteraction,
+  budgetWarningText,
+  crossedWarning,
+  raisedLimit,
+  remainingUsd,
+  type BudgetGrant,
+} from '../domain/budget';
 import { failureReason } from '../domain/failure';
 import {
   describeAgentBlocker,
@@ -30,10 +40,18 @@ import { ownsWarning, type Plan, type PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import { SagaName } from '../domain/search-attributes';
 import { milestoneOrder, readyTasks } from '../domain/schedule';
-import type { Answer, MilestoneState, ProgressEvent, TaskState, Usage } from '../domain/state';
+import type {
+  Answer,
+  InteractionRequest,
+  MilestoneState,
+  ProgressEvent,
+  TaskState,
+  Usage,
+} from '../domain/state';
 import { quickActivities } from './activities';
 import { ask } from './ask';
 import { integrateMilestone } from './integration';
+import { budgetGrantSignal, taskUsageSignal } from './definitions';
 import { report, reportBatch } from './shared';
 import { taskWorkflow, type TaskReport } from './task';
 import { addUsage, noUsage } from '../domain/usage';
@@ -77,6 +95,12 @@ export const LAUNCH_WITHOUT_WAITING_PATCH = 'fleet-launch-without-waiting';
  * deviation); asked only when a spec gap comes, so runs recorded before it replay their escalation.
  */
 export const SPEC_GAP_QUESTION_PATCH = 'fleet-spec-gap-question';
+/**
+ * Marks runs whose saga budget holds for every agent run: tasks get the budget and report their spend after
+ * each run, the fleet tells running tasks when it is crossed or raised (or stops them), the resolver is
+ * gated, and a warning goes out at 80 %.
+ */
+export const BUDGET_HOLDS_PATCH = 'fleet-budget-holds';
 
 export async function implementationWorkflow(input: ImplementationInput): Promise<ImplementationResult> {
   const { ctx, plan } = input;
@@ -104,6 +128,21 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   const blockedStreak = new Map<string, number>();
   const events: FleetEvent[] = [];
   const inFlight = new Set<Promise<unknown>>();
+  const budgetHolds = patched(BUDGET_HOLDS_PATCH);
+  const onExhausted = ctx.settings.budget.onExhausted ?? 'finish';
+  /** What running task delegations have spent so far (their reports); the saga's truth is usage + these. */
+  const runningSpend = new Map<string, Usage>();
+  const children = new Map<string, ChildWorkflowHandle<typeof taskWorkflow>>();
+  /** The user answered the budget question with stop. */
+  let budgetStopped = false;
+  let budgetQuestions = 0;
+  if (budgetHolds)
+    setHandler(taskUsageSignal, ({ ref, usage: spentByTask }) => {
+      if (states.get(ref)?.status !== 'running') return; // a late report of a finished task
+      const before = spent();
+      runningSpend.set(ref, spentByTask);
+      afterSpend(before);
+    });
 
   // Progress goes out in order without holding up the fleet: awaiting each signal cost a workflow-task
   // round trip per state change. What piles up while one signal is in flight goes out as one batch,
@@ -158,8 +197,17 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       setMilestone(mState, 'integrating');
       setCurrentDetails(`Integrating milestone ${id}`);
       await reporting(); // integration logs to the saga directly: keep the order
-      const result = await integrateMilestone(ctx, spec, mState, input.round);
+      const result = await integrateMilestone(
+        ctx,
+        spec,
+        mState,
+        input.round,
+        budgetHolds ? resolverBudget : undefined,
+      );
+      const beforeIntegration = spent();
       usage = addUsage(usage, result.usage);
+      if (budgetHolds) afterSpend(beforeIntegration);
+      if (budgetStopped) return finish('aborted');
       if (result.ok) {
         mState.integrationCommit = result.head;
         // One signal for the milestone: the saga marks its passed tasks integrated itself (history stays small).
@@ -224,6 +272,14 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       }
       await nextEvent();
       const event = events.shift()!;
+      if (event.type === 'budget' && budgetHolds) {
+        // Applied when it came (an integration may be waiting for it too); a stop waits for the running
+        // tasks to be stopped and hand off their work.
+        if (!budgetStopped) continue;
+        stopRunningTasks();
+        await CancellationScope.nonCancellable(() => Promise.allSettled([...inFlight]));
+        return true;
+      }
       if (event.type === 'budget') {
         budgetAsked = false;
         logLine(`Budget question answered by ${event.answer.user}: ${event.answer.choice}`);
@@ -265,8 +321,37 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
           : noChanges
             ? { ...event.report, status: 'blocked' as const, reason: noChanges }
             : event.report;
+      const beforeReport = spent();
       if (rep) usage = addUsage(usage, rep.usage);
+      // A failed child's reported runs are spent all the same.
+      else if (budgetHolds) usage = addUsage(usage, runningSpend.get(event.ref));
+      runningSpend.delete(event.ref);
+      if (budgetHolds) afterSpend(beforeReport);
       const taskUsage = addUsage(task.usage ?? noUsage(), rep?.usage);
+      if (rep?.budgetStopped) {
+        // Not a failure: the task is redone (on its branch's work) once the budget is raised.
+        update(task, {
+          status: 'pending',
+          reason: rep.reason,
+          commit: rep.commit,
+          changedFiles: changedSoFar(task.changedFiles, rep.changedFiles),
+          evidence: rep.evidence,
+          attempts: task.attempts + rep.attempts,
+          worktree: null,
+          usage: taskUsage,
+          ...(rep.agent ? { agent: rep.agent } : {}),
+        });
+        retained.set(event.ref, {
+          evidence: rep.evidence,
+          notes: [
+            'The previous delegation was ended by the saga budget; its work is committed on your branch: continue from it.',
+          ],
+        });
+        logLine(
+          `Task ${event.ref} ended by the saga budget (${rep.reason ?? 'budget'}); redone after a raise`,
+        );
+        continue;
+      }
       if (rep?.status === 'passed') {
         blockedStreak.delete(event.ref);
         const owns =
@@ -443,11 +528,13 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
           attemptAsOneActivity: true,
           retained: retained.get(task.id) ?? { evidence: [], notes: [] },
           portBase: 20_000 + (task.milestone * 50 + task.task) * ctx.settings.worktree.portRangeSize,
+          ...(budgetHolds && sagaBudget !== null ? { budget: grantFor(task.id, false) } : {}),
         },
       ],
     });
     const outcome = started
       .then((handle) => {
+        if (budgetHolds) children.set(task.id, handle);
         if (launchWithoutWaiting) task.runId = handle.firstExecutionRunId;
         else update(task, { runId: handle.firstExecutionRunId });
         return handle.result();
@@ -458,7 +545,10 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         (error: unknown) => events.push({ type: 'failed', ref: task.id, error: failureReason(error) }),
       );
     inFlight.add(outcome);
-    void outcome.finally(() => inFlight.delete(outcome));
+    void outcome.finally(() => {
+      inFlight.delete(outcome);
+      if (children.get(task.id)?.workflowId === workflowId) children.delete(task.id);
+    });
     return started;
   }
 
@@ -476,23 +566,113 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
     }
   }
 
+  /** What the saga has spent: finished work plus what running tasks reported (runs before the patch: finished only). */
+  function spent(): number {
+    if (!budgetHolds) return usage.costUsd;
+    let total = usage.costUsd;
+    for (const u of runningSpend.values()) total += u.costUsd;
+    return total;
+  }
+
   function overBudget(): boolean {
-    return sagaBudget !== null && usage.costUsd >= sagaBudget;
+    return sagaBudget !== null && spent() >= sagaBudget;
+  }
+
+  /** The budget as task `ref` sees it: what everything else has spent. */
+  function grantFor(ref: string, stopNow: boolean): BudgetGrant {
+    return {
+      limitUsd: sagaBudget,
+      spentElsewhereUsd: spent() - (runningSpend.get(ref)?.costUsd ?? 0),
+      onExhausted,
+      ...(stopNow ? { stopNow } : {}),
+    };
+  }
+
+  /** Tells every running task the current budget (so none starts another run past it), or stops them. */
+  function tellRunningTasks(stopNow: boolean): void {
+    for (const [ref, handle] of children)
+      void handle.signal(budgetGrantSignal, grantFor(ref, stopNow)).catch(() => undefined);
+  }
+  function stopRunningTasks(): void {
+    tellRunningTasks(true);
+  }
+
+  /** After the spend grew: the 80 % warning once, and at the budget the question (and the stop). */
+  function afterSpend(before: number): void {
+    const now = spent();
+    if (crossedWarning(sagaBudget, before, now)) {
+      const text = budgetWarningText(ctx.name, now, sagaBudget!);
+      logLine(text);
+      void quickActivities(ctx.hostQueue)
+        .notifyNotice({
+          saga: ctx.name,
+          id: `budget-warning-r${input.round}-${Math.round(sagaBudget! * 100)}`,
+          kind: 'budget-warning',
+          prompt: text,
+        })
+        .catch(() => undefined); // the log line records it as well
+    }
+    if (sagaBudget === null || now === before) return;
+    // Running tasks hear of every spend, so each gates its next run on what the whole saga has spent.
+    const crossed = overBudget() && before < sagaBudget;
+    tellRunningTasks(crossed && onExhausted === 'stop');
+    if (crossed) askBudget();
+  }
+
+  /** The resolver's gate: waits while the budget is spent; 'stop' when the user stopped the saga. */
+  async function resolverBudget(spentByIntegration: number): Promise<number | null | 'stop'> {
+    if (sagaBudget === null) return null;
+    const over = () => sagaBudget !== null && spent() + spentByIntegration >= sagaBudget;
+    if (over()) {
+      askBudget();
+      await condition(() => !over() || budgetStopped);
+    }
+    if (budgetStopped) return 'stop';
+    return remainingUsd(sagaBudget, spent() + spentByIntegration);
+  }
+
+  /** A raise or a stop, applied when it comes. */
+  function applyBudgetAnswer(answer: Answer): void {
+    budgetAsked = false;
+    logLine(
+      `Budget question answered by ${answer.user}: ${answer.choice}${answer.text ? ` ${answer.text}` : ''}`,
+    );
+    if (answer.choice === 'stop') {
+      budgetStopped = true;
+      return;
+    }
+    try {
+      sagaBudget = raisedLimit(answer.text ?? '', sagaBudget!);
+    } catch {
+      return; // refused by the respond validator; an answer from before it changes nothing
+    }
+    logLine(`Saga budget is now $${sagaBudget}`);
+    tellRunningTasks(false);
+    if (overBudget()) askBudget();
   }
 
   /** Asks once per crossing whether to raise the saga budget or stop; the answer arrives as an event. */
   function askBudget(): void {
     if (budgetAsked) return;
     budgetAsked = true;
-    void ask(ctx.sagaWorkflowId, {
-      id: `budget-r${input.round}-${Math.round(usage.costUsd * 100)}-of-${Math.round(sagaBudget! * 100)}`,
-      kind: 'budget',
-      prompt: `The saga has spent $${usage.costUsd.toFixed(2)}, over its budget of $${sagaBudget}. No new agent run starts until you raise the budget (new amount in --text) or stop.`,
-      options: ['raise', 'stop'],
-      recommended: null,
-      textRequiredFor: ['raise'],
-    }).then(
-      (answer) => events.push({ type: 'budget', answer }),
+    const now = spent();
+    // Each question its own id: a raise that is still not enough asks again.
+    const id = `budget-r${input.round}-${Math.round(now * 100)}-of-${Math.round(sagaBudget! * 100)}`;
+    const question: InteractionRequest = budgetHolds
+      ? budgetInteraction(`${id}-q${++budgetQuestions}`, now, sagaBudget!, onExhausted)
+      : {
+          id,
+          kind: 'budget',
+          prompt: `The saga has spent $${usage.costUsd.toFixed(2)}, over its budget of $${sagaBudget}. No new agent run starts until you raise the budget (new amount in --text) or stop.`,
+          options: ['raise', 'stop'],
+          recommended: null,
+          textRequiredFor: ['raise'],
+        };
+    void ask(ctx.sagaWorkflowId, question).then(
+      (answer) => {
+        if (budgetHolds) applyBudgetAnswer(answer);
+        events.push({ type: 'budget', answer });
+      },
       () => undefined,
     );
   }

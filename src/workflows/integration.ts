@@ -43,6 +43,11 @@ export async function integrateMilestone(
   spec: PlanMilestone,
   state: MilestoneState,
   round: number,
+  /**
+   * The saga budget's gate before each resolver run (given what this integration has spent): the cap for the
+   * run (null: no budget), or 'stop' when the user stopped the saga instead of raising it.
+   */
+  resolverBudget?: (spentHere: number) => Promise<number | null | 'stop'>,
 ): Promise<IntegrationResult> {
   const quick = quickActivities(ctx.hostQueue);
   const long = longActivities(ctx.hostQueue, maxAgentTimeout(ctx), ctx.settings.heartbeatTimeoutMs);
@@ -101,6 +106,13 @@ export async function integrateMilestone(
       ctx,
       `Merge conflict integrating ${ref}: ${merge.conflictedFiles.join(', ')}; asking the resolver`,
     );
+    const cap = resolverBudget ? await resolverBudget(usage.costUsd) : null;
+    if (cap === 'stop') {
+      await quick.abortMerge({ worktree });
+      conflicted.push({ ref, files: merge.conflictedFiles });
+      await sagaLog(ctx, `Resolver not started for ${ref}: the saga was stopped at its budget`);
+      continue;
+    }
     const resolver = await long.runRoleAgent({
       template: 'resolver',
       sagaName: ctx.name,
@@ -114,6 +126,7 @@ export async function integrateMilestone(
       attachments: [],
       context: { branch: task.branch, conflictedFiles: merge.conflictedFiles, milestone: spec.id },
       runLabel: `${label}-resolve-${task.key}`,
+      ...(cap !== null ? { maxBudgetUsd: cap } : {}),
     });
     usage = addUsage(usage, resolver.usage);
     const done = await quick.completeMerge({ worktree, message });

@@ -4,6 +4,7 @@
  * saga workflow before this phase, so nothing is created on disk before the user confirms.
  */
 import { CancellationScope, log, patched, setCurrentDetails } from '@temporalio/workflow';
+import { budgetInteraction, raisedLimit, remainingUsd, runCapUsd } from '../domain/budget';
 import type { Environment } from '../domain/environment';
 import { validatePlan, type Plan } from '../domain/plan';
 import {
@@ -25,7 +26,8 @@ import {
   type PlannerQuestion,
 } from '../domain/planner';
 import type { SagaContext } from '../domain/saga-input';
-import type { Answer, PlanSummary } from '../domain/state';
+import type { Answer, PlanSummary, Usage } from '../domain/state';
+import { addUsage, noUsage } from '../domain/usage';
 import { longActivities, quickActivities } from './activities';
 import { ask, askAll } from './ask';
 import { reviewLoop } from './review-loop';
@@ -43,6 +45,16 @@ export interface PlanningResult {
   environment: Environment;
   problem: string;
   versions: number;
+  /** What the planner runs cost; the saga counts it in its total (absent in runs recorded before). */
+  usage?: Usage;
+  /** The saga budget after any raise answered during planning (null: none). */
+  sagaBudgetUsd?: number | null;
+}
+
+/** The saga budget as planning sees it: its limit (raised by answers) and the planner runs' spend. */
+interface PlanningSpend {
+  usage: Usage;
+  sagaBudgetUsd: number | null;
 }
 
 const MAX_INVALID_OUTPUTS = 3;
@@ -53,12 +65,19 @@ export const REPO_MEMORY_PATCH = 'planner-repo-memory';
 export const CORRECTIONS_PATCH = 'autonomous-decision-corrections';
 /** Marks planning runs that degrade to interactive elicitation when every substantive decision is asked. */
 export const AUTONOMY_DEGRADE_PATCH = 'autonomous-degrade-to-elicitation';
+/**
+ * Marks planning runs whose planner runs are gated by the saga budget: a run that would start at or over it
+ * asks the `budget` question first (raise / stop), and each gets what is left as its cap.
+ */
+export const PLANNER_BUDGET_PATCH = 'planner-budget-gate';
 
 export async function planningWorkflow(input: PlanningInput): Promise<PlanningResult> {
   const { ctx } = input;
   const scratch = planningWorktree(ctx);
+  const spend: PlanningSpend = { usage: noUsage(), sagaBudgetUsd: ctx.settings.budget.sagaUsd };
   try {
-    return await runPlanning(input, scratch);
+    const result = await runPlanning(input, scratch, spend);
+    return { ...result, usage: spend.usage, sagaBudgetUsd: spend.sagaBudgetUsd };
   } finally {
     // Histories recorded before the scratch worktree existed have no such step; they replay without it.
     if (patched('planning-scratch-worktree')) {
@@ -79,9 +98,51 @@ export async function planningWorkflow(input: PlanningInput): Promise<PlanningRe
 async function runPlanning(
   { ctx, plan: givenPlan }: PlanningInput,
   scratch: string,
+  spend: PlanningSpend,
 ): Promise<PlanningResult> {
   const quick = quickActivities(ctx.hostQueue);
   const long = longActivities(ctx.hostQueue, 60 * 60_000);
+  const budgetGate = patched(PLANNER_BUDGET_PATCH);
+  let budgetQuestions = 0;
+  /** The user answered a budget question with stop: no planner run starts any more. */
+  let budgetStopped = false;
+
+  /**
+   * The saga budget's gate before a planner run: asks (raise / stop) while planning has spent it all; the
+   * cap for the run (null: no budget), or 'stop' when the user stopped the saga.
+   */
+  async function plannerBudget(): Promise<number | null | 'stop'> {
+    for (;;) {
+      if (budgetStopped) return 'stop';
+      const limit = spend.sagaBudgetUsd;
+      const spent = spend.usage.costUsd;
+      if (limit === null) return null;
+      if (spent < limit) return runCapUsd(remainingUsd(limit, spent));
+      setCurrentDetails('Waiting for a budget answer before the next planner run');
+      const question = budgetInteraction(
+        `budget-planning-${Math.round(spent * 100)}-of-${Math.round(limit * 100)}-q${++budgetQuestions}`,
+        spent,
+        limit,
+        ctx.settings.budget.onExhausted ?? 'finish',
+      );
+      const answer = await ask(ctx.sagaWorkflowId, question);
+      await sagaLog(
+        ctx,
+        `Budget question answered by ${answer.user}: ${answer.choice}${answer.text ? ` ${answer.text}` : ''}`,
+      );
+      if (answer.choice === 'stop') {
+        await sagaLog(ctx, 'Planning stopped at the saga budget');
+        budgetStopped = true;
+        return 'stop';
+      }
+      try {
+        spend.sagaBudgetUsd = raisedLimit(answer.text ?? '', limit);
+        await sagaLog(ctx, `Saga budget is now $${spend.sagaBudgetUsd}`);
+      } catch {
+        // Refused by the respond validator; asked again.
+      }
+    }
+  }
 
   setCurrentDetails('Discovering the environment of the target repo');
   const environment = await long.discoverEnvironment({
@@ -105,6 +166,8 @@ async function runPlanning(
     let errors: string[] = [];
     for (let round = 1; ; round++) {
       for (let attempt = 1; attempt <= MAX_INVALID_OUTPUTS; attempt++) {
+        const cap = budgetGate ? await plannerBudget() : null;
+        if (cap === 'stop') return null;
         const run = await long.runRoleAgent({
           template: `planner-${stage === 'revise' ? 'revise' : stage}`,
           sagaName: ctx.name,
@@ -120,7 +183,9 @@ async function runPlanning(
           memory: { repo: ctx.repo },
           attachments: [],
           runLabel: `planner-${stage}-${String(context.round ?? context.version ?? 1)}-${round}-a${attempt}`,
+          ...(cap !== null ? { maxBudgetUsd: cap } : {}),
         });
+        spend.usage = addUsage(spend.usage, run.usage);
         const raw = run.report ?? null;
         const checked =
           raw === null
@@ -176,9 +241,11 @@ async function runPlanning(
     }
   }
 
+  /** From earlier sagas' costs in this saga home (SAGA.md shows it too); null when there are none. */
+  let costEstimate: string | null = null;
   /** The spec tree; in autonomous mode SAGA.md carries the seed 001 rationale block. */
-  const writeSpecTree = (p: Plan) =>
-    quick.writeSpecTree({
+  const writeSpecTree = async (p: Plan) => {
+    const written = await quick.writeSpecTree({
       sagaDir: ctx.sagaDir,
       name: ctx.name,
       plan: ctx.flags.autonomous
@@ -194,6 +261,8 @@ async function runPlanning(
       flags: ctx.flags,
       askedBack,
     });
+    costEstimate = written.costEstimate ?? null;
+  };
 
   let problem = ctx.goal;
   const answers: { question: string; answer: string; text?: string }[] = [];
@@ -362,7 +431,9 @@ async function runPlanning(
           await writeSpecTree(next);
         },
       });
-      if (reviewed === 'abort') return { approved: false, plan, environment, problem, versions: version };
+      // A revision stopped at the budget leaves the plan unrevised: the saga ends, it is not approved.
+      if (reviewed === 'abort' || budgetStopped)
+        return { approved: false, plan, environment, problem, versions: version };
     }
     await publish(version, 'awaiting-approval');
     setCurrentDetails('Waiting for plan approval');
@@ -382,6 +453,7 @@ async function runPlanning(
       kind: 'plan-approval',
       prompt: [
         `Approve the plan (version ${version}) written to ${ctx.sagaDir}/SAGA.md?`,
+        ...(costEstimate ? [costEstimate] : []),
         ...correctableDecisionLines(correctable),
       ].join('\n'),
       options: ['approve', 'revise', 'reject'],

@@ -8,7 +8,8 @@ import { quickActivities, longActivities } from './activities';
 import { ask } from './ask';
 import { maxAgentTimeout, profileFor, sagaLog } from './shared';
 
-export type ReviewOutcome = 'pass' | 'skipped' | 'forced' | 'escalated' | 'abort';
+/** `budget`: the saga budget was spent before a reviewer run could start. */
+export type ReviewOutcome = 'pass' | 'skipped' | 'forced' | 'escalated' | 'abort' | 'budget';
 
 export interface ReviewLoopOptions<T> {
   phase: string;
@@ -24,6 +25,8 @@ export interface ReviewLoopOptions<T> {
   onRevised: (next: T) => Promise<void>;
   /** Artifact checkpoints offer [A] Review / [S] Skip; task results are reviewed without asking. */
   askCheckpoint?: boolean;
+  /** What the budgets leave for the next reviewer run (null: no budget); at 0 no reviewer run starts. */
+  budgetLeft?: () => number | null;
 }
 
 const MAX_ITERATIONS = 10;
@@ -77,6 +80,11 @@ export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>
   const history: IterationRecord[] = [];
   for (let iteration = 1; ; iteration++) {
     const session = reviewSession(ctx, id, iteration);
+    const left = opts.budgetLeft?.() ?? null;
+    if (left !== null && left <= 0) {
+      await sagaLog(ctx, `Review of ${id}, iteration ${iteration}: not started, the budget is spent`);
+      return 'budget';
+    }
     const review = await long.runReviewer({
       sagaName: ctx.name,
       sagaDir: ctx.sagaDir,
@@ -92,6 +100,7 @@ export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>
       },
       extraEnv: { SAGA_SESSION: session.session, SAGA_REVIEW_MODE: session.reviewMode },
       runLabel: `${session.labelPrefix}-${id}-i${iteration}`,
+      ...(left !== null ? { maxBudgetUsd: left } : {}),
     });
     const decision = qualityDecision(review.counts, iteration, history);
     history.push(decision.iteration_record);

@@ -324,6 +324,13 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       });
       environment = planning.environment;
       problem = planning.problem;
+      // Planner runs count in the saga's total, and a raise answered during planning holds for the rest.
+      usage = addUsage(usage, planning.usage);
+      if (planning.sagaBudgetUsd !== undefined)
+        ctx = {
+          ...ctx,
+          settings: { ...ctx.settings, budget: { ...ctx.settings.budget, sagaUsd: planning.sagaBudgetUsd } },
+        };
       if (!planning.approved || !planning.plan) return await finish('cancelled');
       plan = planning.plan;
       planApproved = true;
@@ -343,7 +350,8 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
             milestoneIds: round === 1 ? plan!.milestones.map((m) => m.id) : [newest],
             round,
             lanes,
-            ...(milestones.length ? { carried: { milestones, usage } } : {}),
+            // Round 1 starts from what planning spent (the fleet's budget counts it).
+            ...(milestones.length || usage.costUsd > 0 ? { carried: { milestones, usage } } : {}),
           },
         ],
       });

@@ -5,7 +5,17 @@
  * Each attempt is one activity (worktree set-up on the first, handoff on the last), so a task costs few
  * workflow-task round trips; tasks started before that change replay their step-by-step path.
  */
-import { CancellationScope, patched, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  patched,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { remainingUsd, runCapUsd, sagaBudgetReason, type BudgetGrant } from '../domain/budget';
 import type { PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import type { TaskStatus, Usage } from '../domain/state';
@@ -15,6 +25,7 @@ import { agentBlockedReason, agentBlockedTaskReason } from '../domain/blocked-re
 import { conflictNote } from '../domain/task-notes';
 import { longActivities, quickActivities } from './activities';
 import { reviewLoop } from './review-loop';
+import { budgetGrantSignal, taskUsageSignal } from './definitions';
 import { maxAgentTimeout, profileFor } from './shared';
 import { addUsage, noUsage } from '../domain/usage';
 
@@ -47,6 +58,11 @@ export interface TaskInput {
   /** Context kept from earlier delegations: failure output files and notes. */
   retained: { evidence: string[]; notes: string[] };
   portBase: number;
+  /**
+   * The saga budget when the task started (tasks started before budgets held have none): every agent run
+   * is gated by it, the task reports its spend to the fleet after each run, and the fleet's signal updates it.
+   */
+  budget?: BudgetGrant;
 }
 
 export interface TaskReport {
@@ -64,12 +80,21 @@ export interface TaskReport {
   /** False when the reason is one another delegation cannot fix (agent not installed, not authenticated...). */
   retryable?: boolean;
   /** The agent profile of the last run and the CLI's session id, when it printed one. */
-  agent?: { profile: string; sessionId: string | null };
+  agent?: {
+    profile: string;
+    sessionId: string | null;
+    /** Fix attempts (and crashed runs) that continued the agent's session instead of starting cold. */
+    resumedRuns?: number;
+    /** Why the latest asked-for resume ran as a fresh session instead (one line). */
+    sessionNote?: string;
+  };
   /**
    * The agent's own reason (one line) when the task ended on its blocked report: no other attempt was
    * made, and the fleet asks the user instead of re-delegating (`retryable` is false).
    */
   agentBlocked?: string;
+  /** The saga budget ended the task (no run started, or its run was stopped): it is redone after a raise. */
+  budgetStopped?: boolean;
 }
 
 /**
@@ -135,8 +160,48 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   /** The agent's reason when it reported blocked and the checks did not pass. */
   let agentBlocked: string | null = null;
   let sessionId: string | null = null;
+  /** Where that session lives: a fix attempt resumes it only on the same machine (issue 16). */
+  let sessionHost: string | null = null;
+  let resumedRuns = 0;
+  let sessionNote: string | null = null;
   const offset = input.attemptOffset ?? 0;
   let handoffResult: TaskHandoff | undefined;
+  let grant = input.budget ?? null;
+  let budgetStopped = false;
+  let attemptScope: CancellationScope | null = null;
+  const sagaLeft = () =>
+    grant ? remainingUsd(grant.limitUsd, grant.spentElsewhereUsd + usage.costUsd) : null;
+  const runCap = () => runCapUsd(remainingUsd(ctx.settings.budget.taskUsd, usage.costUsd), sagaLeft());
+  if (grant)
+    setHandler(budgetGrantSignal, (next) => {
+      grant = next;
+      // budget.on_exhausted: stop — the running agent is stopped; the handoff below commits its work.
+      if (next.stopNow && attemptScope) {
+        budgetStopped = true;
+        attemptScope.cancel();
+      }
+    });
+  /** Runs an attempt that the fleet may stop; null when it did. */
+  async function stoppable<T>(run: () => Promise<T>): Promise<T | null> {
+    if (!grant) return run();
+    attemptScope = new CancellationScope();
+    try {
+      return await attemptScope.run(run);
+    } catch (error) {
+      if (budgetStopped && isCancellation(error)) return null;
+      throw error;
+    } finally {
+      attemptScope = null;
+    }
+  }
+  /** Tells the fleet what this task has spent, so it can hold the saga budget while the task runs. */
+  async function reportSpend(): Promise<void> {
+    const parent = workflowInfo().parent;
+    if (!grant || !parent) return;
+    await getExternalWorkflowHandle(parent.workflowId)
+      .signal(taskUsageSignal, { ref: input.ref, usage })
+      .catch(() => undefined); // a fleet that is gone has no budget to hold
+  }
 
   /** The agent, then the checks; `handoff` names the commit message for outcomes that end the task. */
   async function runAttempt(
@@ -164,6 +229,10 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       },
       extraEnv: env,
       runLabel: `${label}-a${n}`,
+      // A fix attempt continues the agent's conversation (the CLI's session) with the failure notes and
+      // check output, instead of a cold start that re-reads the repo and re-learns the task.
+      ...(attempts > 1 ? { resume: { sessionId, host: sessionHost, reason: 'retry' as const } } : {}),
+      ...(runCap() !== null ? { maxBudgetUsd: runCap() } : {}),
     };
     const checks = {
       sagaDir: ctx.sagaDir,
@@ -192,6 +261,14 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
 
   /** One implementer run followed by the task's checks; returns whether the checks passed. */
   async function attempt(extraNotes: string[], last: boolean): Promise<boolean> {
+    // The saga budget gates every run: none starts once it is spent (the fleet redoes the task after a raise).
+    const left = sagaLeft();
+    if (left !== null && left <= 0 && grant?.limitUsd != null) {
+      budgetStopped = true;
+      fatal = true;
+      reason = sagaBudgetReason(grant.spentElsewhereUsd + usage.costUsd, grant.limitUsd);
+      return false;
+    }
     attempts++;
     const n = offset + attempts;
     // The latest attempt decides (a review's revisions run after a stop): earlier outcomes are cleared.
@@ -201,13 +278,28 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     // A quality-locked task keeps its worktree for the reviewer; otherwise a pass, or the last failure,
     // ends the task inside the same activity.
     const review = ctx.flags.quality_locked;
-    const { run, checks, handoff } = await runAttempt(n, extraNotes, {
-      onPass: review ? null : commitMessage('pass'),
-      onFail: review || !last ? null : commitMessage('blocked'),
-    });
+    const ran = await stoppable(() =>
+      runAttempt(n, extraNotes, {
+        onPass: review ? null : commitMessage('pass'),
+        onFail: review || !last ? null : commitMessage('blocked'),
+      }),
+    );
+    if (!ran) {
+      fatal = true;
+      reason = `budget: stopped at the saga budget of $${grant?.limitUsd ?? '?'} (budget.on_exhausted: stop)`;
+      return false;
+    }
+    const { run, checks, handoff } = ran;
     if (handoff) handoffResult = handoff;
     usage = addUsage(usage, run.usage);
+    await reportSpend();
     sessionId = run.sessionId ?? sessionId;
+    sessionHost = run.host ?? sessionHost;
+    if (run.resumedSession) resumedRuns++;
+    if (run.resumeFallback) {
+      sessionNote = `attempt ${n} started a fresh session: ${run.resumeFallback}`;
+      log.warn(`Task ${input.ref}: ${sessionNote}`);
+    }
     if (run.failure && !run.failure.retryable && !checks?.passed) {
       // Paying for the same failure again would not change it: stop with the CLI's own reason.
       fatal = true;
@@ -276,13 +368,22 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
         workdir: input.worktree,
         context: { task: spec, ref: input.ref },
         askCheckpoint: false,
+        budgetLeft: runCap,
         revise: async (findings) => attempt([`Reviewer findings to fix:\n${findings}`], false),
         // The task's status follows its latest attempt: a failed revision that a later one fixes passes.
         onRevised: async (ok) => {
           status = ok ? 'passed' : 'blocked';
         },
       });
-      if (outcome === 'abort' || outcome === 'escalated') {
+      if (outcome === 'budget') {
+        // Redone after a raise: its passing work is on the branch, only the review is missing.
+        status = 'blocked';
+        budgetStopped = true;
+        reason =
+          grant?.limitUsd != null
+            ? sagaBudgetReason(grant.spentElsewhereUsd + usage.costUsd, grant.limitUsd)
+            : 'budget: the task budget is spent';
+      } else if (outcome === 'abort' || outcome === 'escalated') {
         status = 'blocked';
         reason = `quality-locked review: ${outcome}`;
       }
@@ -316,7 +417,13 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     workflowId: info.workflowId,
     runId: info.runId,
     retryable: !fatal,
-    agent: { profile: profile.name, sessionId },
+    agent: {
+      profile: profile.name,
+      sessionId,
+      ...(resumedRuns ? { resumedRuns } : {}),
+      ...(sessionNote ? { sessionNote } : {}),
+    },
     ...(agentBlocked !== null ? { agentBlocked } : {}),
+    ...(budgetStopped ? { budgetStopped } : {}),
   };
 }

@@ -79,7 +79,13 @@ export async function statusCommand(argv: string[], io: Io, connect: () => Promi
   // The JSON adds each milestone's usage (the sum of its tasks') to the status the workflow reports.
   const withUsage = (s: SagaStatus) => ({
     ...s,
-    milestones: s.milestones.map((m) => ({ ...m, usage: milestoneUsage(m) })),
+    costUsd: s.usage?.costUsd ?? 0,
+    milestones: s.milestones.map((m) => ({
+      ...m,
+      usage: milestoneUsage(m),
+      costUsd: milestoneUsage(m).costUsd,
+      tasks: m.tasks.map((t) => ({ ...t, costUsd: t.usage?.costUsd ?? 0 })),
+    })),
   });
   if (!bool(args, 'watch')) {
     const status = await getStatus(client, name);

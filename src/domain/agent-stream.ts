@@ -1,0 +1,147 @@
+/**
+ * What an agent CLI's JSON stream has said so far, read one line at a time while it runs (issue 16): its
+ * session id as soon as the CLI prints it (so a worker that dies mid-run still knows which session to
+ * resume) and the tokens and cost spent so far (the live view). agent-cli-output.ts reads the whole
+ * transcript once the run has ended; this reader only follows along. Pure.
+ */
+import type { AgentOutputFormat, ModelPrice } from './agent-presets';
+import { estimateCost } from './agent-cli-output';
+import type { Usage } from './state';
+import { addUsage, noUsage } from './usage';
+
+export interface AgentStreamSnapshot {
+  sessionId: string | null;
+  model: string | null;
+  /** Null until the CLI has reported any tokens. */
+  usage: Usage | null;
+}
+
+export interface AgentStreamReader {
+  /** One output line (stdout or stderr); lines that are not JSON events are ignored. */
+  read(line: string): void;
+  snapshot(): AgentStreamSnapshot;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * A reader for one run. `model` and `prices` price tokens when the CLI gives no cost yet (Claude's cost
+ * comes only with its final result; until then the cost shown is an estimate from the price table).
+ */
+export function createAgentStreamReader(
+  format: AgentOutputFormat,
+  pricing: { model?: string | null; prices?: Readonly<Record<string, ModelPrice>> } = {},
+): AgentStreamReader {
+  let sessionId: string | null = null;
+  let model: string | null = null;
+  /** Usage summed over finished units (Codex turns, opencode steps), or the final total. */
+  let settled: Usage | null = null;
+  let costKnown = false;
+  /** Claude: usage per assistant message id (the stream repeats a message once per content block). */
+  const perMessage = new Map<string, Usage>();
+
+  const readers: Partial<Record<AgentOutputFormat, (e: Json) => void>> = {
+    claude: (e) => {
+      if (e.type === 'system' && e.subtype === 'init') {
+        sessionId ??= str(e.session_id);
+        model ??= str(e.model);
+      }
+      const message = obj(e.message);
+      const usage = obj(message?.usage);
+      if (e.type === 'assistant' && message && usage) {
+        model ??= str(message.model);
+        perMessage.set(str(message.id) ?? `#${perMessage.size}`, claudeUsage(usage));
+      }
+      if (e.type === 'result') {
+        sessionId ??= str(e.session_id);
+        const total = obj(e.usage);
+        if (total) {
+          settled = { ...claudeUsage(total), costUsd: num(e.total_cost_usd) };
+          costKnown = typeof e.total_cost_usd === 'number';
+          perMessage.clear();
+        }
+      }
+    },
+    codex: (e) => {
+      if (e.type === 'thread.started') sessionId ??= str(e.thread_id);
+      const u = e.type === 'turn.completed' ? obj(e.usage) : null;
+      if (u)
+        settled = addUsage(settled ?? noUsage(), {
+          inputTokens: num(u.input_tokens),
+          outputTokens: num(u.output_tokens) + num(u.reasoning_output_tokens),
+          costUsd: 0,
+          cachedInputTokens: num(u.cached_input_tokens),
+        });
+    },
+    gemini: (e) => {
+      if (e.type === 'init') {
+        sessionId ??= str(e.session_id);
+        model ??= str(e.model) === 'auto' ? null : str(e.model);
+      }
+      const stats = e.type === 'result' ? obj(e.stats) : null;
+      if (stats)
+        settled = {
+          inputTokens: num(stats.input_tokens),
+          outputTokens: num(stats.output_tokens),
+          costUsd: 0,
+          ...(num(stats.cached) ? { cachedInputTokens: num(stats.cached) } : {}),
+        };
+    },
+    opencode: (e) => {
+      const part = obj(e.part) ?? e;
+      sessionId ??= str(e.sessionID) ?? str(part.sessionID);
+      const tokens = (e.type === 'step_finish' || part.type === 'step-finish') && obj(part.tokens);
+      if (!tokens) return;
+      const cache = obj(tokens.cache);
+      const cached = num(cache?.read);
+      settled = addUsage(settled ?? noUsage(), {
+        inputTokens: num(tokens.input) + cached + num(cache?.write),
+        outputTokens: num(tokens.output) + num(tokens.reasoning),
+        costUsd: num(part.cost),
+        cachedInputTokens: cached,
+      });
+      costKnown ||= num(part.cost) > 0;
+    },
+  };
+  const reader = readers[format];
+
+  return {
+    read(line) {
+      if (!reader) return;
+      const t = line.trim();
+      if (!t.startsWith('{')) return;
+      const event = tryJson(t);
+      if (event) reader(event);
+    },
+    snapshot() {
+      let usage: Usage | null = settled;
+      for (const u of perMessage.values()) usage = addUsage(usage ?? noUsage(), u);
+      const named = model ?? pricing.model ?? null;
+      if (usage && !costKnown) usage = estimateCost(usage, named, pricing.prices);
+      return { sessionId, model: named, usage };
+    },
+  };
+}
+
+/** Claude counts cached and cache-creating tokens apart from input_tokens; saga's input includes them. */
+function claudeUsage(u: Json): Usage {
+  const cached = num(u.cache_read_input_tokens);
+  return {
+    inputTokens: num(u.input_tokens) + cached + num(u.cache_creation_input_tokens),
+    outputTokens: num(u.output_tokens),
+    costUsd: 0,
+    ...(cached ? { cachedInputTokens: cached } : {}),
+  };
+}
+
+function tryJson(text: string): Json | null {
+  try {
+    return obj(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+const obj = (v: unknown): Json | null =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : null;
+const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
