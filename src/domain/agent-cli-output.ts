@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { AgentOutputFormat, ModelPrice } from './agent-presets';
+import { arr, claudeUsage, num, obj, str, tryJson, type Json } from './json-fields';
 import type { Usage } from './state';
 import { addUsage, noUsage, priceTokens } from './usage';
 
@@ -246,7 +247,6 @@ function answerText(format: AgentOutputFormat, lines: Json[]): string | null {
   }
 }
 
-type Json = Record<string, unknown>;
 interface Read {
   sessionId?: string | null;
   model?: string | null;
@@ -272,19 +272,10 @@ function readClaude(lines: Json[], input: ReadInput): Read {
   if (!result) return { sessionId: str(init?.session_id), model: str(init?.model) };
   const usage = obj(result.usage);
   const modelUsage = obj(result.modelUsage);
-  const cached = num(usage?.cache_read_input_tokens);
   const read: Read = {
     sessionId: str(result.session_id) ?? str(init?.session_id),
     model: (modelUsage ? Object.keys(modelUsage)[0] : null) ?? str(init?.model),
-    usage: usage
-      ? {
-          // Claude counts cached and cache-creating tokens apart from input_tokens; saga's input includes them.
-          inputTokens: num(usage.input_tokens) + cached + num(usage.cache_creation_input_tokens),
-          outputTokens: num(usage.output_tokens),
-          costUsd: num(result.total_cost_usd),
-          ...(cached ? { cachedInputTokens: cached } : {}),
-        }
-      : null,
+    usage: usage ? claudeUsage(usage, num(result.total_cost_usd)) : null,
     costKnown: typeof result.total_cost_usd === 'number',
   };
   const subtype = str(result.subtype) ?? '';
@@ -619,17 +610,3 @@ export function jsonLines(text: string): Json[] {
   }
   return out;
 }
-
-function tryJson(text: string): Json | null {
-  try {
-    return obj(JSON.parse(text));
-  } catch {
-    return null;
-  }
-}
-
-const obj = (v: unknown): Json | null =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : null;
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);

@@ -6,6 +6,7 @@
  */
 import type { AgentOutputFormat, ModelPrice } from './agent-presets';
 import { estimateCost } from './agent-cli-output';
+import { claudeUsage, num, obj, str, tryJson, type Json } from './json-fields';
 import type { Usage } from './state';
 import { addUsage, noUsage } from './usage';
 
@@ -21,8 +22,6 @@ export interface AgentStreamReader {
   read(line: string): void;
   snapshot(): AgentStreamSnapshot;
 }
-
-type Json = Record<string, unknown>;
 
 /**
  * A reader for one run. `model` and `prices` price tokens when the CLI gives no cost yet (Claude's cost
@@ -50,13 +49,13 @@ export function createAgentStreamReader(
       const usage = obj(message?.usage);
       if (e.type === 'assistant' && message && usage) {
         model ??= str(message.model);
-        perMessage.set(str(message.id) ?? `#${perMessage.size}`, claudeUsage(usage));
+        perMessage.set(str(message.id) ?? `#${perMessage.size}`, claudeUsage(usage, 0));
       }
       if (e.type === 'result') {
         sessionId ??= str(e.session_id);
         const total = obj(e.usage);
         if (total) {
-          settled = { ...claudeUsage(total), costUsd: num(e.total_cost_usd) };
+          settled = claudeUsage(total, num(e.total_cost_usd));
           costKnown = typeof e.total_cost_usd === 'number';
           perMessage.clear();
         }
@@ -122,26 +121,3 @@ export function createAgentStreamReader(
     },
   };
 }
-
-/** Claude counts cached and cache-creating tokens apart from input_tokens; saga's input includes them. */
-function claudeUsage(u: Json): Usage {
-  const cached = num(u.cache_read_input_tokens);
-  return {
-    inputTokens: num(u.input_tokens) + cached + num(u.cache_creation_input_tokens),
-    outputTokens: num(u.output_tokens),
-    costUsd: 0,
-    ...(cached ? { cachedInputTokens: cached } : {}),
-  };
-}
-
-function tryJson(text: string): Json | null {
-  try {
-    return obj(JSON.parse(text));
-  } catch {
-    return null;
-  }
-}
-const obj = (v: unknown): Json | null =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : null;
-const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);

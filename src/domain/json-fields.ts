@@ -1,0 +1,29 @@
+/** Reading untyped JSON from agent CLIs: fields that are missing or of another type read as empty. */
+import type { Usage } from './state';
+
+export type Json = Record<string, unknown>;
+
+export function tryJson(text: string): Json | null {
+  try {
+    return obj(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
+export const obj = (v: unknown): Json | null =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : null;
+export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+export const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** Claude counts cached and cache-creating tokens apart from input_tokens; saga's input includes them. */
+export function claudeUsage(u: Json, costUsd: number): Usage {
+  const cached = num(u.cache_read_input_tokens);
+  return {
+    inputTokens: num(u.input_tokens) + cached + num(u.cache_creation_input_tokens),
+    outputTokens: num(u.output_tokens),
+    costUsd,
+    ...(cached ? { cachedInputTokens: cached } : {}),
+  };
+}
