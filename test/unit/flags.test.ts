@@ -9,8 +9,8 @@ import {
   resolveParallel,
   toContractJson,
   type FlagsResult,
-} from '../src/domain/flags';
-import { CONTRACT_KEYS, FLAG_CASES } from './fixtures/flag-cases';
+} from '../../src/domain/flags';
+import { CONTRACT_KEYS, FLAG_CASES } from '../fixtures/flag-cases';
 
 describe('parseFlags: the contract table', () => {
   it('covers at least 150 cases with unique names', () => {

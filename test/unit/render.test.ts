@@ -1,10 +1,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import fc from 'fast-check';
-import type { Environment } from '../src/domain/environment';
-import type { FlagsResult } from '../src/domain/flags';
-import { taskBranch } from '../src/domain/naming';
-import { parsePlanText, type Plan } from '../src/domain/plan';
+import type { Environment } from '../../src/domain/environment';
+import type { FlagsResult } from '../../src/domain/flags';
+import { taskBranch } from '../../src/domain/naming';
+import { parsePlanText, type Plan } from '../../src/domain/plan';
 import {
   parseManifest,
   renderDecisionEntry,
@@ -15,12 +15,12 @@ import {
   renderSagaMd,
   renderTaskMd,
   type ManifestFront,
-} from '../src/domain/render';
-import type { SagaStatus, TaskState } from '../src/domain/state';
+} from '../../src/domain/render';
+import type { SagaStatus, TaskState } from '../../src/domain/state';
 
 function loadPlan(): Plan {
   const result = parsePlanText(
-    fs.readFileSync(path.join(__dirname, 'fixtures', 'plans', 'greeting.yaml'), 'utf8'),
+    fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'plans', 'greeting.yaml'), 'utf8'),
     'greeting.yaml',
   );
   if (!result.ok) throw new Error(result.errors.join('\n'));

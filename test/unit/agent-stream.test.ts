@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { readAgentOutcome } from '../src/domain/agent-cli-output';
-import type { AgentOutputFormat } from '../src/domain/agent-presets';
-import { createAgentStreamReader, type AgentStreamSnapshot } from '../src/domain/agent-stream';
+import { readAgentOutcome } from '../../src/domain/agent-cli-output';
+import type { AgentOutputFormat } from '../../src/domain/agent-presets';
+import { createAgentStreamReader, type AgentStreamSnapshot } from '../../src/domain/agent-stream';
 
 interface Capture {
   exitCode: number;
@@ -17,7 +17,7 @@ interface Capture {
 }
 const load = (cli: string, name: string): Capture =>
   JSON.parse(
-    readFileSync(path.join(__dirname, 'fixtures', 'agent-cli', cli, `${name}.json`), 'utf8'),
+    readFileSync(path.join(__dirname, '..', 'fixtures', 'agent-cli', cli, `${name}.json`), 'utf8'),
   ) as Capture;
 
 /** Every snapshot, one after each line of the capture. */

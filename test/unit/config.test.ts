@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findSagaRoot, loadSagaConfig } from '../src/activities/config-loader';
+import { findSagaRoot, loadSagaConfig } from '../../src/activities/config-loader';
 import {
   BUILTIN_AGENTS,
   checkTimeoutMs,
@@ -12,8 +12,8 @@ import {
   parseSagaConfigText,
   resolveAgentProfile,
   type SagaConfig,
-} from '../src/domain/config';
-import { DEFAULT_MODEL_PRICES } from '../src/domain/agent-presets';
+} from '../../src/domain/config';
+import { DEFAULT_MODEL_PRICES } from '../../src/domain/agent-presets';
 
 function parseOk(text: string): SagaConfig {
   const result = parseSagaConfigText(text, 'saga.config.yaml');

@@ -3,8 +3,8 @@
  * against the value, and per-task overhead measured from the moment a task could start (dependencies
  * reported and a lane free) to its agent's start, and from the agent's exit to the report.
  */
-import { figure, figureLine, quantile, table } from '../bench/figures';
-import { taskOverheads, type ImplementationTimings } from '../bench/history';
+import { figure, figureLine, quantile, table } from '../../bench/figures';
+import { taskOverheads, type ImplementationTimings } from '../../bench/history';
 
 describe('bench figures', () => {
   test('a JSON line has exactly the contract keys, in order; the scenario stays in the table', () => {

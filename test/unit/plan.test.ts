@@ -9,9 +9,9 @@ import {
   taskRefsInOrder,
   validatePlan,
   type Plan,
-} from '../src/domain/plan';
+} from '../../src/domain/plan';
 
-const FIXTURE = path.join(__dirname, 'fixtures', 'plans', 'greeting.yaml');
+const FIXTURE = path.join(__dirname, '..', 'fixtures', 'plans', 'greeting.yaml');
 const fixtureText = fs.readFileSync(FIXTURE, 'utf8');
 /** Loosely typed on purpose: tests break the plan in ways its type forbids. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

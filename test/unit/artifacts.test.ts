@@ -8,14 +8,14 @@ import {
   SPEC_INPUT_FILE,
   createArtifactActivities,
   writeFileAtomic,
-} from '../src/activities/artifacts';
-import type { FlagsResult } from '../src/domain/flags';
-import { parsePlanText, type Plan } from '../src/domain/plan';
-import type { ManifestFront } from '../src/domain/render';
-import type { SagaStatus } from '../src/domain/state';
+} from '../../src/activities/artifacts';
+import type { FlagsResult } from '../../src/domain/flags';
+import { parsePlanText, type Plan } from '../../src/domain/plan';
+import type { ManifestFront } from '../../src/domain/render';
+import type { SagaStatus } from '../../src/domain/state';
 
 const plan: Plan = (() => {
-  const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'plans', 'greeting.yaml'), 'utf8');
+  const text = fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'plans', 'greeting.yaml'), 'utf8');
   const result = parsePlanText(text, 'greeting.yaml');
   if (!result.ok) throw new Error(result.errors.join('\n'));
   return result.plan;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runProcess, type ProcessProgress } from '../src/activities/process';
+import { runProcess, type ProcessProgress } from '../../src/activities/process';
 
 /** Alive and not a zombie (this machine's init never reaps orphans, so dead ones linger as zombies). */
 function isRunning(pid: number): boolean {

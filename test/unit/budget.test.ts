@@ -1,6 +1,6 @@
 /** The budget's pure rules (src/domain/budget.ts), the Claude preset's cap argument and the config key. */
-import { budgetArgsFor } from '../src/domain/agent-presets';
-import { textFormatProblem } from '../src/domain/acceptance-issues';
+import { budgetArgsFor } from '../../src/domain/agent-presets';
+import { textFormatProblem } from '../../src/domain/acceptance-issues';
 import {
   budgetRaiseProblem,
   crossedWarning,
@@ -9,8 +9,8 @@ import {
   raisedLimit,
   remainingUsd,
   runCapUsd,
-} from '../src/domain/budget';
-import { expandCommand, parseSagaConfigText, type SagaConfig } from '../src/domain/config';
+} from '../../src/domain/budget';
+import { expandCommand, parseSagaConfigText, type SagaConfig } from '../../src/domain/config';
 
 function parseConfig(text: string): SagaConfig {
   const parsed = parseSagaConfigText(text, 'saga.config.yaml');
