@@ -1,66 +1,161 @@
-/** A small, strict argument parser: unknown options are errors that name the option. */
+/**
+ * Argument parsing for every `saga` command, on commander, from the declarations in declarations.ts.
+ * Unknown options and missing or extra arguments are user errors naming the problem, followed by the
+ * command's usage line; `--help` and `--version` are generated from the same declarations.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Argument, Command, CommanderError, Option } from 'commander';
+import { COMMAND_DECLS, EXIT_CODES_NOTE, findDecl, usageLine, type CommandDecl } from './declarations';
 import { UserError } from './errors';
 
-export type OptionKind = 'boolean' | 'string' | 'strings';
-export interface ArgSpec {
-  options: Record<string, OptionKind>;
-  /** Names of positional arguments, for messages; `...rest` collects the remainder. */
-  positionals: string[];
-  minPositionals?: number;
-}
-
 export interface ParsedArgs {
+  /** By long option name (`allow-dirty`): true for a switch, the value, or the values of a repeatable one. */
   options: Record<string, string | string[] | boolean | undefined>;
+  /** The command's arguments, in order; a variadic one includes everything after `--`. */
   positionals: string[];
-  /** Everything after a `--` separator, untouched. */
-  rest: string[] | null;
 }
 
-export function parseArgs(command: string, argv: string[], spec: ArgSpec): ParsedArgs {
-  const options: ParsedArgs['options'] = {};
-  const positionals: string[] = [];
-  let rest: string[] | null = null;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') {
-      rest = argv.slice(i + 1);
-      break;
+export type CliParse =
+  | { kind: 'run'; path: string; args: ParsedArgs; argv: string[] }
+  | { kind: 'output'; text: string; code: 0 | 1 }
+  | { kind: 'error'; message: string };
+
+/** The package version, from the package.json above this file (src/ when run by tests, dist/src/ when built). */
+export function packageVersion(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) {
+      const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'saga-on-temporal' && pkg.version) return pkg.version;
     }
-    if (arg.startsWith('--') && arg.length > 2) {
-      const eq = arg.indexOf('=');
-      const name = arg.slice(2, eq < 0 ? undefined : eq);
-      const kind = spec.options[name];
-      if (!kind) {
-        const known = Object.keys(spec.options).map((o) => `--${o}`);
-        throw new UserError(
-          `saga ${command}: unknown option '--${name}'.${known.length ? ` Options: ${known.join(', ')}.` : ''}`,
-        );
-      }
-      if (kind === 'boolean') {
-        if (eq >= 0) throw new UserError(`saga ${command}: option '--${name}' takes no value.`);
-        options[name] = true;
-        continue;
-      }
-      const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
-      if (value === undefined) throw new UserError(`saga ${command}: option '--${name}' needs a value.`);
-      if (kind === 'strings') options[name] = [...((options[name] as string[]) ?? []), value];
-      else options[name] = value;
-      continue;
-    }
-    positionals.push(arg);
+    if (path.dirname(dir) === dir) return 'unknown';
   }
-  const min =
-    spec.minPositionals ?? spec.positionals.filter((p) => !p.startsWith('[') && !p.startsWith('...')).length;
-  if (positionals.length < min) {
-    throw new UserError(
-      `saga ${command}: missing ${spec.positionals.slice(positionals.length, min).join(' ')}.`,
+}
+
+interface Built {
+  program: Command;
+  /** Set by the action of the command that ran. */
+  ran?: { path: string; command: Command; decl: CommandDecl };
+  out: string[];
+}
+
+function addDecl(parent: Command, decl: CommandDecl, prefix: string, built: Built): void {
+  const pathName = prefix ? `${prefix} ${decl.name}` : decl.name;
+  const cmd = parent.command(decl.name).summary(decl.summary).description(decl.summary);
+  const usage = usageLine(pathName, decl).slice(`saga ${pathName} `.length);
+  if (usage) cmd.usage(usage);
+  for (const a of decl.args ?? []) {
+    const arg = new Argument(
+      a.optional ? `[${a.name}${a.variadic ? '...' : ''}]` : `<${a.name}${a.variadic ? '...' : ''}>`,
     );
+    if (a.choices) arg.choices(a.choices);
+    cmd.addArgument(arg);
   }
-  const max = spec.positionals.some((p) => p.startsWith('...')) ? Infinity : spec.positionals.length;
-  if (positionals.length > max) {
-    throw new UserError(`saga ${command}: unexpected argument '${positionals[max]}'.`);
+  for (const o of decl.options ?? []) {
+    const option = new Option(`--${o.name}${o.value ? ` <${o.value}>` : ''}`, o.description);
+    if (o.repeatable)
+      option.argParser((value: string, previous: unknown) => [...((previous as string[]) ?? []), value]);
+    cmd.addOption(option);
   }
-  return { options, positionals, rest };
+  if (decl.notes) cmd.addHelpText('after', `\n${decl.notes}`);
+  if (decl.subcommands?.length) {
+    for (const sub of decl.subcommands) addDecl(cmd, sub, pathName, built);
+    // A command with subcommands prints its help when given none (commander's default).
+  } else {
+    cmd.action((...actionArgs: unknown[]) => {
+      built.ran = { path: pathName, command: actionArgs[actionArgs.length - 1] as Command, decl };
+    });
+  }
+}
+
+/** The whole `saga` program, built from the declarations; nothing in it exits the process or prints. */
+export function buildProgram(): Built {
+  const built: Built = { program: new Command('saga'), out: [] };
+  const program = built.program
+    .description('saga — deliver a feature with a fleet of coding agents, as a durable saga on Temporal')
+    .usage('COMMAND [options]')
+    .version(packageVersion(), '-V, --version', 'print the saga version')
+    .helpCommand('help [COMMAND]', 'help for a command')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => built.out.push(s),
+      writeErr: (s) => built.out.push(s),
+      outputError: () => undefined,
+    })
+    .configureHelp({ subcommandTerm: (c) => c.name() })
+    .addHelpText('after', `\nRun 'saga COMMAND --help' for a command's options.\n${EXIT_CODES_NOTE}`);
+  for (const decl of COMMAND_DECLS) addDecl(program, decl, '', built);
+  return built;
+}
+
+function commanderMessage(error: CommanderError): string {
+  return error.message
+    .replace(/^error: /, '')
+    .replace(/\n/g, ' ')
+    .trim();
+}
+
+/** Parses a whole `saga ...` command line (after `saga`). */
+export function parseCommandLine(argv: string[]): CliParse {
+  const built = buildProgram();
+  try {
+    built.program.parse(argv, { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    if (error.exitCode === 0 || error.code === 'commander.help')
+      return { kind: 'output', text: built.out.join('').trimEnd(), code: error.exitCode === 0 ? 0 : 1 };
+    // Which command failed: the deepest declared command named by the leading words.
+    const words: string[] = [];
+    for (const word of argv) {
+      if (!findDecl([...words, word].join(' '))) break;
+      words.push(word);
+    }
+    const decl = words.length ? findDecl(words.join(' ')) : undefined;
+    if (!decl)
+      return {
+        kind: 'error',
+        message: `saga: ${commanderMessage(error)}.\n\nUsage: saga COMMAND [options] (saga --help lists them)`,
+      };
+    const where = words.join(' ');
+    return {
+      kind: 'error',
+      message: `saga ${where}: ${commanderMessage(error)}.\nUsage: ${usageLine(where, decl)} (saga ${where} --help)`,
+    };
+  }
+  if (!built.ran) {
+    // `saga` alone, or a command with subcommands given none: its help, as a usage error.
+    return {
+      kind: 'output',
+      text: built.out.join('').trimEnd() || built.program.helpInformation().trimEnd(),
+      code: 1,
+    };
+  }
+  const { path: ranPath, command, decl } = built.ran;
+  const options: ParsedArgs['options'] = {};
+  for (const o of decl.options ?? []) {
+    const value = command.getOptionValue(camel(o.name)) as string | string[] | boolean | undefined;
+    if (value !== undefined) options[o.name] = value;
+  }
+  const positionals = (command.processedArgs as (string | string[] | undefined)[]).flatMap((v) =>
+    v === undefined ? [] : Array.isArray(v) ? v : [v],
+  );
+  return {
+    kind: 'run',
+    path: ranPath,
+    args: { options, positionals },
+    argv: argv.slice(ranPath.split(' ').length),
+  };
+}
+
+const camel = (name: string): string => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** The parsed arguments of `saga <command> ...argv`; a usage problem is a UserError. */
+export function parseArgs(command: string, argv: string[]): ParsedArgs {
+  const result = parseCommandLine([...command.split(' '), ...argv]);
+  if (result.kind === 'run') return result.args;
+  if (result.kind === 'error') throw new UserError(result.message);
+  throw new UserError(result.text);
 }
 
 export const str = (args: ParsedArgs, name: string): string | undefined =>

@@ -1,35 +1,12 @@
 /**
- * The `saga` command line: dispatches to one module per group of commands. Each module is loaded only when
- * its command runs, so `saga flags ...` does not pay for the Temporal client and `saga status` does not pay
- * for the worker runtime (every CLI call used to load everything: ~0.6 s before the first line).
+ * The `saga` command line: commands and options are declared once (declarations.ts) and parsed by commander
+ * (args.ts), which also generates `--help`, `--version` and shell completion. Each command's module is
+ * loaded only when its command runs, so `saga flags ...` does not pay for the Temporal client and
+ * `saga status` does not pay for the worker runtime (every CLI call used to load everything: ~0.6 s).
  */
 import type { Client } from '@temporalio/client';
 import type { Io } from './commands/server';
 import { EnvironmentError, EXIT, UserError } from './errors';
-
-export const USAGE = `saga — deliver a feature with a fleet of coding agents, as a durable saga on Temporal
-
-  saga dev                       embedded Temporal dev server (persistent, with Web UI) + worker
-  saga worker [--host-id ID]     worker only (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY...)
-  saga start --repo PATH [--plan FILE] [--agent PROFILE] [--config FILE] [--name SLUG] [--base BRANCH] [--wait]
-             [--allow-dirty] [--skip-agent-check] -- ARGUMENTS
-  saga status NAME [--json] [--watch]
-  saga list [--json]
-  saga respond NAME INTERACTION_ID CHOICE [--text TEXT]
-  saga approve NAME | saga revise NAME --note TEXT | saga accept NAME [--fast-forward]
-  saga report NAME --issue TEXT [--issue TEXT ...]
-  saga continue [NAME]
-  saga cancel NAME
-  saga cleanup NAME [--repo PATH] [--force]
-  saga logs NAME TASK_ID [--follow] [--raw]
-  saga flags parse ARGUMENTS [--config-path PATH]
-  saga flags classify --review-output TEXT
-  saga flags check --review-output TEXT --iteration N [--history-json JSON]
-  saga chat serve
-  saga demo
-  saga doctor [--repo PATH] [--config FILE] [--agent NAME [--probe]] [--json]
-
-Exit codes: 0 success, 1 user error, 2 environment error (no server, no git).`;
 
 type Command = (argv: string[], io: Io, connect: () => Promise<Client>) => Promise<number>;
 
@@ -58,19 +35,42 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   continue: async () => withRuntime((await import('./commands/continue')).continueCommand),
   demo: async () => withRuntime((await import('./commands/demo')).demoCommand),
   doctor: async () => (await import('./commands/doctor')).doctorCommand,
+  completion: async () => completionCommand,
 };
+
+async function completionCommand(argv: string[], io: Io): Promise<number> {
+  const { bashCompletion, zshCompletion } = await import('./completion');
+  io.out((argv[0] === 'zsh' ? zshCompletion() : bashCompletion()).trimEnd());
+  return EXIT.ok;
+}
+
+const HELP = ['--help', '-h', 'help'];
+const FLAGS_SUBCOMMANDS = ['parse', 'classify', 'check'];
+
+/** `saga flags` parses its own arguments (DESIGN.md 4.2); only its help is taken from the declarations. */
+function flagsHelpRequest(rest: string[]): string[] | null {
+  if (rest.length === 1 && HELP.includes(rest[0]!)) return ['flags', '--help'];
+  if (rest.length === 2 && FLAGS_SUBCOMMANDS.includes(rest[0]!) && HELP.includes(rest[1]!))
+    return ['flags', rest[0]!, '--help'];
+  return null;
+}
 
 export async function runCli(argv: string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    io.out(USAGE);
-    return name ? EXIT.ok : EXIT.user;
+  const flagsHelp = name === 'flags' ? flagsHelpRequest(rest) : null;
+  if (name !== 'flags' || flagsHelp) {
+    const { parseCommandLine } = await import('./args');
+    const parsed = parseCommandLine(flagsHelp ?? argv);
+    if (parsed.kind === 'output') {
+      io.out(parsed.text);
+      return parsed.code;
+    }
+    if (parsed.kind === 'error') {
+      io.err(parsed.message);
+      return EXIT.user;
+    }
   }
-  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (!load) {
-    io.err(`saga: unknown command '${name}'.\n\n${USAGE}`);
-    return EXIT.user;
-  }
+  const load = COMMANDS[name!]!;
   let client: Client | undefined;
   const connect = async () => {
     client ??= (await (await import('./connection')).connectClient()).client;

@@ -12,7 +12,7 @@ export async function chatCommand(argv: string[], io: Io, connect: () => Promise
     throw new UserError(
       'Usage: saga chat serve (configured by SAGA_CHAT_PORT, SAGA_APPROVERS, SLACK_*, SAGA_WEBHOOK_CALLERS or SAGA_WEBHOOK_SECRET with SAGA_WEBHOOK_USER, SAGA_NOTIFY_URL with SAGA_NOTIFY_SECRET).',
     );
-  parseArgs('chat serve', rest, { options: {}, positionals: [] });
+  parseArgs('chat serve', rest);
   let config: BridgeConfig;
   try {
     config = loadBridgeConfig(process.env);

@@ -19,10 +19,7 @@ export async function cleanupCommand(
   io: Io,
   connect: () => Promise<Client>,
 ): Promise<number> {
-  const args = parseArgs('cleanup', argv, {
-    options: { repo: 'string', force: 'boolean' },
-    positionals: ['NAME'],
-  });
+  const args = parseArgs('cleanup', argv);
   const name = args.positionals[0]!;
   try {
     assertSagaName(name);

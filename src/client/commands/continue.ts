@@ -231,11 +231,7 @@ export async function continueCommand(
   connect: () => Promise<Client>,
   terminal: Terminal = { input: process.stdin, output: process.stdout },
 ): Promise<number> {
-  const args = parseArgs('continue', argv, {
-    options: { detach: 'boolean' },
-    positionals: ['[NAME]'],
-    minPositionals: 0,
-  });
+  const args = parseArgs('continue', argv);
   const client = await connect();
   const name = await locate(client, args.positionals[0], terminal);
   const desc = await describeSaga(client, name);

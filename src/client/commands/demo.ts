@@ -39,7 +39,7 @@ function answerFor(p: Interaction, round: number): { choice: string; text?: stri
 }
 
 export async function demoCommand(argv: string[], io: Io): Promise<number> {
-  parseArgs('demo', argv, { options: {}, positionals: [] });
+  parseArgs('demo', argv);
   const started = Date.now();
   const sagaHome = defaultSagaHome();
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15).toLowerCase();

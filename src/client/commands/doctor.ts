@@ -26,10 +26,7 @@ import type { Io } from './server';
 const run = promisify(execFile);
 
 export async function doctorCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('doctor', argv, {
-    options: { repo: 'string', agent: 'string', probe: 'boolean', config: 'string', json: 'boolean' },
-    positionals: [],
-  });
+  const args = parseArgs('doctor', argv);
   const agentName = str(args, 'agent');
   if (bool(args, 'probe') && !agentName)
     throw new UserError('saga doctor: --probe needs --agent NAME (it runs one small real task with it).');

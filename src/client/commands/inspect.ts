@@ -69,10 +69,7 @@ export function renderStatus(s: SagaStatus, agents: RunningAgent[] = []): string
 }
 
 export async function statusCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('status', argv, {
-    options: { json: 'boolean', watch: 'boolean' },
-    positionals: ['NAME'],
-  });
+  const args = parseArgs('status', argv);
   const client = await connect();
   const name = args.positionals[0]!;
   const json = bool(args, 'json');
@@ -130,7 +127,7 @@ export async function watchUntilDone(client: Client, name: string, io: Io): Prom
 }
 
 export async function listCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('list', argv, { options: { json: 'boolean' }, positionals: [] });
+  const args = parseArgs('list', argv);
   const sagas = await listSagas(await connect());
   if (bool(args, 'json')) io.out(JSON.stringify(sagas, null, 2));
   else if (!sagas.length) io.out('No sagas yet. Start one: saga start --repo PATH -- "Ship dark mode"');
@@ -172,10 +169,7 @@ export async function findTranscript(sagaDir: string, taskId: string): Promise<s
 }
 
 export async function logsCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('logs', argv, {
-    options: { follow: 'boolean', raw: 'boolean' },
-    positionals: ['NAME', 'TASK_ID'],
-  });
+  const args = parseArgs('logs', argv);
   const [name, taskId] = args.positionals as [string, string];
   let sagaDir = path.join(defaultSagaHome(), name);
   try {

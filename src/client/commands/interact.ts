@@ -14,10 +14,7 @@ export async function respondCommand(
   io: Io,
   connect: () => Promise<Client>,
 ): Promise<number> {
-  const args = parseArgs('respond', argv, {
-    options: { text: 'string' },
-    positionals: ['NAME', 'INTERACTION_ID', 'CHOICE'],
-  });
+  const args = parseArgs('respond', argv);
   const [name, interactionId, choice] = args.positionals as [string, string, string];
   const text = str(args, 'text');
   const answer = await respond(await connect(), name, {
@@ -35,14 +32,14 @@ export async function approveCommand(
   io: Io,
   connect: () => Promise<Client>,
 ): Promise<number> {
-  const [name] = parseArgs('approve', argv, { options: {}, positionals: ['NAME'] }).positionals as [string];
+  const [name] = parseArgs('approve', argv).positionals as [string];
   const answer = await respondToKind(await connect(), name, 'plan-approval', 'approve', { user: cliUser() });
   io.out(`Approved (${answer.interactionId}). Implementation starts now.`);
   return 0;
 }
 
 export async function reviseCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('revise', argv, { options: { note: 'string' }, positionals: ['NAME'] });
+  const args = parseArgs('revise', argv);
   const note = str(args, 'note');
   if (!note?.trim())
     throw new UserError('saga revise: --note TEXT is required (what should change in the plan).');
@@ -55,7 +52,7 @@ export async function reviseCommand(argv: string[], io: Io, connect: () => Promi
 }
 
 export async function acceptCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('accept', argv, { options: { 'fast-forward': 'boolean' }, positionals: ['NAME'] });
+  const args = parseArgs('accept', argv);
   const choice = bool(args, 'fast-forward') ? 'accept and fast-forward' : 'accept';
   const answer = await respondToKind(await connect(), args.positionals[0]!, 'acceptance', choice, {
     user: cliUser(),
@@ -65,7 +62,7 @@ export async function acceptCommand(argv: string[], io: Io, connect: () => Promi
 }
 
 export async function reportCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('report', argv, { options: { issue: 'strings' }, positionals: ['NAME'] });
+  const args = parseArgs('report', argv);
   const issues = strs(args, 'issue')
     .map((i) => i.replace(/\s+/g, ' ').trim())
     .filter(Boolean);
@@ -81,7 +78,7 @@ export async function reportCommand(argv: string[], io: Io, connect: () => Promi
 }
 
 export async function cancelCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const [name] = parseArgs('cancel', argv, { options: {}, positionals: ['NAME'] }).positionals as [string];
+  const [name] = parseArgs('cancel', argv).positionals as [string];
   const client = await connect();
   const desc = await describeSaga(client, name);
   if (desc.status.name !== 'RUNNING')

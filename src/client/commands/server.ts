@@ -71,7 +71,7 @@ export function uiUrlFor(address: string): string | null {
 }
 
 export async function devCommand(argv: string[], io: Io): Promise<number> {
-  const args = parseArgs('dev', argv, { options: { 'ui-port': 'string' }, positionals: [] });
+  const args = parseArgs('dev', argv);
   const sagaHome = defaultSagaHome();
   const uiPortText = str(args, 'ui-port');
   const dev = await ensureDevServer(io, { sagaHome, uiPort: uiPortText ? Number(uiPortText) : undefined });
@@ -94,7 +94,7 @@ export async function devCommand(argv: string[], io: Io): Promise<number> {
 }
 
 export async function workerCommand(argv: string[], io: Io): Promise<number> {
-  const args = parseArgs('worker', argv, { options: { 'host-id': 'string' }, positionals: [] });
+  const args = parseArgs('worker', argv);
   const settings = connectionSettings();
   let connection: NativeConnection;
   try {

@@ -13,27 +13,11 @@ import type { SagaInput } from '../../domain/saga-input';
 import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/search-attributes';
 import { sagaWorkflow } from '../../workflows/saga';
 import { defaultHostId, defaultSagaHome, workflowTaskQueue } from '../../worker/host-settings';
-import { bool, parseArgs, str, type ArgSpec } from '../args';
+import { bool, parseArgs, str } from '../args';
 import { connectionSettings } from '../connection';
 import { EnvironmentError, UserError } from '../errors';
 import { loadSageConfigDefaults } from '../sage-config';
 import { uiUrlFor, type Io } from './server';
-
-export const START_SPEC: ArgSpec = {
-  options: {
-    repo: 'string',
-    plan: 'string',
-    agent: 'string',
-    config: 'string',
-    name: 'string',
-    base: 'string',
-    wait: 'boolean',
-    'allow-dirty': 'boolean',
-    'skip-agent-check': 'boolean',
-  },
-  positionals: ['...arguments'],
-  minPositionals: 0,
-};
 
 export interface StartRequest {
   repo: string;
@@ -191,12 +175,13 @@ export async function startSaga(client: Client, input: SagaInput): Promise<strin
   }
 }
 
-export function joinArguments(args: { positionals: string[]; rest: string[] | null }): string {
-  return [...args.positionals, ...(args.rest ?? [])].join(' ');
+/** The slash-command text: the ARGUMENTS words (before and after `--`), joined by spaces. */
+export function joinArguments(args: { positionals: string[] }): string {
+  return args.positionals.join(' ');
 }
 
 export async function startCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('start', argv, START_SPEC);
+  const args = parseArgs('start', argv);
   const repo = str(args, 'repo');
   if (!repo) throw new UserError('saga start: --repo PATH is required.');
   const input = await prepareSaga({

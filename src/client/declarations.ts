@@ -1,0 +1,231 @@
+/**
+ * Every `saga` command, argument and option, declared once (DESIGN.md 4.1). Plain data with no imports so
+ * that reading it costs nothing: the parser (args.ts), `--help`, shell completion (completion.ts) and the
+ * README check (test/cli-help.test.ts) are all generated from it; each command's handler is imported only
+ * when that command runs (cli.ts).
+ */
+
+export interface OptionDecl {
+  /** Long name without dashes, e.g. `allow-dirty`. */
+  name: string;
+  /** Placeholder of the option's value (`PATH`); absent for a boolean switch. */
+  value?: string;
+  /** May be given several times; the values are collected in order. */
+  repeatable?: boolean;
+  /** Shown without brackets in the usage line (the handler checks it, with its own message). */
+  required?: boolean;
+  description: string;
+}
+
+export interface ArgDecl {
+  name: string;
+  optional?: boolean;
+  /** Collects the remaining arguments (and everything after `--`). */
+  variadic?: boolean;
+  choices?: readonly string[];
+}
+
+export interface CommandDecl {
+  name: string;
+  summary: string;
+  args?: readonly ArgDecl[];
+  options?: readonly OptionDecl[];
+  subcommands?: readonly CommandDecl[];
+  /** The command parses its own arguments (`saga flags`, DESIGN.md 4.2); declared here for help and completion. */
+  ownGrammar?: boolean;
+  /** Extra text printed after the options in `--help`. */
+  notes?: string;
+}
+
+const NAME: ArgDecl = { name: 'NAME' };
+const JSON_OPTION: OptionDecl = { name: 'json', description: 'machine-readable output (stable, documented)' };
+
+export const COMMAND_DECLS: readonly CommandDecl[] = [
+  {
+    name: 'dev',
+    summary: 'embedded Temporal dev server (persistent, with Web UI) + worker',
+    options: [{ name: 'ui-port', value: 'PORT', description: 'port of the Temporal Web UI' }],
+  },
+  {
+    name: 'worker',
+    summary: 'worker only (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY...)',
+    options: [
+      { name: 'host-id', value: 'ID', description: "this machine's id for its host-local task queue" },
+    ],
+  },
+  {
+    name: 'start',
+    summary: 'start a saga on a repository',
+    args: [{ name: 'ARGUMENTS', optional: true, variadic: true }],
+    options: [
+      { name: 'repo', value: 'PATH', required: true, description: 'the git repository to work on' },
+      { name: 'plan', value: 'FILE', description: 'use this plan instead of planning' },
+      { name: 'agent', value: 'PROFILE', description: 'agent profile for the tasks' },
+      { name: 'config', value: 'FILE', description: 'saga config file' },
+      { name: 'name', value: 'SLUG', description: 'name of the saga (default: from the feature text)' },
+      { name: 'base', value: 'BRANCH', description: 'branch to start from (default: the current one)' },
+      { name: 'wait', description: 'follow the saga until it ends' },
+      { name: 'allow-dirty', description: 'start even if the repository has uncommitted changes' },
+      { name: 'skip-agent-check', description: 'do not check the agent CLI before starting' },
+    ],
+    notes:
+      'ARGUMENTS is the slash-command text, best given after --, e.g.\n' +
+      '  saga start --repo ~/src/app -- "--autonomous --parallel=3 Ship dark mode"',
+  },
+  {
+    name: 'status',
+    summary: 'phase, tasks and what the saga waits for',
+    args: [NAME],
+    options: [JSON_OPTION, { name: 'watch', description: 'follow the saga, redrawing on change' }],
+  },
+  { name: 'list', summary: 'list sagas', options: [JSON_OPTION] },
+  {
+    name: 'respond',
+    summary: 'answer a pending interaction (by number, option text or [X] key)',
+    args: [NAME, { name: 'INTERACTION_ID' }, { name: 'CHOICE' }],
+    options: [{ name: 'text', value: 'TEXT', description: 'free text sent with the choice' }],
+  },
+  { name: 'approve', summary: 'approve the plan', args: [NAME] },
+  {
+    name: 'revise',
+    summary: 'ask the planner to revise the plan',
+    args: [NAME],
+    options: [{ name: 'note', value: 'TEXT', required: true, description: 'what should change in the plan' }],
+  },
+  {
+    name: 'accept',
+    summary: 'accept the delivered feature',
+    args: [NAME],
+    options: [{ name: 'fast-forward', description: 'also fast-forward the base branch' }],
+  },
+  {
+    name: 'report',
+    summary: 'report issues found in acceptance: a focused round',
+    args: [NAME],
+    options: [
+      {
+        name: 'issue',
+        value: 'TEXT',
+        repeatable: true,
+        required: true,
+        description: 'one issue (repeatable); "TEXT :: check: COMMAND" adds its check',
+      },
+    ],
+  },
+  {
+    name: 'continue',
+    summary: 'after a crash: replay history, resume failed/terminated runs',
+    args: [{ name: 'NAME', optional: true }],
+    options: [{ name: 'detach', description: 'return once resumed instead of following the saga' }],
+  },
+  { name: 'cancel', summary: 'stop agents, commit their work, remove worktrees', args: [NAME] },
+  {
+    name: 'cleanup',
+    summary: 'remove leftover worktrees of crashed runs',
+    args: [NAME],
+    options: [
+      { name: 'repo', value: 'PATH', description: 'the repository (default: the one the saga ran on)' },
+      { name: 'force', description: 'also remove worktrees with uncommitted work' },
+    ],
+  },
+  {
+    name: 'logs',
+    summary: "an agent's transcript as readable lines",
+    args: [NAME, { name: 'TASK_ID' }],
+    options: [
+      { name: 'follow', description: 'keep printing new lines' },
+      { name: 'raw', description: "the agent CLI's own output, unformatted" },
+    ],
+  },
+  {
+    name: 'flags',
+    summary: 'the slash-command flag parser and review checks (DESIGN.md 4.2)',
+    ownGrammar: true,
+    subcommands: [
+      {
+        name: 'parse',
+        summary: 'parse slash-command text; prints the flags JSON',
+        args: [{ name: 'ARGUMENTS', variadic: true, optional: true }],
+        options: [{ name: 'config-path', value: 'PATH', description: 'sage config with flag defaults' }],
+      },
+      {
+        name: 'classify',
+        summary: 'classify a review output',
+        options: [{ name: 'review-output', value: 'TEXT', required: true, description: 'the review text' }],
+      },
+      {
+        name: 'check',
+        summary: 'the quality decision for a review iteration',
+        options: [
+          { name: 'review-output', value: 'TEXT', required: true, description: 'the review text' },
+          { name: 'iteration', value: 'N', required: true, description: 'iteration number' },
+          { name: 'history-json', value: 'JSON', description: 'earlier iterations' },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'chat',
+    summary: 'chat bridge (Slack + generic signed webhook)',
+    subcommands: [
+      {
+        name: 'serve',
+        summary: 'run the chat bridge',
+        notes:
+          'Configured by SAGA_CHAT_PORT, SAGA_APPROVERS, SLACK_*, SAGA_WEBHOOK_CALLERS or SAGA_WEBHOOK_SECRET\n' +
+          'with SAGA_WEBHOOK_USER, SAGA_NOTIFY_URL with SAGA_NOTIFY_SECRET.',
+      },
+    ],
+  },
+  { name: 'demo', summary: 'full saga on a generated sample repo, no API keys needed' },
+  {
+    name: 'doctor',
+    summary: 'check git, server, saga home and agent CLIs',
+    options: [
+      { name: 'repo', value: 'PATH', description: 'also check this repository' },
+      { name: 'config', value: 'FILE', description: 'saga config file' },
+      { name: 'agent', value: 'NAME', description: 'check this agent CLI (installed, version, credentials)' },
+      { name: 'probe', description: 'run one tiny real task with --agent' },
+      JSON_OPTION,
+    ],
+  },
+  {
+    name: 'completion',
+    summary: 'print a shell completion script',
+    args: [{ name: 'SHELL', choices: ['bash', 'zsh'] }],
+    notes: 'e.g. source <(saga completion bash)',
+  },
+];
+
+export const EXIT_CODES_NOTE =
+  'Exit codes: 0 success, 1 user error, 2 environment error (no server, no git).';
+
+/** The declaration of `saga <path>`, e.g. `status` or `chat serve`. */
+export function findDecl(path: string): CommandDecl | undefined {
+  let list: readonly CommandDecl[] | undefined = COMMAND_DECLS;
+  let found: CommandDecl | undefined;
+  for (const word of path.split(' ')) {
+    found = list?.find((c) => c.name === word);
+    if (!found) return undefined;
+    list = found.subcommands;
+  }
+  return found;
+}
+
+/** `saga status NAME [--json] [--watch]`: one line, as in DESIGN.md 4.1 (variadic arguments last, after `--`). */
+export function usageLine(path: string, decl: CommandDecl): string {
+  const words = [`saga ${path}`];
+  if (decl.subcommands?.length) words.push(decl.subcommands.map((s) => s.name).join('|'));
+  const arg = (a: ArgDecl): string => {
+    const text = a.choices ? a.choices.join('|') : a.name;
+    return a.variadic ? `[--] ${text}...` : a.optional ? `[${text}]` : text;
+  };
+  const args = decl.args ?? [];
+  words.push(...args.filter((a) => !a.variadic).map(arg));
+  for (const o of decl.options ?? []) {
+    const text = `--${o.name}${o.value ? ` ${o.value}` : ''}${o.repeatable ? ' ...' : ''}`;
+    words.push(o.required ? text : `[${text}]`);
+  }
+  words.push(...args.filter((a) => a.variadic).map(arg));
+  return words.join(' ');
+}
