@@ -1,10 +1,11 @@
 /** Environment discovery against real repos in temp folders; every confirmation really runs. */
-import { existsSync, mkdtempSync, promises as fs, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, promises as fs, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createDiscoveryActivities, detectProject } from '../src/activities/discovery';
 import type { Environment } from '../src/domain/environment';
+import { isRunning as alive } from './harness/processes';
 
 let root: string;
 beforeEach(() => {
@@ -17,16 +18,6 @@ async function makeRepo(files: Record<string, string>): Promise<string> {
   await fs.mkdir(repo, { recursive: true });
   for (const [name, content] of Object.entries(files)) await fs.writeFile(path.join(repo, name), content);
   return repo;
-}
-
-/** Linux zombies count as dead: nothing reaps orphans in some containers. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
-  } catch {
-    return false;
-  }
 }
 
 describe('discoverEnvironment', () => {

@@ -13,18 +13,9 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { runCommand } from '../src/activities/command-helper';
 import { createGitActivities, DEFAULT_GIT_TIMEOUT_MS, gitTimeoutMs } from '../src/activities/git';
 import { QUICK_START_TO_CLOSE } from '../src/workflows/activities';
+import { isRunning as alive } from './harness/processes';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'saga-git-timeout-'));
-
-/** Linux zombies count as dead: nothing reaps orphans in some containers. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
-  } catch {
-    return false;
-  }
-}
 
 /** A repo whose `git status` runs an fsmonitor hook that sleeps `seconds` (recording its pid first). */
 function repoWithSlowStatus(name: string, seconds: number): { repo: string; pidFile: string } {

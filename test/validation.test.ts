@@ -1,7 +1,7 @@
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { promises as fs, readFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -9,20 +9,7 @@ import {
   type RunChecksInput,
   type RunChecksResult,
 } from '../src/activities/validation';
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2)); // zombies are dead, just not reaped
-  } catch {
-    return true;
-  }
-}
+import { isRunning } from './harness/processes';
 
 const newEnv = () => new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
 

@@ -1,23 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { promises as fs, readFileSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runProcess, type ProcessProgress } from '../../src/activities/process';
-
-/** Alive and not a zombie (this machine's init never reaps orphans, so dead ones linger as zombies). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return true;
-  }
-}
+import { isRunning } from '../harness/processes';
 
 /** A shell that starts a grandchild `sleep`, prints both pids, then waits forever. */
 const TREE_SCRIPT = 'sleep 60 & echo "child=$$ grandchild=$!"; wait';
