@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { respond } from '../src/client/saga-client';
 import { sagaWorkflowId } from '../src/domain/naming';
+import { runSaga } from './harness/cli';
 import { createFleetRepo, planTask, startApprovedSaga } from './harness/fleet-saga';
 import {
   createInProcessSagaEnv,
@@ -78,7 +79,22 @@ describe('acceptance fixes', () => {
     await expect(report(`${FRENCH}\n:: check: true`)).rejects.toThrow(/Issue line 2 .* has no issue text/);
     expect((await sagaStatus(env, name)).pending.map((p) => p.id)).toEqual(['acceptance-1']);
 
-    await report(`${FRENCH} :: check: grep -q Bonjour greeting.txt\nPolish the greeting`);
+    // Reported as a user does, through bin/saga: it says the check-less issue is asked about first.
+    const reported = await runSaga(
+      [
+        'report',
+        name,
+        '--issue',
+        `${FRENCH} :: check: grep -q Bonjour greeting.txt`,
+        '--issue',
+        'Polish the greeting',
+      ],
+      env.cliEnv,
+    );
+    expect(reported).toMatchObject({ code: 0 });
+    expect(reported.stdout).toContain(
+      `Reported 2 issue(s) (acceptance-1); 1 without a check: the saga asks for their checks first (saga status ${name}).`,
+    );
 
     // The issue without a check is asked for one; the one with a check is not.
     const asked = await waitForPending(env, name, 'acceptance-1-issue-2-check', 30_000);

@@ -93,6 +93,9 @@ describe('saga CLI end to end', () => {
       env.cliEnv,
     );
     expect(reported.code).toBe(0);
+    expect(reported.stdout).toContain(
+      'Reported 1 issue(s) (acceptance-1); a focused implementation round starts.',
+    );
     const again = await waitPending('cli-e2e', 'acceptance-2');
     expect(again.round).toBe(2);
     expect((await runSaga(['accept', 'cli-e2e'], env.cliEnv)).code).toBe(0);

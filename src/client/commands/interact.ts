@@ -1,6 +1,7 @@
 /** Commands that answer a saga: respond, approve, revise, accept, report, cancel. */
 import os from 'node:os';
 import type { Client } from '@temporalio/client';
+import { parseIssueLines } from '../../domain/acceptance-issues';
 import { sagaWorkflowId } from '../../domain/naming';
 import { bool, parseArgs, str, strs } from '../args';
 import { UserError } from '../errors';
@@ -71,8 +72,14 @@ export async function reportCommand(argv: string[], io: Io, connect: () => Promi
     text: issues.join('\n'),
     user: cliUser(),
   });
+  // The respond validator accepted the text, so it parses; issues without a check are asked about first.
+  const parsed = parseIssueLines(issues.join('\n'));
+  const unchecked = parsed.ok ? parsed.value.filter((i) => i.check === null).length : 0;
   io.out(
-    `Reported ${issues.length} issue(s) (${answer.interactionId}); a focused implementation round starts.`,
+    `Reported ${issues.length} issue(s) (${answer.interactionId}); ` +
+      (unchecked
+        ? `${unchecked} without a check: the saga asks for their checks first (saga status ${args.positionals[0]}).`
+        : 'a focused implementation round starts.'),
   );
   return 0;
 }
