@@ -6,16 +6,13 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
 import { loadBridgeConfig, loadNotifyConfig } from '../src/client/chat/config';
 import { startChatBridge, type ChatBridge } from '../src/client/chat/server';
 import { sign, verifySignature } from '../src/client/chat/signing';
-import { prepareSaga, startSaga } from '../src/client/commands/start';
-import { createSampleRepo, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
-import { sagaWorkflowId } from '../src/domain/naming';
 import { startHttpRecorder, type HttpRecorder } from './harness/http-recorder';
 import { createSagaTestEnv, sagaStatus, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { saveEnv } from './harness/process-env';
+import { cancelSagaQuietly, startGreetingSaga } from './harness/greeting-saga';
 
 const ALICE_SECRET = 'alice-caller-secret';
 const CAROL_SECRET = 'carol-caller-secret';
@@ -70,22 +67,12 @@ describe('chat bridge hardening: webhook callers, notify secret, replays, remind
         SAGA_CHAT_PORT: '0',
       }),
     });
-    const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'));
-    const input = await prepareSaga({
-      repo,
-      argumentsText: 'Add a greeting',
-      plan: GREETING_PLAN_FILE,
-      name: 'chathard',
-    });
-    await startSaga(env.client, input);
+    const input = await startGreetingSaga(env, 'chathard');
     name = input.name;
   });
 
   afterAll(async () => {
-    await env.client.workflow
-      .getHandle(sagaWorkflowId(name))
-      .cancel()
-      .catch(() => undefined);
+    await cancelSagaQuietly(env, name);
     await bridge?.close();
     await receiver?.close();
     await env?.close();

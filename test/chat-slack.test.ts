@@ -6,12 +6,9 @@
  * refused and change nothing, and so is a signed request sent a second time; `/saga` slash commands mirror the
  * CLI with ephemeral replies, for approvers only (status included).
  */
-import path from 'node:path';
 import { loadBridgeConfig } from '../src/client/chat/config';
 import { startChatBridge, type ChatBridge } from '../src/client/chat/server';
 import { sign } from '../src/client/chat/signing';
-import { prepareSaga, startSaga } from '../src/client/commands/start';
-import { createSampleRepo, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { sagaWorkflowId } from '../src/domain/naming';
 import { startHttpRecorder, type HttpRecorder, type RecordedRequest } from './harness/http-recorder';
 import {
@@ -22,6 +19,7 @@ import {
   type SagaTestEnv,
 } from './harness/saga-env';
 import { saveEnv } from './harness/process-env';
+import { cancelSagaQuietly, startGreetingSaga } from './harness/greeting-saga';
 
 const SIGNING_SECRET = 'slack-test-signing-secret';
 const BOT_TOKEN = 'xoxb-test-token';
@@ -78,23 +76,12 @@ describe('chat bridge: Slack app', () => {
         SAGA_CHAT_PORT: '0',
       }),
     });
-    const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'));
-    const input = await prepareSaga({
-      repo,
-      argumentsText: 'Add a greeting',
-      plan: GREETING_PLAN_FILE,
-      name: 'chatslack',
-    });
-    input.uiBaseUrl = 'http://127.0.0.1:8233';
-    await startSaga(env.client, input);
+    const input = await startGreetingSaga(env, 'chatslack', { uiBaseUrl: 'http://127.0.0.1:8233' });
     name = input.name;
   });
 
   afterAll(async () => {
-    await env.client.workflow
-      .getHandle(sagaWorkflowId(name))
-      .cancel()
-      .catch(() => undefined);
+    await cancelSagaQuietly(env, name);
     await bridge?.close();
     await slackApi?.close();
     await env?.close();

@@ -11,8 +11,6 @@ import { loadBridgeConfig } from '../src/client/chat/config';
 import { startChatBridge, type ChatBridge } from '../src/client/chat/server';
 import { sign, verifySignature } from '../src/client/chat/signing';
 import { runCli } from '../src/client/cli';
-import { prepareSaga, startSaga } from '../src/client/commands/start';
-import { createSampleRepo, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { sagaWorkflowId } from '../src/domain/naming';
 import { startHttpRecorder, type HttpRecorder, type RecordedRequest } from './harness/http-recorder';
 import {
@@ -23,6 +21,7 @@ import {
   type SagaTestEnv,
 } from './harness/saga-env';
 import { saveEnv } from './harness/process-env';
+import { cancelSagaQuietly, startGreetingSaga } from './harness/greeting-saga';
 
 const SECRET = 'webhook-test-secret';
 const NOTIFY_SECRET = 'notify-test-secret';
@@ -68,23 +67,12 @@ describe('chat bridge: generic webhook', () => {
         SAGA_CHAT_PORT: '0',
       }),
     });
-    const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'));
-    const input = await prepareSaga({
-      repo,
-      argumentsText: 'Add a greeting',
-      plan: GREETING_PLAN_FILE,
-      name: 'chathook',
-    });
-    input.uiBaseUrl = 'http://127.0.0.1:8233';
-    await startSaga(env.client, input);
+    const input = await startGreetingSaga(env, 'chathook', { uiBaseUrl: 'http://127.0.0.1:8233' });
     ({ name, sagaDir } = input);
   });
 
   afterAll(async () => {
-    await env.client.workflow
-      .getHandle(sagaWorkflowId(name))
-      .cancel()
-      .catch(() => undefined);
+    await cancelSagaQuietly(env, name);
     await bridge?.close();
     await receiver?.close();
     await env?.close();

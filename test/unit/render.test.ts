@@ -3,7 +3,7 @@ import * as path from 'path';
 import fc from 'fast-check';
 import type { Environment } from '../../src/domain/environment';
 import type { FlagsResult } from '../../src/domain/flags';
-import { taskBranch } from '../../src/domain/naming';
+import { initialMilestones } from '../../src/domain/fleet';
 import { parsePlanText, type Plan } from '../../src/domain/plan';
 import {
   parseManifest,
@@ -16,7 +16,7 @@ import {
   renderTaskMd,
   type ManifestFront,
 } from '../../src/domain/render';
-import type { SagaStatus, TaskState } from '../../src/domain/state';
+import type { SagaStatus } from '../../src/domain/state';
 
 function loadPlan(): Plan {
   const result = parsePlanText(
@@ -43,25 +43,6 @@ const flags: FlagsResult = {
 };
 
 function statusFor(plan: Plan): SagaStatus {
-  const task = (m: number, t: { id: number; slug: string; title: string }): TaskState => ({
-    id: `${m}.${t.id}`,
-    key: `m${m}t${t.id}`,
-    milestone: m,
-    task: t.id,
-    slug: t.slug,
-    title: t.title,
-    status: 'pending',
-    branch: taskBranch('add-greeting', m, t.id, t.slug),
-    commit: null,
-    attempts: 0,
-    delegations: 0,
-    evidence: [],
-    workflowId: null,
-    runId: null,
-    worktree: null,
-    reason: null,
-    changedFiles: [],
-  });
   const status: SagaStatus = {
     name: 'add-greeting',
     workflowId: 'saga-add-greeting',
@@ -71,14 +52,7 @@ function statusFor(plan: Plan): SagaStatus {
     flags,
     executionMode: 'inline',
     pending: [],
-    milestones: plan.milestones.map((m) => ({
-      id: m.id,
-      slug: m.slug,
-      title: m.title,
-      status: 'pending',
-      tasks: m.tasks.map((t) => task(m.id, t)),
-      integrationCommit: null,
-    })),
+    milestones: initialMilestones('add-greeting', plan),
     integrationBranch: 'saga/add-greeting/integration',
     sagaDir: '/home/u/.sagas/add-greeting',
     uiUrl: 'http://localhost:8233/namespaces/default/workflows/saga-add-greeting',
