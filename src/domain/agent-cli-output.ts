@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { AgentOutputFormat, ModelPrice } from './agent-presets';
-import { arr, claudeUsage, num, obj, str, tryJson, type Json } from './json-fields';
+import { arr, claudeUsage, num, obj, opencodeStepUsage, str, tryJson, type Json } from './json-fields';
 import type { Usage } from './state';
 import { addUsage, noUsage, priceTokens } from './usage';
 
@@ -430,15 +430,7 @@ function readOpencode(lines: Json[], input: ReadInput): Read {
     read.sessionId ??= str(line.sessionID) ?? str(obj(line.part)?.sessionID);
     const part = obj(line.part) ?? line;
     if ((line.type === 'step_finish' || part.type === 'step-finish') && obj(part.tokens)) {
-      const tokens = obj(part.tokens)!;
-      const cache = obj(tokens.cache);
-      const cached = num(cache?.read);
-      usage = addUsage(usage ?? noUsage(), {
-        inputTokens: num(tokens.input) + cached + num(cache?.write),
-        outputTokens: num(tokens.output) + num(tokens.reasoning),
-        costUsd: num(part.cost),
-        cachedInputTokens: cached,
-      });
+      usage = addUsage(usage ?? noUsage(), opencodeStepUsage(part, obj(part.tokens)!));
       read.costKnown ||= typeof part.cost === 'number' && part.cost > 0;
     }
     if (line.type === 'error') {

@@ -6,7 +6,7 @@
  */
 import type { AgentOutputFormat, ModelPrice } from './agent-presets';
 import { estimateCost } from './agent-cli-output';
-import { claudeUsage, num, obj, str, tryJson, type Json } from './json-fields';
+import { claudeUsage, num, obj, opencodeStepUsage, str, tryJson, type Json } from './json-fields';
 import type { Usage } from './state';
 import { addUsage, noUsage } from './usage';
 
@@ -91,14 +91,7 @@ export function createAgentStreamReader(
       sessionId ??= str(e.sessionID) ?? str(part.sessionID);
       const tokens = (e.type === 'step_finish' || part.type === 'step-finish') && obj(part.tokens);
       if (!tokens) return;
-      const cache = obj(tokens.cache);
-      const cached = num(cache?.read);
-      settled = addUsage(settled ?? noUsage(), {
-        inputTokens: num(tokens.input) + cached + num(cache?.write),
-        outputTokens: num(tokens.output) + num(tokens.reasoning),
-        costUsd: num(part.cost),
-        cachedInputTokens: cached,
-      });
+      settled = addUsage(settled ?? noUsage(), opencodeStepUsage(part, tokens));
       costKnown ||= num(part.cost) > 0;
     },
   };

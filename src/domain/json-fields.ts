@@ -27,3 +27,15 @@ export function claudeUsage(u: Json, costUsd: number): Usage {
     ...(cached ? { cachedInputTokens: cached } : {}),
   };
 }
+
+/** One opencode `step-finish` part's tokens: cache reads and writes count as input, reasoning as output. */
+export function opencodeStepUsage(part: Json, tokens: Json): Usage {
+  const cache = obj(tokens.cache);
+  const cached = num(cache?.read);
+  return {
+    inputTokens: num(tokens.input) + cached + num(cache?.write),
+    outputTokens: num(tokens.output) + num(tokens.reasoning),
+    costUsd: num(part.cost),
+    cachedInputTokens: cached,
+  };
+}
