@@ -54,7 +54,7 @@ const SCRIPT: ModelScript = {
   steps: [{ kind: 'write', path: 'alpha.txt', content: 'hello\n' }],
   finalText: 'Wrote alpha.txt.',
 };
-/** The resume prompt's own words (src/activities/agents.ts composeResumePrompt). */
+/** The resume prompt's own words (src/activities/agents/prompt.ts composeResumePrompt). */
 const RESUME_WORDS = 'did not pass its checks';
 
 let env: SagaTestEnv;

@@ -7,8 +7,7 @@ import { existsSync, mkdtempSync, promises as fs, rmSync, writeFileSync } from '
 import os from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createGitActivities } from '../src/activities/git';
-import { createTaskGitActivities } from '../src/activities/task-git';
+import { createGitActivities, createTaskGitActivities } from '../src/activities/git';
 import { integrationBranch, taskBranch, worktreeDirName } from '../src/domain/naming';
 
 const savedEnv = { ...process.env };

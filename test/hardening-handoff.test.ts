@@ -7,8 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createGitActivities } from '../src/activities/git';
-import { createTaskGitActivities } from '../src/activities/task-git';
+import { createGitActivities, createTaskGitActivities } from '../src/activities/git';
 import { parseSagaConfigText } from '../src/domain/config';
 import { taskWorkflowId } from '../src/domain/naming';
 import { filesOutsideOwns, ownsWarning, parsePlanText, PlanSchema } from '../src/domain/plan';

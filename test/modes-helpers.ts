@@ -8,7 +8,7 @@ import path from 'node:path';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { respond } from '../src/client/saga-client';
 import { createSampleRepo, greetingPlan } from '../src/demo/sample-repo';
-import { parseManifest, type ManifestFront } from '../src/domain/render';
+import { parseManifest, type ManifestFront } from '../src/domain/manifest';
 import type { SagaInput } from '../src/domain/saga-input';
 import type { Answer } from '../src/domain/state';
 import { PROJECT_ROOT } from '../src/project-root';

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sagaWorkflowId } from '../src/domain/naming';
-import type { ManifestFront } from '../src/domain/render';
+import type { ManifestFront } from '../src/domain/manifest';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
 import { majors, oneTaskPlan, startModesSaga, type ModesSaga } from './modes-helpers';
 

@@ -26,7 +26,7 @@ import {
   type SagaTestEnv,
 } from './harness/saga-env';
 
-/** `SAGA_RECORD_HISTORIES=1 npx jest test/planning.test.ts` rewrites the fixtures replay-planning replays. */
+/** `RECORD_HISTORIES=1 npx jest test/planning.test.ts` rewrites the fixtures replay-planning replays. */
 const HISTORY_FIXTURES = path.join(__dirname, 'fixtures', 'planning-histories');
 
 const question = (id: string, options: string[], recommended = 0) => ({
@@ -231,7 +231,7 @@ describe('planning phase (Phase 1 as a workflow)', () => {
     const results = Worker.runReplayHistories({ workflowBundle: { codePath: WORKFLOW_BUNDLE } }, histories);
     for await (const result of results) expect(result.error).toBeUndefined();
 
-    if (process.env.SAGA_RECORD_HISTORIES === '1') {
+    if (process.env.RECORD_HISTORIES === '1') {
       mkdirSync(HISTORY_FIXTURES, { recursive: true });
       writeFileSync(path.join(HISTORY_FIXTURES, 'saga.json'), historyToJSON(histories[0]!.history));
       writeFileSync(path.join(HISTORY_FIXTURES, 'planning.json'), historyToJSON(histories[1]!.history));

@@ -2,7 +2,7 @@
  * Replays recorded histories of Phase 1 (saga + planning workflows: intake, discovery, two question rounds,
  * a revise, approval, implementation start, cancel) on the current workflow code, offline. A change that
  * breaks determinism for running sagas fails here. After an intended, versioned change, re-record with
- * `SAGA_RECORD_HISTORIES=1 npx jest test/planning.test.ts`.
+ * `RECORD_HISTORIES=1 npx jest test/planning.test.ts`.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -5,15 +5,13 @@
 import { createAgentActivities } from './agents';
 import { createArtifactActivities } from './artifacts';
 import { createDiscoveryActivities } from './discovery';
-import { createGitActivities } from './git';
-import { createIntegrationGitActivities } from './integration-git';
+import { createGitActivities, createIntegrationGitActivities, createTaskGitActivities } from './git';
 import { createMemoryActivities } from './memory';
 import { createNotifyActivities } from './notify';
 import { createProgressActivities } from './progress';
 import { createRoleAgentActivities } from './role-agents';
 import { createSagaSetupActivities } from './saga-setup';
 import { createTaskAttemptActivities } from './task-attempt';
-import { createTaskGitActivities } from './task-git';
 import { createValidationActivities } from './validation';
 
 export interface ActivityDeps {

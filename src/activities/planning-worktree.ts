@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
+import { zodIssueLines } from '../domain/zod-errors';
 import { runGit } from './git';
 
 export interface CheckoutState {
@@ -129,7 +130,7 @@ export async function finishPlanningWorktree(
 ): Promise<FinishPlanningWorktreeResult> {
   const parsed = FinishPlanningWorktreeInputSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`);
+    const issues = zodIssueLines(parsed.error, 'input');
     throw ApplicationFailure.nonRetryable(`finishPlanningWorktree: ${issues.join('; ')}`, 'InvalidInput');
   }
   const input = parsed.data;

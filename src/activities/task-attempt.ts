@@ -17,8 +17,7 @@ import { conflictNote } from '../domain/task-notes';
 import type { RunAgentResult } from './agents';
 import { runDirectory } from './process';
 import type { createRoleAgentActivities, RoleAgentInput } from './role-agents';
-import { runGit } from './git';
-import type { createTaskGitActivities, HandoffSettings } from './task-git';
+import { runGit, type createTaskGitActivities, type HandoffSettings } from './git';
 import type { createValidationActivities, RunChecksInput, RunChecksResult } from './validation';
 
 type TaskGit = ReturnType<typeof createTaskGitActivities>;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { commandEnvironment } from '../domain/agent-env';
 import { namedPathsIn } from '../domain/milestone-failure';
+import { zodIssueLines } from '../domain/zod-errors';
 import { runDirectory, runProcess, SpawnError } from './process';
 
 const TAIL_MAX = 1024;
@@ -62,7 +63,7 @@ export function createValidationActivities(deps: { shell?: string; killGraceMs?:
     async runChecks(rawInput: RunChecksInput): Promise<RunChecksResult> {
       const parsed = RunChecksInputSchema.safeParse(rawInput);
       if (!parsed.success) {
-        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`);
+        const problems = zodIssueLines(parsed.error, '(input)');
         throw ApplicationFailure.nonRetryable(
           `Invalid runChecks input: ${problems.join('; ')}`,
           'InvalidInput',

@@ -1,14 +1,23 @@
 /**
  * What an agent CLI's JSON stream has said so far, read one line at a time while it runs (issue 16): its
  * session id as soon as the CLI prints it (so a worker that dies mid-run still knows which session to
- * resume) and the tokens and cost spent so far (the live view). agent-cli-output.ts reads the whole
+ * resume) and the tokens and cost spent so far (the live view). agent-cli-output/ reads the whole
  * transcript once the run has ended; this reader only follows along. Pure.
  */
 import type { AgentOutputFormat, ModelPrice } from './agent-presets';
-import { estimateCost } from './agent-cli-output';
-import { claudeUsage, num, obj, opencodeStepUsage, str, tryJson, type Json } from './json-fields';
+import {
+  claudeUsage,
+  codexTurnUsage,
+  geminiStatsUsage,
+  num,
+  obj,
+  opencodeStepUsage,
+  str,
+  tryJson,
+  type Json,
+} from './json-fields';
 import type { Usage } from './state';
-import { addUsage, noUsage } from './usage';
+import { addUsage, estimateCost, noUsage } from './usage';
 
 export interface AgentStreamSnapshot {
   sessionId: string | null;
@@ -64,13 +73,7 @@ export function createAgentStreamReader(
     codex: (e) => {
       if (e.type === 'thread.started') sessionId ??= str(e.thread_id);
       const u = e.type === 'turn.completed' ? obj(e.usage) : null;
-      if (u)
-        settled = addUsage(settled ?? noUsage(), {
-          inputTokens: num(u.input_tokens),
-          outputTokens: num(u.output_tokens) + num(u.reasoning_output_tokens),
-          costUsd: 0,
-          cachedInputTokens: num(u.cached_input_tokens),
-        });
+      if (u) settled = addUsage(settled ?? noUsage(), codexTurnUsage(u));
     },
     gemini: (e) => {
       if (e.type === 'init') {
@@ -78,13 +81,7 @@ export function createAgentStreamReader(
         model ??= str(e.model) === 'auto' ? null : str(e.model);
       }
       const stats = e.type === 'result' ? obj(e.stats) : null;
-      if (stats)
-        settled = {
-          inputTokens: num(stats.input_tokens),
-          outputTokens: num(stats.output_tokens),
-          costUsd: 0,
-          ...(num(stats.cached) ? { cachedInputTokens: num(stats.cached) } : {}),
-        };
+      if (stats) settled = geminiStatsUsage(stats);
     },
     opencode: (e) => {
       const part = obj(e.part) ?? e;

@@ -2,6 +2,7 @@
  * An implementer's blocked report (templates/implementer.md, seed 003 P2.4): the agent writes
  * `{"status": "blocked", "reason": "SPEC GAP: ..."}` to $SAGA_REPORT_FILE when it cannot finish. Pure.
  */
+import type { Answer, InteractionRequest } from './state';
 
 /** Longest agent reason kept: it goes to `saga status`, PROGRESS.md and the escalation prompt. */
 export const BLOCKED_REASON_MAX = 300;
@@ -64,3 +65,56 @@ export function specGapDeviation(
 }
 
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/** The escalation of a task that stays blocked: the agent's own blocker, a blocker after re-delegation, or an agent that cannot run. */
+export function escalationPrompt(
+  task: { ref: string; title: string },
+  blocker: { agentBlocked?: string; retryable: boolean; reason: string; evidence: string },
+): string {
+  const { ref, title } = task;
+  if (blocker.agentBlocked)
+    return `Task ${ref} (${title}) is blocked: ${describeAgentBlocker(blocker.agentBlocked)}. Answer edit with the spec change in --text, retry with a note in --text, skip or abort. Evidence: ${blocker.evidence}`;
+  return blocker.retryable
+    ? `Task ${ref} (${title}) is still blocked after re-delegation: ${blocker.reason}. Evidence: ${blocker.evidence}`
+    : `Task ${ref} (${title}) cannot run its agent: ${blocker.reason}. Fix that, then retry (or skip/edit/abort). Transcript: ${blocker.evidence}`;
+}
+
+/** The escalation question of a task that stays blocked (options: retry, skip, edit with the spec change, abort). */
+export const escalationQuestion = (
+  task: { id: string; key: string; title: string; delegations: number },
+  blocker: Parameters<typeof escalationPrompt>[1],
+): InteractionRequest => ({
+  id: `esc-${task.key}-d${task.delegations}`,
+  kind: 'escalation',
+  prompt: escalationPrompt({ ref: task.id, title: task.title }, blocker),
+  options: ['retry', 'skip', 'edit', 'abort'],
+  recommended: 0,
+  textRequiredFor: ['edit'],
+});
+
+/** A spec gap as a question; its answer re-delegates the task with the clarification. */
+export const specGapQuestion = (
+  task: { id: string; key: string; title: string; delegations: number },
+  gap: string,
+): InteractionRequest => ({
+  id: `gap-${task.key}-d${task.delegations}`,
+  kind: 'question',
+  prompt: specGapPrompt(task.id, task.title, gap),
+  options: [...SPEC_GAP_OPTIONS],
+  recommended: 0,
+  textRequiredFor: ['answer'],
+});
+
+/** The decisions.md entry of an answered spec gap: a deviation from the agreed spec, never applied silently. */
+export const specGapDecision = (
+  task: { id: string; title: string },
+  gap: string,
+  answer: Answer,
+): { at: string; title: string; lines: string[] } => ({
+  at: answer.answeredAt,
+  title: specGapDeviation(task.id, gap, answer),
+  lines: [
+    `- Task ${task.id} (${task.title}) reported a spec gap; ${answer.user} answered ${answer.interactionId}.`,
+    `- ${answer.choice === 'answer' ? 'The task is re-delegated with the clarification in its notes.' : 'The task is skipped.'}`,
+  ],
+});

@@ -13,6 +13,7 @@ import {
   ModelPriceSchema,
   resumeCommandFor,
 } from './agent-presets';
+import { formatPath } from './zod-errors';
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
@@ -362,12 +363,4 @@ function formatIssue(fileName: string, issue: z.ZodIssue): string {
     return `${fileName}: ${where}: unknown setting${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
   }
   return `${fileName}: ${where}: ${issue.message}`;
-}
-
-/** `["agents", "mine", "command", 0]` → `agents.mine.command[0]`. */
-export function formatPath(path: ReadonlyArray<string | number>): string {
-  return path.reduce<string>(
-    (out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${part}` : part),
-    '',
-  );
 }

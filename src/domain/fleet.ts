@@ -3,7 +3,7 @@ import type { AcceptanceIssue } from './acceptance-issues';
 import type { Plan, PlanMilestone, PlanTask } from './plan';
 import { integrationBranch, slugify, taskBranch, taskKey, taskRef } from './naming';
 import type { SchedTask } from './schedule';
-import type { MilestoneState, TaskState } from './state';
+import type { MilestoneState, TaskState, Usage } from './state';
 
 export function initialTaskState(sagaName: string, milestone: PlanMilestone, task: PlanTask): TaskState {
   return {
@@ -138,3 +138,89 @@ export function noChangesBlock(
 export const changedSoFar = (before: readonly string[], now: readonly string[] = []): string[] => [
   ...new Set([...before, ...now]),
 ];
+
+/** What a task child reports to the fleet when its delegation ends. */
+export interface TaskReport {
+  ref: string;
+  status: Extract<TaskState['status'], 'passed' | 'blocked'>;
+  reason: string | null;
+  branch: string;
+  commit: string;
+  changedFiles: string[];
+  evidence: string[];
+  attempts: number;
+  usage: Usage;
+  workflowId: string;
+  runId: string;
+  /** False when the reason is one another delegation cannot fix (agent not installed, not authenticated...). */
+  retryable?: boolean;
+  /** The agent profile of the last run and the CLI's session id, when it printed one. */
+  agent?: {
+    profile: string;
+    sessionId: string | null;
+    /** Fix attempts (and crashed runs) that continued the agent's session instead of starting cold. */
+    resumedRuns?: number;
+    /** Why the latest asked-for resume ran as a fresh session instead (one line). */
+    sessionNote?: string;
+  };
+  /**
+   * The agent's own reason (one line) when the task ended on its blocked report: no other attempt was
+   * made, and the fleet asks the user instead of re-delegating (`retryable` is false).
+   */
+  agentBlocked?: string;
+  /** The saga budget ended the task (no run started, or its run was stopped): it is redone after a raise. */
+  budgetStopped?: boolean;
+}
+
+const agentOf = (rep: TaskReport | null) => (rep?.agent ? { agent: rep.agent } : {});
+
+/** A delegation ended by the saga budget: not a failure, the task is redone on its branch's work after a raise. */
+export const budgetStoppedTask = (task: TaskState, rep: TaskReport, usage: Usage): Partial<TaskState> => ({
+  status: 'pending',
+  reason: rep.reason,
+  commit: rep.commit,
+  changedFiles: changedSoFar(task.changedFiles, rep.changedFiles),
+  evidence: rep.evidence,
+  attempts: task.attempts + rep.attempts,
+  worktree: null,
+  usage,
+  ...agentOf(rep),
+});
+
+export const passedTask = (
+  task: TaskState,
+  rep: TaskReport,
+  usage: Usage,
+  warning: string | null,
+): Partial<TaskState> => ({
+  status: 'passed',
+  warning,
+  commit: rep.commit,
+  evidence: rep.evidence,
+  changedFiles: rep.changedFiles,
+  attempts: task.attempts + rep.attempts,
+  worktree: null,
+  reason: null,
+  error: null,
+  usage,
+  ...agentOf(rep),
+});
+
+/** A blocked (or failed: no report) delegation; the branch keeps its work, a later delegation builds on it. */
+export const blockedTask = (
+  task: TaskState,
+  rep: TaskReport | null,
+  reason: string,
+  usage: Usage,
+): Partial<TaskState> => ({
+  status: 'blocked',
+  reason,
+  error: reason,
+  commit: rep?.commit ?? task.commit,
+  changedFiles: changedSoFar(task.changedFiles, rep?.changedFiles),
+  evidence: rep?.evidence ?? task.evidence,
+  attempts: task.attempts + (rep?.attempts ?? 0),
+  worktree: null,
+  usage,
+  ...agentOf(rep),
+});

@@ -39,3 +39,24 @@ export function opencodeStepUsage(part: Json, tokens: Json): Usage {
     cachedInputTokens: cached,
   };
 }
+
+/** One Codex `turn.completed` usage: input includes the cached tokens, reasoning counts as output. */
+export function codexTurnUsage(u: Json): Usage {
+  return {
+    inputTokens: num(u.input_tokens),
+    outputTokens: num(u.output_tokens) + num(u.reasoning_output_tokens),
+    costUsd: 0,
+    cachedInputTokens: num(u.cached_input_tokens),
+  };
+}
+
+/** Gemini CLI's stream-json `stats` totals (input includes the cached tokens); it gives no cost. */
+export function geminiStatsUsage(stats: Json): Usage {
+  const cached = num(stats.cached);
+  return {
+    inputTokens: num(stats.input_tokens),
+    outputTokens: num(stats.output_tokens),
+    costUsd: 0,
+    ...(cached > 0 ? { cachedInputTokens: cached } : {}),
+  };
+}

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { planSummary, type Plan } from './plan';
 import type { InteractionRequest, PlanSummary } from './state';
+import { zodIssueLines } from './zod-errors';
 
 export const PlannerQuestionSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'ids are 1-40 letters, digits, _ or -'),
@@ -54,9 +55,8 @@ export const PlannerQuestionsOutputSchema = z
   });
 export type PlannerQuestionsOutput = z.infer<typeof PlannerQuestionsOutputSchema>;
 
-export function zodErrors(error: z.ZodError): string[] {
-  return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
-}
+/** What is wrong with a planner's output, one line per problem (`questions.1.id: ...`). */
+export const zodErrors = (error: z.ZodError): string[] => zodIssueLines(error, '(root)');
 
 export const QUESTION_BATCH = 4;
 

@@ -1,51 +1,27 @@
 /**
  * Markdown projections of saga state (DESIGN.md 4.5, Saga seed): SAGA.md, MILESTONE.md, task specs,
- * PROGRESS.md, REPORT.md, manifest.md front matter and decisions.md entries. Pure and deterministic:
- * the same state always renders the same bytes, so rewriting a file after every change is idempotent.
- * These files are read by people only; the saga never reads them back (Temporal history is the truth).
+ * PROGRESS.md and decisions.md entries (REPORT.md is completion-report.ts, manifest.md manifest.ts).
+ * Pure and deterministic: the same state always renders the same bytes, so rewriting a file after every
+ * change is idempotent. These files are read by people only; the saga never reads them back (Temporal
+ * history is the truth).
  */
-import { z } from 'zod';
-import YAML from 'yaml';
 import type { Environment } from './environment';
-import { FlagsResultSchema } from './flags';
+import {
+  bullets,
+  cell,
+  code,
+  doc,
+  fenced,
+  oneLine,
+  section,
+  shellQuote,
+  shortCommit,
+  table,
+} from './markdown';
 import { milestoneDirName, sagaWorkflowId, taskFileName, taskRef } from './naming';
 import type { Plan, PlanMilestone, PlanTask } from './plan';
-import { ReviewActionSchema, ReviewCountsSchema } from './review';
 import type { MilestoneState, SagaStatus, TaskState, TaskStatus } from './state';
 
-// ---- markdown helpers ------------------------------------------------------------------------------
-
-const oneLine = (s: string): string => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-/** Inline code that survives backticks inside the text. */
-const code = (s: string): string => (s.includes('`') ? `\`\` ${oneLine(s)} \`\`` : `\`${oneLine(s)}\``);
-/** A table cell: one line, pipes escaped. */
-const cell = (s: string): string => oneLine(s).replace(/\|/g, '\\|') || '—';
-const bullets = (items: string[], empty = 'None.'): string =>
-  items.length ? items.map((i) => `- ${oneLine(i)}`).join('\n') : empty;
-const table = (header: string[], rows: string[][]): string =>
-  [
-    `| ${header.join(' | ')} |`,
-    `|${header.map(() => '---').join('|')}|`,
-    ...rows.map((r) => `| ${r.join(' | ')} |`),
-  ].join('\n');
-/** Preformatted text (keeps line breaks), fenced so backticks inside cannot close it. */
-const fenced = (s: string): string => {
-  const fence = '`'.repeat(Math.max(3, ...(s.match(/`+/g) ?? []).map((run) => run.length + 1)));
-  return `${fence}text\n${s.trim()}\n${fence}`;
-};
-const section = (title: string, body: string): string => `## ${title}\n\n${body.trim()}\n`;
-const doc = (parts: (string | false | undefined)[]): string =>
-  `${parts
-    .filter((p): p is string => typeof p === 'string' && p.trim() !== '')
-    .map((p) => p.trim())
-    .join('\n\n')}\n`;
-
-/** For display only (nothing here is ever executed): quote an argument the way a POSIX shell would read it. */
-export function shellQuote(arg: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-const shortCommit = (commit: string | null): string => (commit ? code(commit.slice(0, 12)) : '—');
 const checkLine = (c: { text: string; check: string }): string =>
   `${oneLine(c.text)} — check: ${code(c.check)}`;
 
@@ -337,187 +313,6 @@ export function renderProgressMd(status: SagaStatus, extra: ProgressExtra): stri
     section('Decisions & Deviations', bullets(extra.decisions)),
     section('Log (newest first)', bullets(extra.log ?? status.log, 'Empty.')),
   ]);
-}
-
-// ---- REPORT.md -----------------------------------------------------------------------------------------
-
-export const ExitCriterionResultSchema = z.object({
-  id: z.string(),
-  result: z.enum(['passed', 'failed', 'not-checkable']),
-  /** Path (relative to the saga directory) of the kept check output. */
-  evidence: z.string().nullable(),
-  summary: z.string().optional(),
-});
-export type ExitCriterionResult = z.infer<typeof ExitCriterionResultSchema>;
-
-export interface ReportInput {
-  status: SagaStatus;
-  plan: Plan;
-  exitResults: ExitCriterionResult[];
-  environment?: Environment | null;
-  /** Extra, feature-specific steps; the checkout, checks and launch steps are always listed first. */
-  manualSteps?: string[];
-}
-
-function manualVerificationSteps(input: ReportInput): string[] {
-  const { status, plan, environment } = input;
-  const steps = [
-    `Check out the integrated result: ${code(`git -C ${shellQuote(status.repo)} switch ${shellQuote(status.integrationBranch)}`)}`,
-    ...plan.exit_criteria.map(
-      (c) => `${oneLine(c.text)} (${c.id}): run ${code(c.check)} in the repo root and expect exit code 0.`,
-    ),
-  ];
-  if (environment?.launch)
-    steps.push(`Launch the program with ${code(environment.launch)} and try the feature by hand.`);
-  return [...steps, ...(input.manualSteps ?? []).map(oneLine)];
-}
-
-export function renderReportMd(input: ReportInput): string {
-  const { status, plan, exitResults } = input;
-  const results = plan.exit_criteria.map((c) => ({
-    criterion: c,
-    result: exitResults.find((r) => r.id === c.id),
-  }));
-  const passed = results.filter((r) => r.result?.result === 'passed').length;
-  const built = status.milestones.map((m) => {
-    const rows = m.tasks.map((t) => [
-      t.id,
-      cell(t.title),
-      t.status,
-      t.branch ? code(t.branch) : '—',
-      shortCommit(t.commit),
-      cell(
-        t.changedFiles.length
-          ? `${t.changedFiles.slice(0, 5).join(', ')}${t.changedFiles.length > 5 ? ` (+${t.changedFiles.length - 5} more)` : ''}`
-          : '—',
-      ),
-    ]);
-    return [
-      `### Milestone ${m.id}: ${oneLine(m.title)} — ${m.status}`,
-      '',
-      `Integration commit: ${shortCommit(m.integrationCommit)}`,
-      '',
-      table(['Task', 'Title', 'Status', 'Branch', 'Commit', 'Changed files'], rows),
-    ].join('\n');
-  });
-  const exitRows = results.map(({ criterion, result }) => [
-    cell(criterion.id),
-    cell(criterion.text),
-    code(criterion.check),
-    result ? `**${result.result}**` : 'not run',
-    result?.evidence ? `[${result.evidence}](${result.evidence})` : '—',
-    cell(result?.summary ?? ''),
-  ]);
-  const open = status.milestones
-    .flatMap((m) => m.tasks)
-    .filter((t) => t.status === 'blocked' || t.status === 'skipped')
-    .map((t) => `${t.id} ${t.slug} — ${t.status}${t.reason ? `: ${oneLine(t.reason)}` : ''}`);
-  return doc([
-    `# Completion report: ${status.name}`,
-    [
-      `- **Goal:** ${oneLine(status.goal) || '—'}`,
-      `- **Round:** ${status.round}`,
-      `- **Integration branch:** ${code(status.integrationBranch)}`,
-      `- **Exit criteria passed:** ${passed} of ${plan.exit_criteria.length}`,
-    ].join('\n'),
-    section('What was built', built.join('\n\n') || 'Nothing yet.'),
-    section('Exit criteria', table(['ID', 'Criterion', 'Check', 'Result', 'Evidence', 'Summary'], exitRows)),
-    section(
-      'Manual verification',
-      manualVerificationSteps(input)
-        .map((s, i) => `${i + 1}. ${s}`)
-        .join('\n'),
-    ),
-    section('Open issues', bullets(open)),
-  ]);
-}
-
-// ---- manifest.md -----------------------------------------------------------------------------------------
-
-const FlagSourceSchema = z.enum(['flag', 'config']).nullable();
-export const ManifestFlagsSchema = FlagsResultSchema.omit({ goal: true, error: true });
-
-/** Seed 001: one entry per checkpoint that proceeded without the user, with the flag sources behind it. */
-export const AutoPickedCheckpointSchema = z.object({
-  phase: z.string(),
-  checkpoint: z.string(),
-  decision: z.string(),
-  timestamp: z.string(),
-  reason: z.string(),
-  flag_sources: z.record(z.string(), FlagSourceSchema),
-});
-
-/** Seed 001: per-phase autonomy budget. */
-export const AutonomousDecisionCountSchema = z.object({
-  phase: z.string(),
-  decided: z.number().int().min(0),
-  asked: z.number().int().min(0),
-  sources: z.record(z.string(), z.number().int().min(0)),
-});
-
-/**
- * One quality-locked review iteration of one subject (plan, task result...): the review module's
- * iteration record plus where the findings are. Extra keys are kept, never dropped from the audit trail.
- */
-export const QualityLockedEntrySchema = z
-  .object({
-    subject: z.string(),
-    iteration: z.number().int().min(1),
-    counts: ReviewCountsSchema,
-    result: ReviewActionSchema,
-    findings: z.string().optional(),
-    timestamp: z.string().optional(),
-  })
-  .passthrough();
-
-export const ManifestFrontSchema = z.object({
-  saga: z.string(),
-  flags: ManifestFlagsSchema,
-  /** Exactly the resolved mode: `subagents`, `inline` or `inline (subagents-unavailable)` (DESIGN.md 4.2). */
-  execution_mode: z.string(),
-  /** Lanes, recorded apart from the mode: `sequential`, `parallel (N lanes)`, `sequential (parallel-requires-subagents)`. */
-  parallel_mode: z.string().optional(),
-  auto_picked_checkpoints: z.array(AutoPickedCheckpointSchema).default([]),
-  autonomous_decisions: z.array(AutonomousDecisionCountSchema).default([]),
-  quality_locked_history: z.array(QualityLockedEntrySchema).default([]),
-});
-export type ManifestFront = z.infer<typeof ManifestFrontSchema>;
-export type ManifestFrontInput = z.input<typeof ManifestFrontSchema>;
-/** The list fields of the manifest, which `updateManifest` can append to. */
-export const MANIFEST_LIST_KEYS = [
-  'auto_picked_checkpoints',
-  'autonomous_decisions',
-  'quality_locked_history',
-] as const;
-
-export const defaultManifestBody = (saga: string): string =>
-  `\n# Manifest: ${saga}\n\nFlags, execution mode and the audit trail of automatic decisions (front matter ` +
-  'above, machine-readable). Human-readable entries are in [decisions.md](decisions.md).\n';
-
-/** YAML front matter between `---` lines, then the body. Throws if `front` does not fit the schema. */
-export function renderManifest(front: ManifestFrontInput, body?: string): string {
-  const parsed = ManifestFrontSchema.parse(front);
-  const yaml = YAML.stringify(parsed, { lineWidth: 0, aliasDuplicateObjects: false });
-  return `---\n${yaml}---\n${body ?? defaultManifestBody(parsed.saga)}`;
-}
-
-/** Inverse of renderManifest. Throws an Error naming what is wrong with the text. */
-export function parseManifest(text: string): { front: ManifestFront; body: string } {
-  // The closing `---` must be a line of its own; YAML never emits such a line inside a mapping value.
-  const match = /^---\r?\n([\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
-  if (!match) throw new Error('manifest.md: expected YAML front matter between "---" lines at the top');
-  let raw: unknown;
-  try {
-    raw = YAML.parse(match[1] ?? '');
-  } catch (err) {
-    throw new Error(`manifest.md: front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
-  }
-  const parsed = ManifestFrontSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(front matter)'}: ${i.message}`);
-    throw new Error(`manifest.md: invalid front matter: ${issues.join('; ')}`);
-  }
-  return { front: parsed.data, body: match[2] };
 }
 
 // ---- decisions.md ------------------------------------------------------------------------------------------

@@ -47,6 +47,27 @@ export function priceTokens(
   );
 }
 
+/** Tokens priced from the table when the CLI gave no cost. */
+export function estimateCost(
+  usage: Usage,
+  model: string | null,
+  prices?: Readonly<Record<string, ModelPrice>>,
+): Usage {
+  const price = model ? findPrice(model, prices ?? {}) : null;
+  if (!price) return usage;
+  return { ...usage, costUsd: priceTokens(usage, price), costEstimated: true };
+}
+
+/** Exact name, else the longest table entry the model's name starts with (`gpt-5-2026-01` → `gpt-5`). */
+function findPrice(model: string, prices: Readonly<Record<string, ModelPrice>>): ModelPrice | null {
+  const name = model.replace(/^models\//, '');
+  if (prices[name]) return prices[name]!;
+  const prefix = Object.keys(prices)
+    .filter((k) => name.startsWith(k))
+    .sort((a, b) => b.length - a.length)[0];
+  return prefix ? prices[prefix]! : null;
+}
+
 /** `$0.42, 12000 in / 678 out tokens`; an estimated cost reads `~$0.42 (estimate)`. */
 export const formatUsage = (u: Usage): string =>
   `${u.costEstimated ? '~' : ''}$${u.costUsd.toFixed(2)}${u.costEstimated ? ' (estimate)' : ''}, ${u.inputTokens} in / ${u.outputTokens} out tokens`;

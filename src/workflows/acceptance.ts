@@ -5,7 +5,6 @@
  * the user is asked for one, or says `none` (review only), so a fix is never judged by checks that already
  * passed before it.
  */
-import { patched } from '@temporalio/workflow';
 import {
   ISSUE_CHECK_OPTIONS,
   ISSUE_SYNTAX_EXAMPLE,
@@ -33,9 +32,6 @@ export type AcceptanceResult =
   | { accepted: false; issues: string[]; milestone: PlanMilestone; by: string };
 
 export const ACCEPTANCE_OPTIONS = ['accept', 'accept and fast-forward', 'report issues'] as const;
-
-/** Marks runs that ask for the checks of issues reported without one (runs before it asked nothing more). */
-export const ISSUE_CHECKS_PATCH = 'acceptance-issue-checks';
 
 /** The id of the question asking for the check of issue `n` (1-based) of round `round`. */
 export const issueCheckInteractionId = (round: number, n: number): string =>
@@ -77,7 +73,7 @@ export async function acceptanceWorkflow({
         .map((l) => l.trim())
         .filter(Boolean)
         .map((text) => ({ text, check: null }));
-  if (patched(ISSUE_CHECKS_PATCH)) issues = await askMissingChecks(ctx, round, issues);
+  issues = await askMissingChecks(ctx, round, issues);
   return {
     accepted: false,
     issues: issues.map((i) => i.text),

@@ -7,6 +7,7 @@ import {
   type RetryPolicy,
 } from '@temporalio/workflow';
 import type { SagaActivities } from '../activities';
+import type { SagaContext } from '../domain/saga-input';
 
 type Stubs = ActivityInterfaceFor<SagaActivities>;
 type Stub = ActivityFunctionWithOptions<(...args: unknown[]) => Promise<unknown>>;
@@ -106,4 +107,20 @@ export function longActivities(hostQueue: string, maxRunMs: number, heartbeatTim
     retry: { ...retry, maximumAttempts: 10 },
   });
   return withSummaries(stubs);
+}
+
+/** Agents' longest run (their configured timeouts, at least a minute): the backstop of long activities. */
+export const maxAgentTimeout = (ctx: SagaContext): number =>
+  Math.max(60_000, ...Object.values(ctx.settings.agentTimeoutMs));
+
+/**
+ * The activity stubs of a saga's workflows, in one place so every one honours the saga's settings
+ * (`heartbeat_timeout`). `longestRunMs`: the longest run a long activity may take (default: the longest
+ * agent timeout).
+ */
+export function activitiesFor(ctx: SagaContext, longestRunMs = maxAgentTimeout(ctx)) {
+  return {
+    quick: quickActivities(ctx.hostQueue),
+    long: longActivities(ctx.hostQueue, longestRunMs, ctx.settings.heartbeatTimeoutMs),
+  };
 }

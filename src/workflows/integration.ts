@@ -3,24 +3,15 @@
  * integration branch in dependency order, hand conflicts to a resolver agent, run milestone validation,
  * and revert to the pre-integration commit when it fails (the branches and commits stay in git).
  */
-import { patched } from '@temporalio/workflow';
 import { integrationBranch, taskRef, worktreeDirName } from '../domain/naming';
-import { describeBlame, everyTask, tasksToRedelegate } from '../domain/milestone-failure';
+import { describeBlame, tasksToRedelegate } from '../domain/milestone-failure';
 import type { PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import { mergeOrder } from '../domain/schedule';
 import type { MilestoneState, Usage } from '../domain/state';
-import { longActivities, quickActivities } from './activities';
-import { maxAgentTimeout, profileFor, sagaLog } from './shared';
+import { activitiesFor } from './activities';
+import { profileFor, sagaLog } from './shared';
 import { addUsage, noUsage } from '../domain/usage';
-
-/** Marks histories where a milestone's merges run in one activity (`mergeBranches`), not one per task. */
-export const MERGE_BATCH_PATCH = 'integration-merge-batch';
-/** Marks histories where the integration worktree gets the `worktree.copy` files and `setup` commands. */
-export const INTEGRATION_SETUP_PATCH = 'integration-worktree-setup';
-
-/** Marks histories where a failed milestone validation re-delegates only the tasks it points at. */
-export const REDELEGATE_BLAMED_PATCH = 'integration-redelegate-blamed';
 
 /**
  * `note`: why, in one line (the task's status reason); `details`: more for the agent (the failing checks'
@@ -47,25 +38,22 @@ export async function integrateMilestone(
    * The saga budget's gate before each resolver run (given what this integration has spent): the cap for the
    * run (null: no budget), or 'stop' when the user stopped the saga instead of raising it.
    */
-  resolverBudget?: (spentHere: number) => Promise<number | null | 'stop'>,
+  resolverBudget: (spentHere: number) => Promise<number | null | 'stop'>,
 ): Promise<IntegrationResult> {
-  const quick = quickActivities(ctx.hostQueue);
-  const long = longActivities(ctx.hostQueue, maxAgentTimeout(ctx), ctx.settings.heartbeatTimeoutMs);
+  const { quick, long } = activitiesFor(ctx);
   const branch = integrationBranch(ctx.name);
   const worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'integration')}`;
   // Milestone checks need what task checks have (`worktree.copy` files, installed dependencies): the
-  // integration worktree is prepared like a task's. Histories before the patch only created it.
-  const { head: pre } = patched(INTEGRATION_SETUP_PATCH)
-    ? await long.prepareWorktree({
-        repo: ctx.repo,
-        branch,
-        worktree,
-        base: ctx.base,
-        copyFiles: ctx.settings.worktree.copy,
-        setup: ctx.settings.worktree.setup,
-        passEnv: ctx.settings.passEnv,
-      })
-    : await quick.ensureIntegrationWorktree({ repo: ctx.repo, branch, worktree, base: ctx.base });
+  // integration worktree is prepared like a task's.
+  const { head: pre } = await long.prepareWorktree({
+    repo: ctx.repo,
+    branch,
+    worktree,
+    base: ctx.base,
+    copyFiles: ctx.settings.worktree.copy,
+    setup: ctx.settings.worktree.setup,
+    passEnv: ctx.settings.passEnv,
+  });
   const copies = ctx.settings.worktree.copy;
   const label = `m${spec.id}-r${round}`;
 
@@ -77,23 +65,15 @@ export async function integrateMilestone(
   const conflicted: { ref: string; files: string[] }[] = [];
   const messageFor = (ref: string) =>
     `saga(${ctx.name}): integrate ${ref} ${state.tasks.find((t) => t.id === ref)!.slug}`;
-  const batched = patched(MERGE_BATCH_PATCH);
-  /** Merges from `toMerge[from]` on, up to the first conflict (histories before the patch: one branch). */
-  const mergeFrom = async (from: number) => {
-    if (batched) {
-      const merges = toMerge.slice(from).map((ref) => ({
+  /** Merges from `toMerge[from]` on, in one activity, up to the first conflict. */
+  const mergeFrom = (from: number) =>
+    quick.mergeBranches({
+      worktree,
+      merges: toMerge.slice(from).map((ref) => ({
         branch: state.tasks.find((t) => t.id === ref)!.branch,
         message: messageFor(ref),
-      }));
-      return quick.mergeBranches({ worktree, merges });
-    }
-    const ref = toMerge[from]!;
-    const branch = state.tasks.find((t) => t.id === ref)!.branch;
-    const one = await quick.mergeBranch({ worktree, branch, message: messageFor(ref) });
-    return one.status === 'conflict'
-      ? { merged: 0, conflict: { branch, conflictedFiles: one.conflictedFiles }, head: one.head }
-      : { merged: 1, conflict: null, head: one.head };
-  };
+      })),
+    });
   for (let next = 0; next < toMerge.length;) {
     const step = await mergeFrom(next);
     next += step.merged;
@@ -106,7 +86,7 @@ export async function integrateMilestone(
       ctx,
       `Merge conflict integrating ${ref}: ${merge.conflictedFiles.join(', ')}; asking the resolver`,
     );
-    const cap = resolverBudget ? await resolverBudget(usage.costUsd) : null;
+    const cap = await resolverBudget(usage.costUsd);
     if (cap === 'stop') {
       await quick.abortMerge({ worktree });
       conflicted.push({ ref, files: merge.conflictedFiles });
@@ -184,7 +164,7 @@ export async function integrateMilestone(
   await quick.removeWorktree({ repo: ctx.repo, worktree, copies });
   const failures = checks.results.filter((r) => r.exitCode !== 0 || r.timedOut);
   // Only the tasks the failure points at are redone; the others stay passed and are merged again as they
-  // are. Histories before the patch re-delegated every merged task (their children were started so).
+  // are.
   const suspects = toMerge.map((ref) => {
     const planned = spec.tasks.find((t) => taskRef(spec.id, t.id) === ref)!;
     return {
@@ -194,12 +174,10 @@ export async function integrateMilestone(
       changedFiles: state.tasks.find((t) => t.id === ref)!.changedFiles,
     };
   });
-  const blame = patched(REDELEGATE_BLAMED_PATCH)
-    ? tasksToRedelegate(
-        failures.map((f) => ({ check: f.check, output: f.tail, namedPaths: f.namedPaths })),
-        suspects,
-      )
-    : everyTask(suspects);
+  const blame = tasksToRedelegate(
+    failures.map((f) => ({ check: f.check, output: f.tail, namedPaths: f.namedPaths })),
+    suspects,
+  );
   await sagaLog(
     ctx,
     `Integration: milestone ${spec.id} validation ${failures.map((f) => `'${f.check}'`).join(', ')} failed; reverted to ${pre.slice(0, 10)}; re-delegating ${describeBlame(blame)}`,

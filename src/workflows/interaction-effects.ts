@@ -4,7 +4,7 @@
  * Slack message update and a decisions.md entry when it is answered.
  * All of it runs in the background: a chat outage or a failed write never blocks or fails the saga.
  */
-import { condition, log, patched, proxyActivities } from '@temporalio/workflow';
+import { condition, log, proxyActivities } from '@temporalio/workflow';
 import type { SagaActivities } from '../activities';
 import type { Answer, Interaction } from '../domain/state';
 
@@ -23,17 +23,10 @@ const DEFAULT_MAX_REMINDERS = 5;
 const MAX_DOUBLINGS = 10;
 
 export class InteractionEffects {
-  /** Histories recorded before notifications existed replay without them. */
-  private readonly enabled = patched('interaction-effects');
   private readonly activities;
   /** Null until the worker tells how often to remind (null again if it has nowhere to notify). */
   private remindAfterMs: number | null = null;
   private maxReminders = DEFAULT_MAX_REMINDERS;
-  /**
-   * Whether reminders back off and stop; decided (patch marker) when the first reminder is considered, so a
-   * run that began reminding every remindAfterMs without end replays unchanged.
-   */
-  private limited: boolean | undefined;
   private readonly lastNotified = new Map<string, { at: number; reminder: number }>();
   private readonly unrecorded: Answer[] = [];
   private changes = 0;
@@ -49,14 +42,12 @@ export class InteractionEffects {
   }
 
   opened(interaction: Interaction): void {
-    if (!this.enabled) return;
     this.lastNotified.set(interaction.id, { at: Date.now(), reminder: 0 });
     this.notify(interaction, 0);
     this.changes++;
   }
 
   answered(answer: Answer): void {
-    if (!this.enabled) return;
     this.lastNotified.delete(answer.interactionId);
     this.unrecorded.push(answer);
     this.changes++;
@@ -74,7 +65,6 @@ export class InteractionEffects {
 
   /** The background loops; they run until the saga ends. */
   async run(): Promise<void> {
-    if (!this.enabled) return;
     await Promise.all([this.remindLoop(), this.recordLoop()]);
   }
 
@@ -113,7 +103,6 @@ export class InteractionEffects {
    * abort an update delivered with it, e.g. the answer that ended the saga.
    */
   async settled(timeoutMs = 30_000): Promise<void> {
-    if (!this.enabled) return;
     await condition(
       () => this.inFlight === 0 && (this.unrecorded.length === 0 || !this.options.sagaDirReady()),
       timeoutMs,
@@ -128,11 +117,9 @@ export class InteractionEffects {
   private async remindLoop(): Promise<void> {
     for (;;) {
       await condition(() => this.remindAfterMs !== null && this.options.pending().length > 0);
-      this.limited ??= patched('reminder-backoff');
       const every = this.remindAfterMs!;
       /** How long after reminder `sent` (0: the first notification) the next one is due; Infinity: none. */
       const waitAfter = (sent: number): number => {
-        if (!this.limited) return every;
         if (sent >= this.maxReminders) return Infinity;
         return every * 2 ** Math.min(sent, MAX_DOUBLINGS);
       };

@@ -2,6 +2,7 @@
  * The saga workflow's register of who it waits for. Children open interactions by signal; users answer
  * through the `respond` update, whose validator refuses bad answers before they reach history.
  */
+import { zodIssueLines } from '../domain/zod-errors';
 import {
   ApplicationFailure,
   getExternalWorkflowHandle,
@@ -69,7 +70,7 @@ export class InteractionHub {
     if (!parsed.success) {
       throw ApplicationFailure.create({
         type: 'InvalidRequest',
-        message: `Invalid answer: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        message: `Invalid answer: ${zodIssueLines(parsed.error, '').join('; ')}`,
         nonRetryable: true,
       });
     }

@@ -3,16 +3,23 @@
  * decomposition, the spec tree on disk, and the approval gate. Intake (name confirmation) happens in the
  * saga workflow before this phase, so nothing is created on disk before the user confirms.
  */
-import { CancellationScope, log, patched, setCurrentDetails } from '@temporalio/workflow';
-import { budgetInteraction, raisedLimit, remainingUsd, runCapUsd } from '../domain/budget';
+import { CancellationScope, setCurrentDetails } from '@temporalio/workflow';
 import type { Environment } from '../domain/environment';
 import { validatePlan, type Plan } from '../domain/plan';
 import {
+  applyCorrections,
+  askedBackQuestion,
+  autonomousDecisionEntries,
+  correctableDecisions,
+  countSources,
+  memoryEntries,
+  rationaleBullets,
+  type AdoptedDefault,
+} from '../domain/autonomous-decisions';
+import {
   correctableDecisionLines,
-  DECISION_TAG,
   parseDecisionCorrections,
   type CorrectableDecision,
-  type MemoryEntry,
 } from '../domain/memory';
 import {
   AUTONOMY_INSUFFICIENT_NOTE,
@@ -27,11 +34,12 @@ import {
 } from '../domain/planner';
 import type { SagaContext } from '../domain/saga-input';
 import type { Answer, PlanSummary, Usage } from '../domain/state';
-import { addUsage, noUsage } from '../domain/usage';
-import { longActivities, quickActivities } from './activities';
+import { noUsage } from '../domain/usage';
+import { activitiesFor, quickActivities } from './activities';
 import { ask, askAll } from './ask';
+import { plannerRuns, type PlanningSpend } from './planner-runs';
 import { reviewLoop } from './review-loop';
-import { planningWorktree, plannerProfile, report, sagaLog } from './shared';
+import { planningWorktree, report, sagaLog } from './shared';
 
 export interface PlanningInput {
   ctx: SagaContext;
@@ -51,26 +59,6 @@ export interface PlanningResult {
   sagaBudgetUsd?: number | null;
 }
 
-/** The saga budget as planning sees it: its limit (raised by answers) and the planner runs' spend. */
-interface PlanningSpend {
-  usage: Usage;
-  sagaBudgetUsd: number | null;
-}
-
-const MAX_INVALID_OUTPUTS = 3;
-
-/** Marks planning runs that add their decisions to the repository's memory of sagas (seed 001). */
-export const REPO_MEMORY_PATCH = 'planner-repo-memory';
-/** Marks planning runs that record `D<n>:` corrections of autonomous decisions as `[LRN:correction]`. */
-export const CORRECTIONS_PATCH = 'autonomous-decision-corrections';
-/** Marks planning runs that degrade to interactive elicitation when every substantive decision is asked. */
-export const AUTONOMY_DEGRADE_PATCH = 'autonomous-degrade-to-elicitation';
-/**
- * Marks planning runs whose planner runs are gated by the saga budget: a run that would start at or over it
- * asks the `budget` question first (raise / stop), and each gets what is left as its cap.
- */
-export const PLANNER_BUDGET_PATCH = 'planner-budget-gate';
-
 export async function planningWorkflow(input: PlanningInput): Promise<PlanningResult> {
   const { ctx } = input;
   const scratch = planningWorktree(ctx);
@@ -79,19 +67,19 @@ export async function planningWorkflow(input: PlanningInput): Promise<PlanningRe
     const result = await runPlanning(input, scratch, spend);
     return { ...result, usage: spend.usage, sagaBudgetUsd: spend.sagaBudgetUsd };
   } finally {
-    // Histories recorded before the scratch worktree existed have no such step; they replay without it.
-    if (patched('planning-scratch-worktree')) {
-      const quick = quickActivities(ctx.hostQueue);
-      const finished = await CancellationScope.nonCancellable(() =>
-        quick.finishPlanningWorktree({ repo: ctx.repo, worktree: scratch, sagaDir: ctx.sagaDir }),
-      );
-      await sagaLog(
-        ctx,
-        finished.checkoutUnchanged === false
-          ? `Warning: the main checkout changed during planning: ${finished.differences.join('; ')}`
-          : `Planning worktree ${finished.removed ? 'removed' : 'already gone'}; main checkout unchanged`,
-      );
-    }
+    const finished = await CancellationScope.nonCancellable(() =>
+      quickActivities(ctx.hostQueue).finishPlanningWorktree({
+        repo: ctx.repo,
+        worktree: scratch,
+        sagaDir: ctx.sagaDir,
+      }),
+    );
+    await sagaLog(
+      ctx,
+      finished.checkoutUnchanged === false
+        ? `Warning: the main checkout changed during planning: ${finished.differences.join('; ')}`
+        : `Planning worktree ${finished.removed ? 'removed' : 'already gone'}; main checkout unchanged`,
+    );
   }
 }
 
@@ -100,49 +88,8 @@ async function runPlanning(
   scratch: string,
   spend: PlanningSpend,
 ): Promise<PlanningResult> {
-  const quick = quickActivities(ctx.hostQueue);
-  const long = longActivities(ctx.hostQueue, 60 * 60_000);
-  const budgetGate = patched(PLANNER_BUDGET_PATCH);
-  let budgetQuestions = 0;
-  /** The user answered a budget question with stop: no planner run starts any more. */
-  let budgetStopped = false;
-
-  /**
-   * The saga budget's gate before a planner run: asks (raise / stop) while planning has spent it all; the
-   * cap for the run (null: no budget), or 'stop' when the user stopped the saga.
-   */
-  async function plannerBudget(): Promise<number | null | 'stop'> {
-    for (;;) {
-      if (budgetStopped) return 'stop';
-      const limit = spend.sagaBudgetUsd;
-      const spent = spend.usage.costUsd;
-      if (limit === null) return null;
-      if (spent < limit) return runCapUsd(remainingUsd(limit, spent));
-      setCurrentDetails('Waiting for a budget answer before the next planner run');
-      const question = budgetInteraction(
-        `budget-planning-${Math.round(spent * 100)}-of-${Math.round(limit * 100)}-q${++budgetQuestions}`,
-        spent,
-        limit,
-        ctx.settings.budget.onExhausted ?? 'finish',
-      );
-      const answer = await ask(ctx.sagaWorkflowId, question);
-      await sagaLog(
-        ctx,
-        `Budget question answered by ${answer.user}: ${answer.choice}${answer.text ? ` ${answer.text}` : ''}`,
-      );
-      if (answer.choice === 'stop') {
-        await sagaLog(ctx, 'Planning stopped at the saga budget');
-        budgetStopped = true;
-        return 'stop';
-      }
-      try {
-        spend.sagaBudgetUsd = raisedLimit(answer.text ?? '', limit);
-        await sagaLog(ctx, `Saga budget is now $${spend.sagaBudgetUsd}`);
-      } catch {
-        // Refused by the respond validator; asked again.
-      }
-    }
-  }
+  const { quick, long } = activitiesFor(ctx, 60 * 60_000);
+  const { planner, budgetStopped } = plannerRuns(ctx, scratch, spend);
 
   setCurrentDetails('Discovering the environment of the target repo');
   const environment = await long.discoverEnvironment({
@@ -157,89 +104,11 @@ async function runPlanning(
     `Discovery: ${environment.programType}; ${environment.commands.length} commands checked`,
   );
 
-  /** Runs the planner at a stage and validates its answer; invalid answers are retried with the errors. */
-  async function planner<T>(
-    stage: string,
-    context: Record<string, unknown>,
-    validate: (raw: unknown) => { ok: true; value: T } | { ok: false; errors: string[] },
-  ): Promise<T | null> {
-    let errors: string[] = [];
-    for (let round = 1; ; round++) {
-      for (let attempt = 1; attempt <= MAX_INVALID_OUTPUTS; attempt++) {
-        const cap = budgetGate ? await plannerBudget() : null;
-        if (cap === 'stop') return null;
-        const run = await long.runRoleAgent({
-          template: `planner-${stage === 'revise' ? 'revise' : stage}`,
-          sagaName: ctx.name,
-          sagaDir: ctx.sagaDir,
-          role: 'planner',
-          stage,
-          taskId: 'plan',
-          attempt,
-          profile: plannerProfile(ctx),
-          workdir: scratch,
-          context: { ...context, goal: ctx.goal, stage, previousErrors: errors },
-          // Earlier sagas' decisions and learnings of this repo, read into the prompt with their citations.
-          memory: { repo: ctx.repo },
-          attachments: [],
-          runLabel: `planner-${stage}-${String(context.round ?? context.version ?? 1)}-${round}-a${attempt}`,
-          ...(cap !== null ? { maxBudgetUsd: cap } : {}),
-        });
-        spend.usage = addUsage(spend.usage, run.usage);
-        const raw = run.report ?? null;
-        const checked =
-          raw === null
-            ? { ok: false as const, errors: [run.reportError ?? 'no JSON answer'] }
-            : validate(raw);
-        if (checked.ok) return checked.value;
-        errors = checked.errors;
-        log.warn('Planner output invalid', { stage, attempt, errors });
-      }
-      const answer = await ask(ctx.sagaWorkflowId, {
-        id: `planner-invalid-${stage}-${String(context.round ?? context.version ?? 1)}-${round}`,
-        kind: 'question',
-        prompt:
-          `The planner gave an invalid answer ${MAX_INVALID_OUTPUTS} times at stage '${stage}':\n- ` +
-          errors.slice(0, 10).join('\n- '),
-        options: ['retry', 'abort'],
-        recommended: 0,
-      });
-      if (answer.choice === 'abort') return null;
-    }
-  }
-
   /** decisions.md (newest first): the defaults adopted by [D], then the planner's own decisions with citations. */
-  async function recordAutonomousDecisions(
-    decided: PlannerDecision[],
-    defaults: { question: string; choice: string }[],
-  ): Promise<void> {
-    const at = new Date().toISOString();
-    if (decided.length) {
-      await quick.prependDecision({
-        sagaDir: ctx.sagaDir,
-        entry: {
-          at,
-          title: `Autonomous decisions (planning): ${decided.length} decided`,
-          lines: decided.map(
-            (d) =>
-              `- ${d.question}: ${d.choice} — ${d.citation}${d.confident ? '' : ' (unconfident, cosmetic: default documented)'}`,
-          ),
-        },
-      });
-    }
-    if (defaults.length) {
-      await quick.prependDecision({
-        sagaDir: ctx.sagaDir,
-        entry: {
-          at,
-          title: `Defaults adopted ([D]) for ${defaults.length} question(s) asked back`,
-          lines: defaults.map(
-            (d) => `- ${d.question}: ${d.choice} — default — no signal; the user picked [D]`,
-          ),
-        },
-      });
-    }
-  }
+  const recordAutonomousDecisions = async () => {
+    for (const entry of autonomousDecisionEntries(decisions, defaultsAdopted, new Date().toISOString()))
+      await quick.prependDecision({ sagaDir: ctx.sagaDir, entry });
+  };
 
   /** From earlier sagas' costs in this saga home (SAGA.md shows it too); null when there are none. */
   let costEstimate: string | null = null;
@@ -273,7 +142,7 @@ async function runPlanning(
   const substantive = { askedSubstantive: 0, decidedSubstantive: 0 };
   /** Autonomous mode: questions put to the user, and the defaults adopted when the user picked [D]. */
   const askedBack: string[] = [];
-  const defaultsAdopted: { question: string; choice: string }[] = [];
+  const defaultsAdopted: AdoptedDefault[] = [];
 
   if (!givenPlan) {
     // Seed 001 pre-flight: the autonomous planner decides from conventions, principles and prior decisions.
@@ -316,7 +185,7 @@ async function runPlanning(
         }
         substantive.askedSubstantive +=
           out.questions.filter((q) => q.substantive).length + unconfident.length;
-        if (autonomous && autonomyInsufficient(substantive) && patched(AUTONOMY_DEGRADE_PATCH)) {
+        if (autonomous && autonomyInsufficient(substantive)) {
           autonomous = false;
           await sagaLog(ctx, AUTONOMY_INSUFFICIENT_NOTE);
           await quick.prependDecision({
@@ -334,17 +203,7 @@ async function runPlanning(
         }
         for (const d of unconfident) {
           // Seed 001: unconfident + substantive is asked back (an exception checkpoint, never auto-picked).
-          questions.push({
-            id: `d${questions.length + 1}`,
-            text: d.question,
-            options: [d.choice, 'Something else (say which with --text)'],
-            recommended: 0,
-            substantive: true,
-            why: autonomous
-              ? `--autonomous could not decide this confidently (${d.citation}); it is substantive, so ` +
-                `it is yours to answer. [D] default adopts "${d.choice}" and records it in decisions.md.`
-              : `no signal to decide this (${d.citation}); it is substantive, so it is yours to answer.`,
-          });
+          questions.push(askedBackQuestion(d, questions.length + 1, autonomous));
         }
       }
       if (questions.length === 0) break;
@@ -368,12 +227,12 @@ async function runPlanning(
       }
     }
     // Seed 001 memory: this saga's decisions inform the repo's next sagas (their planner cites them).
-    const remembered = memoryEntries(ctx.name, decisions, answers, defaultsAdopted);
-    if (remembered.length && patched(REPO_MEMORY_PATCH)) {
+    const remembered = memoryEntries(ctx.name, decisions, answers, defaultsAdopted, new Date().toISOString());
+    if (remembered.length) {
       await quick.rememberDecisions({ repo: ctx.repo, entries: remembered });
     }
     if (ctx.flags.autonomous) {
-      await recordAutonomousDecisions(decisions, defaultsAdopted);
+      await recordAutonomousDecisions();
       await quick.updateManifest({
         sagaDir: ctx.sagaDir,
         patch: {
@@ -432,21 +291,14 @@ async function runPlanning(
         },
       });
       // A revision stopped at the budget leaves the plan unrevised: the saga ends, it is not approved.
-      if (reviewed === 'abort' || budgetStopped)
+      if (reviewed === 'abort' || budgetStopped())
         return { approved: false, plan, environment, problem, versions: version };
     }
     await publish(version, 'awaiting-approval');
     setCurrentDetails('Waiting for plan approval');
     // Autonomous decisions are listed so the user can correct one by number (seed 001 [LRN:correction]).
     const correctable: CorrectableDecision[] = ctx.flags.autonomous
-      ? [
-          ...decisions.map(({ question, choice, citation }) => ({ question, choice, citation })),
-          ...defaultsAdopted.map(({ question, choice }) => ({
-            question,
-            choice,
-            citation: 'default — no signal ([D] picked by the user)',
-          })),
-        ]
+      ? correctableDecisions(decisions, defaultsAdopted)
       : [];
     const answer = await ask(ctx.sagaWorkflowId, {
       id: `plan-approval-${version}`,
@@ -475,7 +327,7 @@ async function runPlanning(
     const { corrections, unknown } = correctable.length
       ? parseDecisionCorrections(answer.text ?? '', correctable)
       : { corrections: [], unknown: [] };
-    if ((corrections.length || unknown.length) && patched(CORRECTIONS_PATCH)) {
+    if (corrections.length || unknown.length) {
       if (unknown.length)
         await sagaLog(
           ctx,
@@ -511,75 +363,4 @@ async function runPlanning(
     if (!revised) return { approved: false, plan, environment, problem, versions: version };
     plan = revised;
   }
-}
-
-/** Seed 001 rationale bullets: `**label:** choice — citation`, the [D] defaults marked as such. */
-function rationaleBullets(
-  decisions: PlannerDecision[],
-  defaults: { question: string; choice: string }[],
-): string[] {
-  return [
-    ...decisions.map((d) => `**${d.question}:** ${d.choice} — ${d.citation}`),
-    ...defaults.map((d) => `**${d.question}:** ${d.choice} — default — no signal ([D] picked by the user)`),
-  ];
-}
-
-/** A corrected decision stands as the user said (the rationale block and later approvals show it so). */
-function applyCorrections(
-  corrections: ReturnType<typeof parseDecisionCorrections>['corrections'],
-  decisions: PlannerDecision[],
-  defaults: { question: string; choice: string }[],
-): void {
-  for (const c of corrections) {
-    const i = c.number - 1;
-    const citation = `the user's correction (D${c.number}, [LRN:correction] in decisions.md)`;
-    if (i < decisions.length)
-      decisions[i] = { ...decisions[i]!, choice: c.correction, citation, confident: true };
-    else if (defaults[i - decisions.length]) defaults[i - decisions.length]!.choice = c.correction;
-  }
-}
-
-/** This saga's planning decisions as memory entries: the planner's own (with citations) and the user's answers. */
-function memoryEntries(
-  saga: string,
-  decisions: PlannerDecision[],
-  answers: { question: string; answer: string; text?: string }[],
-  defaults: { question: string; choice: string }[],
-): MemoryEntry[] {
-  const at = new Date().toISOString();
-  const adopted = new Set(defaults.map((d) => d.question));
-  const entry = (subject: string, text: string): MemoryEntry => ({
-    at,
-    tag: DECISION_TAG,
-    subject,
-    text,
-    saga,
-    file: 'decisions.md',
-  });
-  return [
-    ...decisions.map((d) => entry(d.question, `${d.choice} — decided autonomously (${d.citation})`)),
-    ...answers.map((a) =>
-      entry(
-        a.question,
-        `${a.answer}${a.text ? ` (${a.text})` : ''} — ${adopted.has(a.question) ? 'default adopted by the user ([D])' : 'answered by the user'}`,
-      ),
-    ),
-  ];
-}
-
-function countSources(decisions: PlannerDecision[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const d of decisions) {
-    const key = /memory/i.test(d.citation)
-      ? 'memory'
-      : /codebase|pattern/i.test(d.citation)
-        ? 'codebase'
-        : /principle|constitution/i.test(d.citation)
-          ? 'principle'
-          : /prior|decision/i.test(d.citation)
-            ? 'prior'
-            : 'default';
-    counts[key] = (counts[key] ?? 0) + 1;
-  }
-  return counts;
 }

@@ -2,11 +2,11 @@
  * Quality-locked review (seed 001 + DESIGN.md 5): a fresh reviewer reviews; the flag module decides
  * PASS / REVISE / CAP_REACHED / ESCALATE; exception checkpoints always wait for the user.
  */
-import { qualityDecision, type IterationRecord } from '../domain/review';
+import { ITERATION_CAP, qualityDecision, type IterationRecord } from '../domain/review';
 import type { SagaContext } from '../domain/saga-input';
-import { quickActivities, longActivities } from './activities';
+import { activitiesFor } from './activities';
 import { ask } from './ask';
-import { maxAgentTimeout, profileFor, sagaLog } from './shared';
+import { profileFor, sagaLog } from './shared';
 
 /** `budget`: the saga budget was spent before a reviewer run could start. */
 export type ReviewOutcome = 'pass' | 'skipped' | 'forced' | 'escalated' | 'abort' | 'budget';
@@ -29,8 +29,6 @@ export interface ReviewLoopOptions<T> {
   budgetLeft?: () => number | null;
 }
 
-const MAX_ITERATIONS = 10;
-
 /**
  * How a review runs in each execution mode (DESIGN.md 4.2, seed 000). CLI agents have no session a saga could
  * hand over, so the modes are expressed in what the reviewer run is and is told:
@@ -51,8 +49,7 @@ function reviewSession(ctx: SagaContext, id: string, iteration: number) {
 }
 
 export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>): Promise<ReviewOutcome> {
-  const quick = quickActivities(ctx.hostQueue);
-  const long = longActivities(ctx.hostQueue, maxAgentTimeout(ctx));
+  const { quick, long } = activitiesFor(ctx);
   const id = `${opts.subject}-${opts.taskId}`.replace(/[^a-z0-9-]/gi, '-').toLowerCase();
 
   if (opts.askCheckpoint !== false) {
@@ -131,7 +128,7 @@ export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>
       id: `${id}-${capped ? 'cap' : 'stuck'}-${iteration}`,
       kind: 'checkpoint',
       prompt: capped
-        ? `Quality-locked review of ${id} reached the cap of ${MAX_ITERATIONS} iterations without converging.`
+        ? `Quality-locked review of ${id} reached the cap of ${ITERATION_CAP} iterations without converging.`
         : `Quality-locked review of ${id} is stuck: the last three reviews found the same number of critical and major issues.`,
       options: capped
         ? ['[F] Force', '[R] Revise manually', '[E] Escalate', '[A] Abort']

@@ -4,13 +4,13 @@
  * on reported issues) and keeps the status that `saga status` and the Web UI show.
  */
 import {
+  allHandlersFinished,
   CancellationScope,
   condition,
   ContinueAsNew,
   continueAsNew,
   executeChild,
   isCancellation,
-  patched,
   setCurrentDetails,
   setHandler,
   sleep,
@@ -18,24 +18,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { failureReason } from '../domain/failure';
-import { confirmNamePrompt } from '../domain/intake';
-import { announceModes, resolveExecutionMode, resolveParallel } from '../domain/flags';
 import { integrationBranch, phaseWorkflowId } from '../domain/naming';
-import type { Plan } from '../domain/plan';
 import { summarizePlan } from '../domain/planner';
-import type { SagaCarry, SagaContext, SagaInput } from '../domain/saga-input';
+import { reduceProgress, unresolvedTasks, type ProgressView } from '../domain/progress';
+import type { SagaCarry, SagaInput } from '../domain/saga-input';
 import { SagaAwaitingInput, SagaName, SagaPhase } from '../domain/search-attributes';
-import type {
-  Interaction,
-  InteractionRequest,
-  MilestoneState,
-  Phase,
-  PlanSummary,
-  ProgressEvent,
-  SagaStatus,
-  TaskState,
-  Usage,
-} from '../domain/state';
+import type { Interaction, Phase, ProgressEvent, SagaStatus } from '../domain/state';
+import { addUsage, noUsage } from '../domain/usage';
 import { acceptanceWorkflow } from './acceptance';
 import { quickActivities } from './activities';
 import { ask, toInteraction } from './ask';
@@ -43,9 +32,8 @@ import { carryQuery, progressBatchSignal, progressSignal, statusQuery } from './
 import { implementationWorkflow } from './implementation';
 import { InteractionEffects } from './interaction-effects';
 import { InteractionHub } from './interaction-hub';
-import { planningWorkflow } from './planning';
+import { confirmNameRequest, intakeAndPlan, type PlannedSaga } from './saga-intake';
 import { validationWorkflow } from './validation';
-import { addUsage, noUsage, usageDelta } from '../domain/usage';
 
 export interface SagaOutcome {
   phase: Extract<Phase, 'complete' | 'cancelled'>;
@@ -60,40 +48,33 @@ export interface SagaOutcome {
  */
 const LOG_KEEP = 100;
 
-/** Marks sagas whose PROGRESS.md writes are spaced at least PROGRESS_MIN_INTERVAL_MS apart. */
-export const PROGRESS_THROTTLE_PATCH = 'progress-write-throttle';
+/** PROGRESS.md writes are spaced at least this far apart. */
 const PROGRESS_MIN_INTERVAL_MS = 1000;
-/** Marks sagas that write PROGRESS.md once more when they fail, so the file shows why. */
-export const FAILURE_PROGRESS_PATCH = 'failure-progress-write';
-/** Marks sagas that tell chat (Slack, SAGA_NOTIFY_URL) why they failed. */
-export const FAILURE_NOTIFY_PATCH = 'failure-notify';
 
 export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise<SagaOutcome> {
   const self = workflowInfo().workflowId;
   const quick = quickActivities(input.hostQueue);
+  const specPath = `${input.sagaDir}/SAGA.md`;
   let phase: Phase = 'planning';
-  let ctx: SagaContext | null = carry?.ctx ?? null;
+  /** The approved plan and its context; null until planning approves one. */
+  let saga: PlannedSaga | null = carry
+    ? { ctx: carry.ctx, plan: carry.plan, problem: carry.problem, environment: carry.environment }
+    : null;
   let executionModeLabel = carry?.executionModeLabel ?? 'pending';
   let lanes = carry?.lanes ?? 1;
-  let plan: Plan | null = carry?.plan ?? input.plan;
-  let problem = carry?.problem ?? input.goal;
-  let environment = carry?.environment ?? null;
-  let milestones: MilestoneState[] = carry?.milestones ?? [];
+  let progress: ProgressView = {
+    milestones: carry?.milestones ?? [],
+    usage: carry?.usage ?? noUsage(),
+    // Sent by the planning phase while it runs; a carried run only knows the approved plan.
+    planSummary: carry ? summarizePlan(carry.plan, { version: null, state: 'approved', specPath }) : null,
+  };
   let round = carry?.round ?? 1;
-  let usage: Usage = carry?.usage ?? noUsage();
   let reportPath: string | null = null;
   /** Why the saga failed (one line); set once, when it does. */
   let failure: string | null = null;
-  const specPath = `${input.sagaDir}/SAGA.md`;
-  // Sent by the planning phase while it runs; a carried run only knows the approved plan.
-  let planSummary: PlanSummary | null = carry
-    ? summarizePlan(carry.plan, { version: null, state: 'approved', specPath })
-    : null;
   const log: string[] = carry?.log ?? [];
   let dirty = false;
   let sagaDirReady = carry !== undefined;
-  /** A `--plan` plan exists from the start, but only an approved plan may be carried into a new run. */
-  let planApproved = carry !== undefined;
 
   const addLog = (line: string) => {
     log.unshift(`${new Date().toISOString()} ${line}`);
@@ -132,7 +113,7 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     flags: input.flags,
     executionMode: executionModeLabel,
     pending: hub.list(),
-    milestones,
+    milestones: progress.milestones,
     integrationBranch: integrationBranch(input.name),
     sagaDir: input.sagaDir,
     uiUrl: input.uiBaseUrl
@@ -140,8 +121,8 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       : '',
     round,
     hostQueue: input.hostQueue,
-    usage,
-    planSummary,
+    usage: progress.usage,
+    planSummary: progress.planSummary,
     log,
     error: failure,
   });
@@ -149,33 +130,22 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   // What a new run needs to resume without redoing finished work (`saga continue` on a failed/terminated run).
   /** The state a new run needs; null until the plan is approved. */
   const carryState = (): SagaCarry | null =>
-    ctx && plan && planApproved
+    saga
       ? {
-          ctx,
+          ...saga,
           executionModeLabel,
           lanes,
-          plan,
-          problem,
-          environment,
-          milestones,
+          milestones: progress.milestones,
           round,
           hub: hub.snapshot(),
           log,
-          usage,
+          usage: progress.usage,
         }
       : null;
   setHandler(carryQuery, carryState);
   // Intake's question is open before the update handler exists, so an answer sent right after
   // `saga start` (even in the first workflow task) finds it.
-  // The prompt carries the intake restatement and unknowns (derived from the input alone: no I/O first).
-  const confirmName = {
-    id: 'confirm-name',
-    kind: 'confirm-name',
-    prompt: confirmNamePrompt(input),
-    options: ['confirm', 'cancel'],
-    recommended: 0,
-  } as const satisfies InteractionRequest;
-  if (!carry) hub.open(toInteraction({ ...confirmName, options: [...confirmName.options] }));
+  if (!carry) hub.open(toInteraction(confirmNameRequest(input)));
   hub.install();
   setHandler(progressSignal, (event: ProgressEvent) => {
     applyProgress(event);
@@ -187,33 +157,9 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   });
 
   function applyProgress(event: ProgressEvent): void {
-    if (event.type === 'log') addLog(event.line);
-    else if (event.type === 'milestones') {
-      const known = new Set(milestones.map((m) => m.id));
-      milestones = [...milestones, ...event.milestones.filter((m) => !known.has(m.id))];
-    } else if (event.type === 'milestone') {
-      const m = milestones.find((x) => x.id === event.id);
-      if (!m) return;
-      Object.assign(m, { status: event.status, integrationCommit: event.integrationCommit });
-      // The implementation sends one event per integrated milestone, not one per task.
-      if (event.status === 'integrated') {
-        for (const t of m.tasks) if (t.status === 'passed') t.status = 'integrated';
-        addLog(`Milestone ${m.id} ${m.title}: integrated`);
-      }
-    } else if (event.type === 'plan') {
-      planSummary = event.summary;
-    } else {
-      const m = milestones.find((x) => x.id === event.task.milestone);
-      const i = m?.tasks.findIndex((t) => t.id === event.task.id) ?? -1;
-      if (!m || i < 0) return;
-      const before = m.tasks[i]!;
-      m.tasks[i] = event.task;
-      // Live usage for `saga status`: what the task's runs added since its last report (the implementation
-      // result, which adds resolver runs, replaces the total when the round ends).
-      usage = addUsage(usage, usageDelta(event.task.usage, before.usage));
-      if (before.status !== event.task.status) addLog(describeTaskChange(event.task));
-      if (event.task.warning && event.task.warning !== before.warning) addLog(event.task.warning);
-    }
+    const next = reduceProgress(progress, event);
+    progress = next.view;
+    next.log.forEach(addLog);
   }
 
   const setPhase = (next: Phase) => {
@@ -229,22 +175,20 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     quick.writeProgressSnapshot({ sagaDir: input.sagaDir, workflowId: self, runId: workflowInfo().runId });
   let writing = false;
   // A busy fleet changes state several times a second; a file for people needs at most one write a second
-  // (each write is an activity in this history). Sagas started before the patch write at every change.
-  const throttleProgress = patched(PROGRESS_THROTTLE_PATCH);
+  // (each write is an activity in this history).
   let lastWrite = -Infinity;
   const progressWriter = async () => {
     for (;;) {
       await condition(() => dirty && sagaDirReady);
       writing = true;
       const wait = lastWrite + PROGRESS_MIN_INTERVAL_MS - Date.now();
-      if (throttleProgress && wait > 0) await sleep(wait);
+      if (wait > 0) await sleep(wait);
       dirty = false;
       lastWrite = Date.now();
       await writeProgress().finally(() => (writing = false));
     }
   };
 
-  const unresolvedTasks = () => unresolvedTasksOf(milestones);
   const askHere = (request: Parameters<typeof ask>[1]) => ask(self, request, (i: Interaction) => hub.open(i));
 
   try {
@@ -252,125 +196,104 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     void CancellationScope.nonCancellable(progressWriter).catch(() => undefined);
     void CancellationScope.nonCancellable(() => effects.run()).catch(() => undefined);
 
-    if (!ctx) {
-      // Intake: nothing is created on disk before the user confirms the name.
-      const confirm = await askHere({ ...confirmName, options: [...confirmName.options] });
-      if (confirm.choice === 'cancel') return await finish('cancelled');
-
-      const settings = await quick.loadRunSettings({
-        repo: input.repo,
-        sagaHome: input.sagaHome,
-        ...(input.configFile ? { configFile: input.configFile } : {}),
+    if (!saga) {
+      const intake = await intakeAndPlan(input, {
+        ask: askHere,
+        log: addLog,
+        modesResolved: (modes) => ({ lanes, executionModeLabel } = modes),
+        sagaDirReady: () => {
+          sagaDirReady = true;
+          dirty = true;
+        },
       });
-      const agentName = input.agent ?? settings.defaultAgent;
-      const mode = resolveExecutionMode(input.flags.subagents, {
-        subagentDispatch: settings.subagentDispatch[agentName] ?? false,
-        profileName: agentName,
-      });
-      const parallel = resolveParallel(input.flags, mode.mode);
-      lanes = parallel.lanes;
-      executionModeLabel = `${mode.manifestValue}; ${parallel.manifestValue}`;
-      ctx = {
-        name: input.name,
-        sagaWorkflowId: self,
-        repo: input.repo,
-        base: input.base,
-        goal: input.goal,
-        sagaDir: input.sagaDir,
-        worktreeRoot: input.worktreeRoot,
-        hostQueue: input.hostQueue,
-        flags: input.flags,
-        executionMode: mode.mode,
-        settings,
-        agent: input.agent,
-      };
-      // Flags and modes are persisted before any artifact work.
-      await quick.initSagaDir({
-        sagaDir: input.sagaDir,
-        name: input.name,
-        flags: input.flags,
-        executionMode: mode.manifestValue,
-        parallelMode: parallel.manifestValue,
-        degradations: [
-          ...(mode.announcement
-            ? [{ title: `Refused --subagents: ${mode.manifestValue}`, text: mode.announcement }]
-            : []),
-          ...(parallel.announcement
-            ? [{ title: `Refused --parallel: ${parallel.manifestValue}`, text: parallel.announcement }]
-            : []),
-        ],
-      });
-      sagaDirReady = true;
-      dirty = true;
-      addLog(announceModes(input.flags, { product: 'Saga', workflow: 'saga' }).split('\n').join(' · '));
-      for (const note of [mode.announcement, parallel.announcement]) if (note) addLog(note);
-      if (mode.degraded) {
-        // An exception checkpoint: degraded quality must be acknowledged, even in autonomous mode.
-        const ack = await askHere({
-          id: 'subagents-unavailable',
-          kind: 'checkpoint',
-          prompt: mode.announcement!,
-          options: ['continue inline', 'abort'],
-          recommended: 0,
-        });
-        if (ack.choice === 'abort') return await finish('cancelled');
-      }
-
-      const planning = await executeChild(planningWorkflow, {
-        workflowId: phaseWorkflowId(input.name, 'planning'),
-        staticSummary: `Planning of saga ${input.name}`,
-        typedSearchAttributes: [{ key: SagaName, value: input.name }],
-        args: [{ ctx, plan: input.plan }],
-      });
-      environment = planning.environment;
-      problem = planning.problem;
-      // Planner runs count in the saga's total, and a raise answered during planning holds for the rest.
-      usage = addUsage(usage, planning.usage);
-      if (planning.sagaBudgetUsd !== undefined)
-        ctx = {
-          ...ctx,
-          settings: { ...ctx.settings, budget: { ...ctx.settings.budget, sagaUsd: planning.sagaBudgetUsd } },
-        };
-      if (!planning.approved || !planning.plan) return await finish('cancelled');
-      plan = planning.plan;
-      planApproved = true;
+      // Planner runs count in the saga's total.
+      progress = { ...progress, usage: addUsage(progress.usage, intake.usage) };
+      if (!intake.planned) return await finish('cancelled');
+      saga = intake.planned;
     }
+    return await rounds(saga);
+  } catch (error) {
+    if (isCancellation(error)) return await CancellationScope.nonCancellable(() => finish('cancelled'));
+    setPhase('failed');
+    // Continuing as new passes through here too (and always has set the phase): it is no failure.
+    if (error instanceof ContinueAsNew) throw error;
+    failure = failureReason(error);
+    addLog(`Failed: ${failure}`);
+    // The failure ends the run before the background writer would run again: write PROGRESS.md now.
+    if (sagaDirReady) {
+      await condition(() => !writing);
+      await writeProgress().catch(() => undefined); // the saga's own failure is the one to report
+    }
+    // Chat (Slack, SAGA_NOTIFY_URL) hears why.
+    await quick
+      .notifyFailure({
+        saga: input.name,
+        runId: workflowInfo().runId,
+        reason: failure,
+        uiUrl: status().uiUrl,
+      })
+      .catch(() => undefined);
+    throw error;
+  }
 
+  async function finish(end: SagaOutcome['phase']): Promise<SagaOutcome> {
+    setPhase(end);
+    if (sagaDirReady) {
+      // No saga worktree outlives the saga (branches stay).
+      const cleanup = await quick.cleanupSagaWorktrees({ repo: input.repo, sagaName: input.name });
+      if (cleanup.kept.length)
+        addLog(`Kept worktrees with uncommitted work: ${cleanup.kept.map((k) => k.path).join(', ')}`);
+      await condition(() => !writing);
+      await writeProgress();
+    }
+    // Background work (notifications, decisions.md) and answers being handled settle first, so the
+    // completion is not rejected and no answer is lost.
+    await effects.settled();
+    await condition(allHandlersFinished);
+    return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };
+  }
+
+  /** Implementation → validation → acceptance, looping on reported issues until the user accepts. */
+  async function rounds(current: PlannedSaga): Promise<SagaOutcome> {
+    const { ctx } = current;
     for (;;) {
+      const { plan } = current;
       setPhase('implementation');
-      const newest = plan!.milestones[plan!.milestones.length - 1]!.id;
+      const newest = plan.milestones[plan.milestones.length - 1]!.id;
       const impl = await executeChild(implementationWorkflow, {
         workflowId: phaseWorkflowId(input.name, 'implementation', round),
         staticSummary: `Implementation round ${round} of saga ${input.name}`,
         typedSearchAttributes: [{ key: SagaName, value: input.name }],
         args: [
           {
-            ctx: ctx!,
-            plan: plan!,
-            milestoneIds: round === 1 ? plan!.milestones.map((m) => m.id) : [newest],
+            ctx,
+            plan,
+            milestoneIds: round === 1 ? plan.milestones.map((m) => m.id) : [newest],
             round,
             lanes,
             // Round 1 starts from what planning spent (the fleet's budget counts it).
-            ...(milestones.length || usage.costUsd > 0 ? { carried: { milestones, usage } } : {}),
+            ...(progress.milestones.length || progress.usage.costUsd > 0
+              ? { carried: { milestones: progress.milestones, usage: progress.usage } }
+              : {}),
           },
         ],
       });
-      usage = impl.usage;
-      if (impl.outcome === 'aborted') return await finish('cancelled');
+      progress = { ...progress, usage: impl.usage };
+      if (impl.outcome === 'aborted') return finish('cancelled');
 
       setPhase('validation');
       const validation = await executeChild(validationWorkflow, {
         workflowId: phaseWorkflowId(input.name, 'validation', round),
         staticSummary: `Final validation, round ${round}`,
         typedSearchAttributes: [{ key: SagaName, value: input.name }],
-        args: [{ ctx: ctx!, plan: plan!, round }],
+        args: [{ ctx, plan, round }],
       });
       // The report needs the whole saga's status, which lives here.
       ({ path: reportPath } = await quick.writeReport({
         sagaDir: input.sagaDir,
         status: status(),
-        plan: plan!,
-        environment,
+        plan,
+        environment: current.environment,
         exitResults: validation.criteria.map((c) => ({ id: c.id, result: c.result, evidence: c.evidence })),
       }));
 
@@ -381,12 +304,12 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
         typedSearchAttributes: [{ key: SagaName, value: input.name }],
         args: [
           {
-            ctx: ctx!,
-            plan: plan!,
+            ctx,
+            plan,
             round,
             validation,
             reportPath: reportPath!,
-            unresolved: unresolvedTasks(),
+            unresolved: unresolvedTasks(progress.milestones),
           },
         ],
       });
@@ -404,79 +327,24 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
               : `Did not fast-forward ${input.base}: ${ff.reason}`,
           );
         }
-        return await finish('complete');
+        return finish('complete');
       }
       addLog(`${acceptance.by} reported ${acceptance.issues.length} issue(s); starting round ${round + 1}`);
-      plan = { ...plan!, milestones: [...plan!.milestones, acceptance.milestone] };
-      planSummary = summarizePlan(plan, {
-        version: planSummary?.version ?? null,
-        state: 'approved',
-        specPath,
-      });
+      current = { ...current, plan: { ...plan, milestones: [...plan.milestones, acceptance.milestone] } };
+      saga = current;
+      progress = {
+        ...progress,
+        planSummary: summarizePlan(current.plan, {
+          version: progress.planSummary?.version ?? null,
+          state: 'approved',
+          specPath,
+        }),
+      };
       round++;
       if (workflowInfo().continueAsNewSuggested) {
+        await condition(allHandlersFinished);
         await continueAsNew<typeof sagaWorkflow>(input, carryState()!);
       }
     }
-  } catch (error) {
-    if (isCancellation(error)) return await CancellationScope.nonCancellable(() => finish('cancelled'));
-    setPhase('failed');
-    // Continuing as new passes through here too (and always has set the phase): it is no failure.
-    if (error instanceof ContinueAsNew) throw error;
-    failure = failureReason(error);
-    addLog(`Failed: ${failure}`);
-    // The failure ends the run before the background writer would run again: write PROGRESS.md now.
-    if (patched(FAILURE_PROGRESS_PATCH) && sagaDirReady) {
-      await condition(() => !writing);
-      await writeProgress().catch(() => undefined); // the saga's own failure is the one to report
-    }
-    if (patched(FAILURE_NOTIFY_PATCH)) {
-      await quick
-        .notifyFailure({
-          saga: input.name,
-          runId: workflowInfo().runId,
-          reason: failure,
-          uiUrl: status().uiUrl,
-        })
-        .catch(() => undefined);
-    }
-    throw error;
-  }
-
-  async function finish(end: SagaOutcome['phase']): Promise<SagaOutcome> {
-    setPhase(end);
-    if (sagaDirReady) {
-      // No saga worktree outlives the saga (branches stay).
-      const cleanup = await quick.cleanupSagaWorktrees({ repo: input.repo, sagaName: input.name });
-      if (cleanup.kept.length)
-        addLog(`Kept worktrees with uncommitted work: ${cleanup.kept.map((k) => k.path).join(', ')}`);
-      await condition(() => !writing);
-      await writeProgress();
-    }
-    // Background work (notifications, decisions.md) settles first, so the completion is not rejected.
-    await effects.settled();
-    return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };
-  }
-}
-
-/** Tasks that did not reach the integration branch, for the acceptance prompt. */
-function unresolvedTasksOf(milestones: MilestoneState[]): string[] {
-  return milestones.flatMap((m) =>
-    m.tasks
-      .filter((t) => t.status === 'skipped' || t.status === 'blocked')
-      .map((t) => `${t.id} ${t.slug} ${t.status}${t.reason ? ` (${t.reason})` : ''}`),
-  );
-}
-
-function describeTaskChange(t: TaskState): string {
-  switch (t.status) {
-    case 'running':
-      return `Task ${t.id} ${t.slug}: agent started (delegation ${t.delegations}) in ${t.worktree ?? 'its worktree'}`;
-    case 'passed':
-      return `Task ${t.id} ${t.slug}: passed after ${t.attempts} attempt(s), commit ${t.commit?.slice(0, 10) ?? '?'}`;
-    case 'blocked':
-      return `Task ${t.id} ${t.slug}: blocked — ${t.reason ?? 'no reason given'}`;
-    default:
-      return `Task ${t.id} ${t.slug}: ${t.status}`;
   }
 }

@@ -1,5 +1,5 @@
 /** Small helpers every saga workflow uses. */
-import { ApplicationFailure, getExternalWorkflowHandle, log } from '@temporalio/workflow';
+import { ApplicationFailure, condition, getExternalWorkflowHandle, log } from '@temporalio/workflow';
 import type { ResolvedAgentProfile } from '../domain/config';
 import { worktreeDirName } from '../domain/naming';
 import type { SagaContext } from '../domain/saga-input';
@@ -24,6 +24,33 @@ export async function reportBatch(ctx: SagaContext, events: ProgressEvent[]): Pr
   }
 }
 
+/**
+ * Progress to the saga in order without holding up the sender: awaiting each signal cost a workflow-task
+ * round trip per state change. What piles up while one signal is in flight goes out as one batch, which
+ * keeps the saga's history small.
+ */
+export function progressOutbox(ctx: SagaContext) {
+  const outbox: ProgressEvent[] = [];
+  let sending = false;
+  const post = (event: ProgressEvent): void => {
+    outbox.push(event);
+    if (sending) return;
+    sending = true;
+    void (async () => {
+      // The rest of this activation runs first (it is synchronous), so its changes join the batch.
+      await Promise.resolve();
+      while (outbox.length) {
+        const batch = outbox.splice(0, outbox.length);
+        await (batch.length === 1 ? report(ctx, batch[0]!) : reportBatch(ctx, batch));
+      }
+      sending = false;
+    })();
+  };
+  /** Resolves when every event posted so far has been delivered. */
+  const delivered = () => condition(() => !sending && outbox.length === 0);
+  return { post, delivered };
+}
+
 export const sagaLog = (ctx: SagaContext, line: string): Promise<void> => report(ctx, { type: 'log', line });
 
 /** The agent profile for a role: the saga's `--agent` override, else the config's default. */
@@ -40,10 +67,6 @@ export function profileFor(ctx: SagaContext, name?: string | null): ResolvedAgen
 }
 
 export const plannerProfile = (ctx: SagaContext): ResolvedAgentProfile => profileFor(ctx);
-
-export function maxAgentTimeout(ctx: SagaContext): number {
-  return Math.max(60_000, ...Object.values(ctx.settings.agentTimeoutMs));
-}
 
 /**
  * The planning phase's scratch worktree (detached at the base commit): discovery's commands, the planner

@@ -3,14 +3,13 @@
  * fix→validate loop, a durable handoff (a commit on the task branch), and only then the worktree's removal.
  * The history stays small: prompts, transcripts and check output live in files; history holds paths.
  * Each attempt is one activity (worktree set-up on the first, handoff on the last), so a task costs few
- * workflow-task round trips; tasks started before that change replay their step-by-step path.
+ * workflow-task round trips.
  */
 import {
   CancellationScope,
   getExternalWorkflowHandle,
   isCancellation,
   log,
-  patched,
   setCurrentDetails,
   setHandler,
   workflowInfo,
@@ -18,15 +17,14 @@ import {
 import { remainingUsd, runCapUsd, sagaBudgetReason, type BudgetGrant } from '../domain/budget';
 import type { PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
-import type { TaskStatus, Usage } from '../domain/state';
+import type { Usage } from '../domain/state';
+import type { TaskReport } from '../domain/fleet';
 import type { PreparedTask, TaskAttemptResult, TaskHandoff } from '../activities/task-attempt';
-import { agentSucceeded } from '../domain/agent-output';
 import { agentBlockedReason, agentBlockedTaskReason } from '../domain/blocked-report';
-import { conflictNote } from '../domain/task-notes';
-import { longActivities, quickActivities } from './activities';
+import { activitiesFor } from './activities';
 import { reviewLoop } from './review-loop';
 import { budgetGrantSignal, taskUsageSignal } from './definitions';
-import { maxAgentTimeout, profileFor } from './shared';
+import { profileFor } from './shared';
 import { addUsage, noUsage } from '../domain/usage';
 
 export interface TaskInput {
@@ -49,12 +47,6 @@ export interface TaskInput {
   resetBranch?: { commit: string; archiveRef: string };
   /** Attempts made by earlier delegations: attempt numbers continue from here (SAGA_ATTEMPT, run labels). */
   attemptOffset?: number;
-  /**
-   * Each attempt as one `runTaskAttempt` activity. The fleet sets it on every task it starts; tasks started
-   * before (no field in their recorded input) replay their step-by-step path. An input field rather than a
-   * `patched()` marker: a marker upserts a search attribute, a visibility write per task.
-   */
-  attemptAsOneActivity?: boolean;
   /** Context kept from earlier delegations: failure output files and notes. */
   retained: { evidence: string[]; notes: string[] };
   portBase: number;
@@ -65,52 +57,14 @@ export interface TaskInput {
   budget?: BudgetGrant;
 }
 
-export interface TaskReport {
-  ref: string;
-  status: Extract<TaskStatus, 'passed' | 'blocked'>;
-  reason: string | null;
-  branch: string;
-  commit: string;
-  changedFiles: string[];
-  evidence: string[];
-  attempts: number;
-  usage: Usage;
-  workflowId: string;
-  runId: string;
-  /** False when the reason is one another delegation cannot fix (agent not installed, not authenticated...). */
-  retryable?: boolean;
-  /** The agent profile of the last run and the CLI's session id, when it printed one. */
-  agent?: {
-    profile: string;
-    sessionId: string | null;
-    /** Fix attempts (and crashed runs) that continued the agent's session instead of starting cold. */
-    resumedRuns?: number;
-    /** Why the latest asked-for resume ran as a fresh session instead (one line). */
-    sessionNote?: string;
-  };
-  /**
-   * The agent's own reason (one line) when the task ended on its blocked report: no other attempt was
-   * made, and the fleet asks the user instead of re-delegating (`retryable` is false).
-   */
-  agentBlocked?: string;
-  /** The saga budget ended the task (no run started, or its run was stopped): it is redone after a raise. */
-  budgetStopped?: boolean;
-}
-
-/**
- * Marks task runs that stop at an agent's blocked report. Asked only when such a report comes, so other
- * tasks record no marker; runs recorded before it went on with their remaining attempts.
- */
-export const AGENT_BLOCKED_REPORT_PATCH = 'task-agent-blocked-report';
+export type { TaskReport };
 
 export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   const { ctx, spec, key } = input;
-  const quick = quickActivities(ctx.hostQueue);
-  const long = longActivities(ctx.hostQueue, maxAgentTimeout(ctx), ctx.settings.heartbeatTimeoutMs);
+  const { quick, long } = activitiesFor(ctx);
   const profile = profileFor(ctx, spec.agent ?? null);
   const label = `${key}-d${input.delegation}`;
   const env = { SAGA_PORT_BASE: String(input.portBase) };
-  const oneActivityPerAttempt = input.attemptAsOneActivity === true;
   const commitMessage = (outcome: 'pass' | 'blocked') =>
     `saga(${ctx.name}): task ${input.ref} ${spec.slug} — ${outcome}`;
 
@@ -141,16 +95,13 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     excludePaths: ctx.settings.worktree.copy,
     settings: ctx.settings.handoff,
   };
+  /** The worktree, once the first attempt has made it. */
   let prepared: PreparedTask | null = null;
-  if (!oneActivityPerAttempt) {
-    setCurrentDetails(`Preparing worktree ${input.worktree}`);
-    prepared = await long.prepareTaskWorktree(prepareInput);
-  }
 
   let usage: Usage = noUsage();
   let failures = [...input.retained.evidence];
-  // Conflict notes for the first attempt: added here, or by runTaskAttempt once it has merged.
-  let notes = [...input.retained.notes, ...(prepared?.conflicts.map(conflictNote) ?? [])];
+  // Conflict notes of the first attempt's merges are added by runTaskAttempt.
+  let notes = [...input.retained.notes];
   let evidence: string[] = [];
   let status: TaskReport['status'] = 'blocked';
   let reason: string | null = null;
@@ -242,21 +193,14 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       env, // checks that start servers need the task's own port range too
       passEnv: ctx.settings.passEnv,
     };
-    if (oneActivityPerAttempt) {
-      const result = await long.runTaskAttempt({
-        prepare: prepared ? undefined : prepareInput,
-        agent,
-        checks,
-        handoff: { repo: ctx.repo, baseCommit: prepared?.startCommit, ...handoffRules, ...handoff },
-      });
-      prepared ??= result.prepared;
-      return result;
-    }
-    const run = await long.runRoleAgent(agent);
-    const agentOk = agentSucceeded(run);
-    setCurrentDetails(`Attempt ${n}: validating`);
-    const checked = agentOk ? await long.runChecks({ ...checks, cwd: input.worktree }) : null;
-    return { prepared: null, run, checks: checked, passed: checked?.passed ?? false, handoff: null };
+    const result = await long.runTaskAttempt({
+      prepare: prepared ? undefined : prepareInput,
+      agent,
+      checks,
+      handoff: { repo: ctx.repo, baseCommit: prepared?.startCommit, ...handoffRules, ...handoff },
+    });
+    prepared ??= result.prepared;
+    return result;
   }
 
   /** One implementer run followed by the task's checks; returns whether the checks passed. */
@@ -311,7 +255,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     }
     // The checks decide: a blocked report whose work passes them is a pass.
     const blockedReason = checks?.passed ? null : agentBlockedReason(run.report);
-    if (blockedReason !== null && patched(AGENT_BLOCKED_REPORT_PATCH)) {
+    if (blockedReason !== null) {
       // The agent says it cannot finish (a spec gap, an external decision): another paid run of the
       // same spec would not change that, so the task stops here and the user is asked.
       fatal = true;

@@ -6,7 +6,7 @@ import { setCurrentDetails } from '@temporalio/workflow';
 import { integrationBranch, worktreeDirName } from '../domain/naming';
 import type { Plan } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
-import { longActivities, quickActivities } from './activities';
+import { activitiesFor } from './activities';
 import { sagaLog } from './shared';
 
 export interface CriterionResult {
@@ -34,9 +34,8 @@ const NOT_RUNNABLE = new Set([126, 127]);
 
 export async function validationWorkflow(input: ValidationInput): Promise<ValidationResult> {
   const { ctx, plan } = input;
-  const quick = quickActivities(ctx.hostQueue);
-  const long = longActivities(
-    ctx.hostQueue,
+  const { quick, long } = activitiesFor(
+    ctx,
     ctx.settings.checkTimeoutMs * Math.max(1, plan.exit_criteria.length),
   );
   const branch = integrationBranch(ctx.name);

@@ -49,6 +49,5 @@ export async function standaloneTaskInput(
     delegation: 1,
     retained: { evidence: [], notes: [] },
     portBase: options.portBase,
-    attemptAsOneActivity: true,
   };
 }

@@ -11,7 +11,7 @@ import {
 } from '../../src/activities/artifacts';
 import type { FlagsResult } from '../../src/domain/flags';
 import { parsePlanText, type Plan } from '../../src/domain/plan';
-import type { ManifestFront } from '../../src/domain/render';
+import type { ManifestFront } from '../../src/domain/manifest';
 import type { SagaStatus } from '../../src/domain/state';
 
 const plan: Plan = (() => {

@@ -7,12 +7,12 @@ import {
   checkTimeoutMs,
   DEFAULT_SAGA_CONFIG,
   expandCommand,
-  formatPath,
   parseDuration,
   parseSagaConfigText,
   resolveAgentProfile,
   type SagaConfig,
 } from '../../src/domain/config';
+import { formatPath } from '../../src/domain/zod-errors';
 import { DEFAULT_MODEL_PRICES } from '../../src/domain/agent-presets';
 
 function parseOk(text: string): SagaConfig {

@@ -1,20 +1,18 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import fc from 'fast-check';
+import { renderReportMd } from '../../src/domain/completion-report';
 import type { Environment } from '../../src/domain/environment';
 import type { FlagsResult } from '../../src/domain/flags';
 import { initialMilestones } from '../../src/domain/fleet';
+import { parseManifest, renderManifest, type ManifestFront } from '../../src/domain/manifest';
 import { parsePlanText, type Plan } from '../../src/domain/plan';
 import {
-  parseManifest,
   renderDecisionEntry,
-  renderManifest,
   renderMilestoneMd,
   renderProgressMd,
-  renderReportMd,
   renderSagaMd,
   renderTaskMd,
-  type ManifestFront,
 } from '../../src/domain/render';
 import type { SagaStatus } from '../../src/domain/state';
 

@@ -12,6 +12,7 @@ import type { WebhookCallers } from './config';
 import { header, type BridgeRequest, type BridgeResponse } from './http-types';
 import { REPLAY_REASON, type ReplayCache } from './replay-cache';
 import { verifySignature, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from './signing';
+import { zodIssueLines } from '../../domain/zod-errors';
 
 export const WEBHOOK_CALLER_HEADER = 'X-Saga-Caller';
 
@@ -69,7 +70,7 @@ export async function handleWebhook(
   }
   const parsed = ChatAnswerSchema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+    const issues = zodIssueLines(parsed.error, 'body').join('; ');
     return refuse(400, `Malformed: ${issues}. Expected {"saga", "interaction", "choice", "text"?, "user"}.`);
   }
   if (parsed.data.user !== identified.caller)

@@ -5,6 +5,7 @@ import {
   ReviewHistorySchema,
   type IterationRecord,
 } from '../../domain/review';
+import { formatPath } from '../../domain/zod-errors';
 import { loadSageConfigDefaults } from '../sage-config';
 
 /** Output sinks; each call is one complete line, given without its trailing newline. */
@@ -159,6 +160,7 @@ function parseHistory(text: string): { records: IterationRecord[] } | { error: s
   const parsed = ReviewHistorySchema.safeParse(raw);
   if (parsed.success) return { records: parsed.data };
   const issue = parsed.error.issues[0];
-  const where = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('');
-  return { error: where ? `history${where}: ${issue.message}` : issue.message };
+  return {
+    error: issue.path.length ? `${formatPath(['history', ...issue.path])}: ${issue.message}` : issue.message,
+  };
 }

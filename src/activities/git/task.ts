@@ -3,27 +3,21 @@
  * start and one for its handoff: worktree + dependency merges, and commit + worktree removal (in that
  * order: the worktree goes only after its work is committed).
  */
-import { promises as fs } from 'node:fs';
-import { listedPaths, runGit, type createGitActivities } from './git';
+import type { GitActivities } from './activities';
+import { listedPaths, pathExists } from './paths';
+import { runGit } from './run';
 
-const exists = (p: string) =>
-  fs.stat(p).then(
-    () => true,
-    () => false,
-  );
-
-type Git = ReturnType<typeof createGitActivities>;
 export interface HandoffSettings {
   maxFiles: number;
   maxFileBytes: number;
   skipHooks: boolean;
 }
-type PrepareInput = Parameters<Git['prepareWorktree']>[0];
+type PrepareInput = Parameters<GitActivities['prepareWorktree']>[0];
 
 /** Neither the worktree nor the task branch exists yet, and `dependency` already contains the base. */
 async function startsCleanlyAt(input: PrepareInput, dependency: string): Promise<boolean> {
   const [worktreeThere, branchThere, baseContained] = await Promise.all([
-    exists(input.worktree),
+    pathExists(input.worktree),
     runGit(input.repo, ['rev-parse', '--verify', '-q', `refs/heads/${input.branch}`]).then(
       () => true,
       () => false,
@@ -36,7 +30,7 @@ async function startsCleanlyAt(input: PrepareInput, dependency: string): Promise
   return !worktreeThere && !branchThere && baseContained;
 }
 
-export function createTaskGitActivities(deps: { git: Git }) {
+export function createTaskGitActivities(deps: { git: GitActivities }) {
   const { git } = deps;
   return {
     /** Creates (or reuses) the task worktree and merges in finished same-milestone dependencies. */
@@ -86,7 +80,7 @@ export function createTaskGitActivities(deps: { git: Git }) {
       /** From saga.config.yaml `handoff:`; absent in inputs recorded before it existed (defaults then). */
       settings?: HandoffSettings;
     }) {
-      if (input.branch && !(await exists(input.worktree))) {
+      if (input.branch && !(await pathExists(input.worktree))) {
         const tip = await runGit(input.repo, ['rev-parse', '--verify', '-q', `refs/heads/${input.branch}`]);
         return {
           commit: tip.trim(),

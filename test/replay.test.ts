@@ -1,13 +1,15 @@
 /**
- * Determinism: a recorded task history (test/fixtures/histories/) replays on the current workflow code,
- * and so do the histories of a saga run right here (saga, planning, implementation, validation, tasks).
- * The same run shows per-task worktree set-up: git-ignored files copied, set-up commands run, and a port
- * range of its own for every task.
+ * Determinism: one recorded history per workflow (test/fixtures/histories/<workflowType>.json; the saga and
+ * planning phase are recorded by test/planning.test.ts) replays on the current workflow code, and so do the
+ * histories of a saga run right here (saga, phases and tasks). The same run shows per-task worktree set-up:
+ * git-ignored files copied, set-up commands run, and a port range of its own for every task.
  *
- * `RECORD_HISTORIES=1 npx jest test/replay-task.test.ts` rewrites the recorded fixture from this run.
+ * Before 1.0 there are no patch branches: a change that breaks replay re-records the fixtures with
+ * `RECORD_HISTORIES=1 npx jest test/replay.test.ts` (README: Versioning), and running sagas cross it by
+ * their state (`saga continue`).
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
@@ -16,45 +18,24 @@ import { respond } from '../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../src/demo/sample-repo';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
 import type { SagaStatus } from '../src/domain/state';
-import { BUDGET_HOLDS_PATCH, LAUNCH_WITHOUT_WAITING_PATCH } from '../src/workflows/implementation';
-import { INTEGRATION_SETUP_PATCH, MERGE_BATCH_PATCH } from '../src/workflows/integration';
+import * as workflows from '../src/workflows';
 import { createSagaTestEnv, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { WORKFLOW_BUNDLE } from './harness/server';
 
-const RECORDED = path.join(__dirname, 'fixtures', 'histories', 'task-two-attempts.json');
-/** Recorded before one attempt became one activity: agent, checks and handoff as separate activities. */
-const RECORDED_BEFORE_PATCH = path.join(
-  __dirname,
-  'fixtures',
-  'histories',
-  'task-two-attempts-before-patch.json',
-);
+const HISTORIES = path.join(__dirname, 'fixtures', 'histories');
+const PLANNING_HISTORIES = path.join(__dirname, 'fixtures', 'planning-histories');
+/** Where each workflow type's recorded history lives. */
+const fixtureOf = (workflowType: string): string =>
+  workflowType === 'sagaWorkflow' || workflowType === 'planningWorkflow'
+    ? path.join(PLANNING_HISTORIES, `${workflowType === 'sagaWorkflow' ? 'saga' : 'planning'}.json`)
+    : path.join(HISTORIES, `${workflowType}.json`);
 interface RecordedEvent {
   eventType: string;
+  workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } };
   activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
-  markerRecordedEventAttributes?: {
-    markerName?: string;
-    details?: Record<string, { payloads?: { data?: string }[] }>;
-  };
 }
 const activitiesOf = (events: RecordedEvent[]) =>
   events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-/** Patch ids recorded by `patched()` (core_patch markers carry `{"id": ...}` as their data). */
-const patchIds = (events: RecordedEvent[]) =>
-  events.flatMap((e) =>
-    Object.values(e.markerRecordedEventAttributes?.details ?? {}).flatMap((d) =>
-      (d.payloads ?? []).map(
-        (p) => (JSON.parse(Buffer.from(p.data ?? '', 'base64').toString()) as { id?: string }).id,
-      ),
-    ),
-  );
-/** An 8-task, 4-lane implementation run recorded (by the bench) before LAUNCH_WITHOUT_WAITING_PATCH. */
-const IMPLEMENTATION_BEFORE_PATCH = path.join(
-  __dirname,
-  'fixtures',
-  'histories',
-  'implementation-before-launch-patch.json',
-);
 const replayOptions = { workflowBundle: { codePath: WORKFLOW_BUNDLE } };
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@saga.invalid', ...args], {
@@ -69,39 +50,20 @@ describe('workflow histories replay', () => {
   });
   afterAll(async () => env.close());
 
-  test('a recorded 2-attempt task history replays on the current code (one activity per attempt)', async () => {
-    const recorded: unknown = JSON.parse(readFileSync(RECORDED, 'utf8'));
-    const events = (recorded as { events: RecordedEvent[] }).events;
-    expect(events.at(-1)!.eventType).toMatch(/WORKFLOW_EXECUTION_COMPLETED/);
-    expect(activitiesOf(events)).toEqual(['runTaskAttempt', 'runTaskAttempt']);
+  test.each(Object.keys(workflows))('a recorded %s history replays on the current code', async (type) => {
+    const file = fixtureOf(type);
+    expect(existsSync(file)).toBe(true);
+    const recorded = JSON.parse(readFileSync(file, 'utf8')) as { events: RecordedEvent[] };
+    expect(recorded.events[0]!.workflowExecutionStartedEventAttributes?.workflowType?.name).toBe(type);
     await expect(Worker.runReplayHistory(replayOptions, recorded)).resolves.toBeUndefined();
   });
 
-  test('a task recorded before the patch (one activity per step) still replays', async () => {
-    const recorded: unknown = JSON.parse(readFileSync(RECORDED_BEFORE_PATCH, 'utf8'));
-    const events = (recorded as { events: RecordedEvent[] }).events;
-    expect(events.at(-1)!.eventType).toMatch(/WORKFLOW_EXECUTION_COMPLETED/);
-    expect(activitiesOf(events)).toEqual([
-      'prepareTaskWorktree',
-      'runRoleAgent',
-      'runChecks',
-      'runRoleAgent',
-      'runChecks',
-      'handoffTask',
-    ]);
-    await expect(Worker.runReplayHistory(replayOptions, recorded)).resolves.toBeUndefined();
-  });
-
-  test('an implementation run recorded before the launch patch still replays', async () => {
-    const recorded: unknown = JSON.parse(readFileSync(IMPLEMENTATION_BEFORE_PATCH, 'utf8'));
-    const events = (recorded as { events: RecordedEvent[] }).events;
-    expect(patchIds(events)).toEqual([]);
-    expect(
-      events.filter((e) => e.eventType.endsWith('START_CHILD_WORKFLOW_EXECUTION_INITIATED')),
-    ).toHaveLength(8);
-    await expect(
-      Worker.runReplayHistory(replayOptions, recorded, 'saga-bench-lanes-4-implementation'),
-    ).resolves.toBeUndefined();
+  test('the recorded task history is a task that needed two attempts (one activity each)', () => {
+    const recorded = JSON.parse(readFileSync(fixtureOf('taskWorkflow'), 'utf8')) as {
+      events: RecordedEvent[];
+    };
+    expect(recorded.events.at(-1)!.eventType).toMatch(/WORKFLOW_EXECUTION_COMPLETED/);
+    expect(activitiesOf(recorded.events)).toEqual(['runTaskAttempt', 'runTaskAttempt']);
   });
 
   describe('a fresh saga', () => {
@@ -183,7 +145,14 @@ describe('workflow histories replay', () => {
       const twoAttempts = histories.find((h) => h.workflowId === taskIds[0])!;
       expect(status.milestones[0]!.tasks[0]!.attempts).toBe(2);
       if (process.env.RECORD_HISTORIES === '1') {
-        writeFileSync(RECORDED, `${historyToJSON(twoAttempts.history)}\n`);
+        // The saga and planning fixtures come from test/planning.test.ts (a richer planning phase).
+        const phases = ['implementation', 'validation', 'acceptance'] as const;
+        for (const [i, phase] of phases.entries())
+          writeFileSync(
+            fixtureOf(`${phase}Workflow`),
+            `${historyToJSON(histories.find((h) => h.workflowId === ids[2 + i])!.history)}\n`,
+          );
+        writeFileSync(fixtureOf('taskWorkflow'), `${historyToJSON(twoAttempts.history)}\n`);
       }
       const failures: string[] = [];
       for await (const result of Worker.runReplayHistories(replayOptions, histories)) {
@@ -191,17 +160,6 @@ describe('workflow histories replay', () => {
       }
       expect(failures).toEqual([]);
       expect(histories).toHaveLength(5 + 3);
-      const implementation = JSON.parse(
-        historyToJSON(
-          histories.find((h) => h.workflowId === phaseWorkflowId(name, 'implementation'))!.history,
-        ),
-      ) as { events: RecordedEvent[] };
-      expect(patchIds(implementation.events)).toEqual([
-        LAUNCH_WITHOUT_WAITING_PATCH,
-        BUDGET_HOLDS_PATCH,
-        INTEGRATION_SETUP_PATCH,
-        MERGE_BATCH_PATCH,
-      ]);
     });
   });
 });

@@ -2,11 +2,9 @@
  * Milestone integration's merges in one activity: the task branches in merge order, stopping at the first
  * conflict (left in progress for the resolver). One round trip for the whole milestone, not one per task.
  */
-import type { createGitActivities } from './git';
+import type { GitActivities } from './activities';
 
-type Git = ReturnType<typeof createGitActivities>;
-
-export function createIntegrationGitActivities(deps: { git: Git }) {
+export function createIntegrationGitActivities(deps: { git: GitActivities }) {
   return {
     async mergeBranches(input: { worktree: string; merges: { branch: string; message: string }[] }) {
       let merged = 0;

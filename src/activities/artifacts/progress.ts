@@ -1,0 +1,69 @@
+/** PROGRESS.md and the whole saga log behind it; every write of the saga's projection goes through here. */
+import * as path from 'node:path';
+import type { Environment } from '../../domain/environment';
+import type { Plan } from '../../domain/plan';
+import { decisionNotes, integrationNotes, mergeLog } from '../../domain/progress-log';
+import { renderProgressMd, type ProgressExtra } from '../../domain/render';
+import type { SagaStatus } from '../../domain/state';
+import { writeCostRecord } from './cost-records';
+import { lockFile } from './file-io';
+import type { SagaFiles } from './saga-files';
+import { refreshSpecTree } from './spec-tree';
+
+/** The whole saga log, oldest first, one JSON string per line (PROGRESS.md shows it newest first). */
+export const PROGRESS_LOG_FILE = 'runs/progress-log.jsonl';
+
+export interface ProgressInput {
+  sagaDir: string;
+  status: SagaStatus;
+  /**
+   * The approved plan as the workflow holds it now (acceptance milestones included) and the discovered
+   * environment: when given, SAGA.md, MILESTONE.md and the task specs are re-rendered from `status` too.
+   * Without a plan, the last spec tree written is re-rendered with the current status.
+   */
+  plan?: Plan | null;
+  environment?: Environment | null;
+}
+
+/**
+ * PROGRESS.md (the whole log, decisions and deviations, integration notes) and, from the same status, the
+ * spec tree; at the saga's end its cost record too.
+ */
+export async function writeProgress(files: SagaFiles, input: ProgressInput): Promise<{ path: string }> {
+  const log = await appendProgressLog(files, input.sagaDir, input.status);
+  const decisionsMd = await files.read(input.sagaDir, 'decisions.md').catch(() => null);
+  const extra: ProgressExtra = {
+    integrationNotes: integrationNotes(input.status, log),
+    decisions: decisionNotes(log, decisionsMd),
+    log: [...log].reverse(),
+  };
+  const written = await files.write(input.sagaDir, 'PROGRESS.md', renderProgressMd(input.status, extra));
+  await refreshSpecTree(files, input);
+  if (input.status.phase === 'complete' || input.status.phase === 'cancelled')
+    await writeCostRecord(files, input.sagaDir, input.status);
+  return { path: written };
+}
+
+/** The whole log, oldest first: the one on disk extended by the status's recent lines. */
+async function appendProgressLog(files: SagaFiles, sagaDir: string, status: SagaStatus): Promise<string[]> {
+  const release = await lockFile(path.join(sagaDir, PROGRESS_LOG_FILE));
+  try {
+    const text = (await files.read(sagaDir, PROGRESS_LOG_FILE, Number.MAX_SAFE_INTEGER)) ?? '';
+    const recorded = text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        try {
+          return String(JSON.parse(line));
+        } catch {
+          return line; // a line cut by a crash mid-write is kept as it is
+        }
+      });
+    const merged = mergeLog(recorded, status.log);
+    if (merged !== recorded)
+      await files.write(sagaDir, PROGRESS_LOG_FILE, merged.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    return merged;
+  } finally {
+    release();
+  }
+}

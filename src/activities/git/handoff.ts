@@ -1,0 +1,236 @@
+/**
+ * The durable handoff: everything the agent left in a task worktree becomes one commit on the task branch,
+ * guarded so it never lands on another branch, never commits a `worktree.copy` path and stays within the
+ * configured file count and sizes.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import type { z } from 'zod';
+import { canonical, copyEntryPath, listedPaths, matchesCopyEntry, samplePaths } from './paths';
+import {
+  branchHead,
+  fail,
+  headOf,
+  isAncestorCommit,
+  requireWorktreeDir,
+  splitZ,
+  stagedFiles,
+  unmergedFiles,
+} from './queries';
+import { execGit, GitError, identityArgs, OUTPUT_TAIL, runGit, runGitRaw } from './run';
+import { CommitHandoffInputSchema, parseInput } from './schemas';
+import { listWorktrees } from './worktrees';
+
+/**
+ * Stages all the work in a worktree but `worktree.copy` paths (taken out again when the agent un-ignored or
+ * force-added them; the files stay in the worktree). Returns the staged paths.
+ */
+async function stageWork(worktree: string, copies: readonly string[], notes: string[]): Promise<string[]> {
+  await runGit(worktree, ['add', '-A'], notes);
+  const staged = await stagedFiles(worktree);
+  const caught = staged.filter((f) => matchesCopyEntry(f, copies));
+  if (caught.length === 0) return staged;
+  const entries = copies
+    .map(copyEntryPath)
+    .filter((e) => e !== '' && caught.some((f) => matchesCopyEntry(f, [e])));
+  await runGit(worktree, ['reset', '-q', '--', ...entries.map((e) => `:(literal)${e}`)], notes);
+  notes.push(`not committed (worktree.copy): ${samplePaths(caught)}`);
+  return staged.filter((f) => !matchesCopyEntry(f, copies));
+}
+
+/**
+ * Puts a task worktree back on its branch when the agent checked out another branch or detached HEAD,
+ * keeping the agent's work: commits it made on a detached HEAD and whatever it left uncommitted. A detached
+ * HEAD that only went forward from the branch moves the branch there; anything else is cherry-picked onto
+ * the branch (the work is kept under refs/saga-archive/ meanwhile). No other ref is ever moved. Fails
+ * without committing when the worktree is not this task's or the work does not apply to the branch.
+ */
+async function returnToTaskBranch(
+  worktree: string,
+  branch: string,
+  exclude: readonly string[],
+  notes: string[],
+): Promise<void> {
+  const headRef = (await execGit(worktree, ['symbolic-ref', '--quiet', 'HEAD'])).stdout.trim();
+  if (headRef === `refs/heads/${branch}`) return;
+  const notTheTasks = (why: string) =>
+    fail(
+      'WorktreeConflict',
+      `'${worktree}' is not the worktree of ${branch} (${why}); nothing committed or removed there`,
+    );
+  const tip = await branchHead(worktree, branch);
+  if (!tip) throw notTheTasks(`the branch does not exist`);
+  const [entries, target] = await Promise.all([listWorktrees(worktree), canonical(worktree)]);
+  const here = entries.find((e) => e.canonicalPath === target);
+  if (!here || here.main) throw notTheTasks('not a linked worktree of the repository');
+  const elsewhere = entries.find((e) => e.branch === branch);
+  if (elsewhere) throw notTheTasks(`the branch is checked out at '${elsewhere.path}'`);
+  const where = headRef ? `branch '${headRef.replace(/^refs\/heads\//, '')}'` : 'a detached HEAD';
+  const unresolved = await unmergedFiles(worktree);
+  if (unresolved.length > 0) {
+    throw fail(
+      'WorkOffTaskBranch',
+      `The agent left '${worktree}' on ${where} with unresolved conflicts (${samplePaths(unresolved)}); ` +
+        `nothing committed, '${branch}' is unchanged`,
+    );
+  }
+  const head = await headOf(worktree);
+  // Commits the agent made that no branch or tag holds: lost with the worktree unless brought along.
+  const stray = (
+    await runGit(worktree, ['rev-list', '--reverse', head, '--not', '--branches', '--tags', '--remotes'])
+  )
+    .split('\n')
+    .filter(Boolean);
+  const sinceTip = Number((await runGit(worktree, ['rev-list', '--count', head, '--not', tip])).trim());
+  if (!headRef && (await isAncestorCommit(worktree, tip, head)) && sinceTip === stray.length) {
+    // Only the agent's own commits ahead of the branch: the branch takes them as they are.
+    if (head !== tip) await runGit(worktree, ['update-ref', `refs/heads/${branch}`, head, tip], notes);
+    await runGit(worktree, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`], notes);
+    notes.push(`the agent left ${where}; '${branch}' was moved forward to it (${stray.length} commit(s))`);
+    return;
+  }
+  // Snapshot of everything uncommitted (an unreferenced commit), then the worktree goes back to the branch.
+  await stageWork(worktree, exclude, notes);
+  const tree = (await runGit(worktree, ['write-tree'])).trim();
+  const headTree = (await runGit(worktree, ['rev-parse', `${head}^{tree}`])).trim();
+  const picks = [...stray];
+  if (tree !== headTree) {
+    const id = await identityArgs(worktree);
+    const message = `saga: work left on ${where} of ${branch}`;
+    picks.push((await runGit(worktree, [...id, 'commit-tree', tree, '-p', head, '-m', message])).trim());
+  }
+  if (picks.length === 0) {
+    await runGit(worktree, ['checkout', '-q', '-f', branch], notes);
+    notes.push(`the agent left ${where} without changes; back on '${branch}'`);
+    return;
+  }
+  const last = picks[picks.length - 1]!;
+  const keep = `refs/saga-archive/${branch}/left-on-${last.slice(0, 12)}`;
+  await runGit(worktree, ['update-ref', keep, last], notes);
+  await runGit(worktree, ['checkout', '-q', '-f', branch], notes);
+  const pick = await runGitRaw(worktree, ['cherry-pick', '--no-commit', ...picks], notes);
+  if (pick.code !== 0) {
+    await execGit(worktree, ['cherry-pick', '--quit']);
+    await runGit(worktree, ['reset', '-q', '--hard', branch], notes);
+    throw fail(
+      'WorkOffTaskBranch',
+      `The agent left '${worktree}' on ${where}, and its work does not apply onto '${branch}' ` +
+        `(${(pick.stderr || pick.stdout).trim().split('\n')[0]}); saved as ${keep}, nothing committed`,
+    );
+  }
+  await runGit(worktree, ['update-ref', '-d', keep], notes);
+  notes.push(
+    `the agent left ${where}; its work (${picks.length} commit(s) or uncommitted change sets) was brought back onto '${branch}'`,
+  );
+}
+
+/** Refuses (before committing) a handoff that would commit too many files or too large ones. */
+async function enforceHandoffLimits(
+  worktree: string,
+  staged: string[],
+  limits: { maxFiles: number; maxFileBytes: number; skipHooks: boolean },
+): Promise<void> {
+  const refuse = async (what: string, offenders: string[], count: number) => {
+    await execGit(worktree, ['reset', '-q']); // the worktree stays as the agent left it, nothing staged
+    return ApplicationFailure.create({
+      type: 'HandoffTooLarge',
+      nonRetryable: true,
+      message:
+        `The handoff of '${worktree}' would commit ${what}: ${samplePaths(offenders)}. Nothing was committed; ` +
+        'add generated files to .gitignore, or raise the limit in saga.config.yaml (handoff:)',
+      details: [{ files: listedPaths(offenders), count }],
+    });
+  };
+  if (staged.length > limits.maxFiles) {
+    throw await refuse(
+      `${staged.length} files (handoff.max_files is ${limits.maxFiles})`,
+      staged,
+      staged.length,
+    );
+  }
+  const written = new Set(await stagedFiles(worktree, 'AMT'));
+  const large: string[] = [];
+  for (const file of staged.filter((f) => written.has(f))) {
+    const stat = await fs.lstat(path.join(worktree, file)).catch(() => null);
+    if (stat?.isFile() && stat.size > limits.maxFileBytes) large.push(`${file} (${stat.size} bytes)`);
+  }
+  if (large.length > 0) {
+    throw await refuse(
+      `${large.length} file(s) over ${limits.maxFileBytes} bytes (handoff.max_file_bytes)`,
+      large,
+      large.length,
+    );
+  }
+}
+
+export function createHandoffActivities() {
+  return {
+    /**
+     * The durable handoff: commit everything in the worktree onto the task branch; nothing to commit is not
+     * an error. Never commits a `worktree.copy` path, nor more than the configured files and sizes, and runs
+     * the user's commit hooks unless the config says to skip them.
+     */
+    async commitHandoff(raw: z.input<typeof CommitHandoffInputSchema>) {
+      const input = parseInput('commitHandoff', CommitHandoffInputSchema, raw);
+      const worktree = await requireWorktreeDir(input.worktree);
+      const notes: string[] = [];
+      if (input.branch) await returnToTaskBranch(worktree, input.branch, input.exclude, notes);
+      const [previousHead, id, staged] = await Promise.all([
+        headOf(worktree),
+        identityArgs(worktree),
+        stageWork(worktree, input.exclude, notes),
+      ]);
+      // `a...b` diffs from the merge base, so a base the branch has moved away from still works.
+      const from = input.baseCommit ?? previousHead;
+      if (input.exclude.length > 0 && from !== previousHead) {
+        const earlier = splitZ(await runGit(worktree, ['diff', '--name-only', '-z', `${from}...HEAD`]));
+        const committedCopies = earlier.filter((f) => matchesCopyEntry(f, input.exclude));
+        if (committedCopies.length > 0) {
+          throw fail(
+            'CopiedFileCommitted',
+            `The agent committed ${samplePaths(committedCopies)} in '${worktree}', a worktree.copy file ` +
+              '(often a secret); the handoff does not hand that on. Nothing more was committed',
+          );
+        }
+      }
+      await enforceHandoffLimits(worktree, staged, input);
+      const committed = staged.length > 0;
+      if (committed) {
+        const args = [
+          ...id,
+          'commit',
+          ...(input.skipHooks ? ['--no-verify'] : []),
+          '-q',
+          '-m',
+          input.message,
+        ];
+        const out = await runGitRaw(worktree, args, notes);
+        if (out.code !== 0 && input.skipHooks) throw new GitError(args, worktree, out.code, out.stderr);
+        if (out.code !== 0) {
+          const said = (out.stderr || out.stdout).trim().slice(-OUTPUT_TAIL);
+          await execGit(worktree, ['reset', '-q']);
+          throw fail(
+            'CommitRefused',
+            `The handoff commit in '${worktree}' was refused (exit ${out.code}; a commit hook?): ${said}. ` +
+              'Nothing was committed; fix what the hook reports, or set handoff.skip_hooks: true',
+          );
+        }
+      }
+      const [commit, changed] = await Promise.all([
+        committed ? headOf(worktree) : previousHead,
+        from === previousHead && !committed
+          ? ''
+          : runGit(worktree, ['diff', '--name-only', '-z', `${from}...HEAD`]),
+      ]);
+      const changedFiles = splitZ(changed);
+      return {
+        commit,
+        committed,
+        changedFiles: listedPaths(changedFiles),
+        changedFileCount: changedFiles.length,
+        notes,
+      };
+    },
+  };
+}

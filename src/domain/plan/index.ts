@@ -1,0 +1,23 @@
+/**
+ * The plan file (DESIGN.md 4.3): schema, parsing and the semantic checks zod alone cannot express
+ * (references, cycles, ownership overlaps). Pure: the planning workflow validates planner output with it.
+ * Nothing here throws on bad input; every problem comes back as a message naming file, path and expectation.
+ */
+export {
+  ExitCriterionSchema,
+  isSafeRelativePath,
+  MAX_SLUG_LENGTH,
+  PlanMilestoneSchema,
+  PlanSchema,
+  PlanTaskSchema,
+  SLUG_PATTERN,
+  type ExitCriterion,
+  type Plan,
+  type PlanMilestone,
+  type PlanResult,
+  type PlanTask,
+} from './schema';
+export { parsePlanText, validatePlan } from './validate';
+export { findCycle } from './checks';
+export { filesOutsideOwns, ownsWarning } from './owns';
+export { findTask, planSummary, taskRefsInOrder } from './lookups';

@@ -1,0 +1,89 @@
+/**
+ * The saga's view of its phases, built from the progress events its children send: the milestones and
+ * tasks, the live usage total and the plan summary. A pure reducer, so the workflow only keeps the result.
+ */
+import type { MilestoneState, PlanSummary, ProgressEvent, TaskState, Usage } from './state';
+import { addUsage, usageDelta } from './usage';
+
+export interface ProgressView {
+  milestones: MilestoneState[];
+  usage: Usage;
+  planSummary: PlanSummary | null;
+}
+
+/** The view after `event`, and the log lines it adds (in order). The given view is not changed. */
+export function reduceProgress(
+  view: ProgressView,
+  event: ProgressEvent,
+): { view: ProgressView; log: string[] } {
+  switch (event.type) {
+    case 'log':
+      return { view, log: [event.line] };
+    case 'plan':
+      return { view: { ...view, planSummary: event.summary }, log: [] };
+    case 'milestones': {
+      const known = new Set(view.milestones.map((m) => m.id));
+      const added = event.milestones.filter((m) => !known.has(m.id));
+      return { view: { ...view, milestones: [...view.milestones, ...added] }, log: [] };
+    }
+    case 'milestone': {
+      const m = view.milestones.find((x) => x.id === event.id);
+      if (!m) return { view, log: [] };
+      // The implementation sends one event per integrated milestone, not one per task.
+      const integrated = event.status === 'integrated';
+      const next: MilestoneState = {
+        ...m,
+        status: event.status,
+        integrationCommit: event.integrationCommit,
+        tasks: integrated
+          ? m.tasks.map((t) => (t.status === 'passed' ? { ...t, status: 'integrated' as const } : t))
+          : m.tasks,
+      };
+      return {
+        view: { ...view, milestones: view.milestones.map((x) => (x === m ? next : x)) },
+        log: integrated ? [`Milestone ${m.id} ${m.title}: integrated`] : [],
+      };
+    }
+    case 'task': {
+      const m = view.milestones.find((x) => x.id === event.task.milestone);
+      const before = m?.tasks.find((t) => t.id === event.task.id);
+      if (!m || !before) return { view, log: [] };
+      const next: MilestoneState = { ...m, tasks: m.tasks.map((t) => (t === before ? event.task : t)) };
+      const log: string[] = [];
+      if (before.status !== event.task.status) log.push(describeTaskChange(event.task));
+      if (event.task.warning && event.task.warning !== before.warning) log.push(event.task.warning);
+      return {
+        view: {
+          ...view,
+          milestones: view.milestones.map((x) => (x === m ? next : x)),
+          // Live usage for `saga status`: what the task's runs added since its last report (the
+          // implementation result, which adds resolver runs, replaces the total when the round ends).
+          usage: addUsage(view.usage, usageDelta(event.task.usage, before.usage)),
+        },
+        log,
+      };
+    }
+  }
+}
+
+export function describeTaskChange(t: TaskState): string {
+  switch (t.status) {
+    case 'running':
+      return `Task ${t.id} ${t.slug}: agent started (delegation ${t.delegations}) in ${t.worktree ?? 'its worktree'}`;
+    case 'passed':
+      return `Task ${t.id} ${t.slug}: passed after ${t.attempts} attempt(s), commit ${t.commit?.slice(0, 10) ?? '?'}`;
+    case 'blocked':
+      return `Task ${t.id} ${t.slug}: blocked — ${t.reason ?? 'no reason given'}`;
+    default:
+      return `Task ${t.id} ${t.slug}: ${t.status}`;
+  }
+}
+
+/** Tasks that did not reach the integration branch, for the acceptance prompt. */
+export function unresolvedTasks(milestones: MilestoneState[]): string[] {
+  return milestones.flatMap((m) =>
+    m.tasks
+      .filter((t) => t.status === 'skipped' || t.status === 'blocked')
+      .map((t) => `${t.id} ${t.slug} ${t.status}${t.reason ? ` (${t.reason})` : ''}`),
+  );
+}

@@ -1,0 +1,54 @@
+/** What a task child is started with: its branch, worktree, starting point, retained context and budget. */
+import type { BudgetGrant } from '../domain/budget';
+import { integrationBranch, worktreeDirName } from '../domain/naming';
+import type { PlanMilestone } from '../domain/plan';
+import type { SagaContext } from '../domain/saga-input';
+import type { MilestoneState, TaskState } from '../domain/state';
+import type { TaskInput } from './task';
+
+export interface Delegation {
+  /** The integrated commit to redo the task on (its branch is moved there, the old tip archived). */
+  rebaseOnto?: string;
+  retained?: TaskInput['retained'];
+  budget?: BudgetGrant;
+}
+
+export function taskInputFor(
+  ctx: SagaContext,
+  spec: PlanMilestone,
+  task: TaskState,
+  fleet: { milestones: MilestoneState[]; states: Map<string, TaskState> },
+  delegation: Delegation,
+): TaskInput {
+  const taskSpec = spec.tasks.find((t) => t.id === task.task)!;
+  const number = task.delegations + 1;
+  const { rebaseOnto } = delegation;
+  return {
+    ctx,
+    milestone: spec.id,
+    spec: taskSpec,
+    ref: task.id,
+    key: task.key,
+    branch: task.branch,
+    worktree: `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, task.key)}`,
+    // Start from the integrated state (or the base branch), plus the branches of same-milestone dependencies.
+    base: fleet.milestones.some((m) => m.status === 'integrated') ? integrationBranch(ctx.name) : ctx.base,
+    mergeBranches: taskSpec.depends_on
+      .map((ref) => fleet.states.get(ref))
+      .filter((dep): dep is TaskState => !!dep && dep.milestone === task.milestone)
+      .map((dep) => dep.branch),
+    delegation: number,
+    ...(rebaseOnto
+      ? {
+          resetBranch: {
+            commit: rebaseOnto,
+            archiveRef: `refs/saga-archive/${ctx.name}/${task.key}-d${number}`,
+          },
+        }
+      : {}),
+    attemptOffset: task.attempts,
+    retained: delegation.retained ?? { evidence: [], notes: [] },
+    portBase: 20_000 + (task.milestone * 50 + task.task) * ctx.settings.worktree.portRangeSize,
+    ...(delegation.budget ? { budget: delegation.budget } : {}),
+  };
+}

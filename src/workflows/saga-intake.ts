@@ -1,0 +1,132 @@
+/**
+ * Intake and planning (Saga procedure steps 1-6) as the saga runs them: the name is confirmed before
+ * anything is created on disk, then the run settings and execution modes are fixed, the saga directory is
+ * made, and the planning phase runs as a child. Returns the approved plan with its context (null when
+ * the user cancelled or did not approve) and what the planner runs spent.
+ */
+import { executeChild, workflowInfo } from '@temporalio/workflow';
+import type { Environment } from '../domain/environment';
+import { announceModes, resolveExecutionMode, resolveParallel } from '../domain/flags';
+import { confirmNamePrompt } from '../domain/intake';
+import { phaseWorkflowId } from '../domain/naming';
+import type { Plan } from '../domain/plan';
+import type { SagaContext, SagaInput } from '../domain/saga-input';
+import { SagaName } from '../domain/search-attributes';
+import type { Answer, InteractionRequest, Usage } from '../domain/state';
+import { noUsage } from '../domain/usage';
+import { quickActivities } from './activities';
+import { planningWorkflow } from './planning';
+
+/** The first question of every saga; open before the update handler exists, so an early answer finds it. */
+export const confirmNameRequest = (input: SagaInput): InteractionRequest => ({
+  id: 'confirm-name',
+  kind: 'confirm-name',
+  // The intake restatement and unknowns, derived from the input alone: no I/O first.
+  prompt: confirmNamePrompt(input),
+  options: ['confirm', 'cancel'],
+  recommended: 0,
+});
+
+export interface IntakeHooks {
+  ask: (request: InteractionRequest) => Promise<Answer>;
+  log: (line: string) => void;
+  /** The modes are resolved (the status shows them from now on). */
+  modesResolved: (modes: { lanes: number; executionModeLabel: string }) => void;
+  /** The saga directory exists: PROGRESS.md may be written. */
+  sagaDirReady: () => void;
+}
+
+export interface PlannedSaga {
+  ctx: SagaContext;
+  plan: Plan;
+  problem: string;
+  /** Null in a run carried over from one that had none. */
+  environment: Environment | null;
+}
+
+export async function intakeAndPlan(
+  input: SagaInput,
+  hooks: IntakeHooks,
+): Promise<{ planned: PlannedSaga | null; usage: Usage }> {
+  const cancelled = { planned: null, usage: noUsage() };
+  const quick = quickActivities(input.hostQueue);
+  const confirm = await hooks.ask(confirmNameRequest(input));
+  if (confirm.choice === 'cancel') return cancelled;
+
+  const settings = await quick.loadRunSettings({
+    repo: input.repo,
+    sagaHome: input.sagaHome,
+    ...(input.configFile ? { configFile: input.configFile } : {}),
+  });
+  const agentName = input.agent ?? settings.defaultAgent;
+  const mode = resolveExecutionMode(input.flags.subagents, {
+    subagentDispatch: settings.subagentDispatch[agentName] ?? false,
+    profileName: agentName,
+  });
+  const parallel = resolveParallel(input.flags, mode.mode);
+  hooks.modesResolved({
+    lanes: parallel.lanes,
+    executionModeLabel: `${mode.manifestValue}; ${parallel.manifestValue}`,
+  });
+  let ctx: SagaContext = {
+    name: input.name,
+    sagaWorkflowId: workflowInfo().workflowId,
+    repo: input.repo,
+    base: input.base,
+    goal: input.goal,
+    sagaDir: input.sagaDir,
+    worktreeRoot: input.worktreeRoot,
+    hostQueue: input.hostQueue,
+    flags: input.flags,
+    executionMode: mode.mode,
+    settings,
+    agent: input.agent,
+  };
+  // Flags and modes are persisted before any artifact work.
+  await quick.initSagaDir({
+    sagaDir: input.sagaDir,
+    name: input.name,
+    flags: input.flags,
+    executionMode: mode.manifestValue,
+    parallelMode: parallel.manifestValue,
+    degradations: [
+      ...(mode.announcement
+        ? [{ title: `Refused --subagents: ${mode.manifestValue}`, text: mode.announcement }]
+        : []),
+      ...(parallel.announcement
+        ? [{ title: `Refused --parallel: ${parallel.manifestValue}`, text: parallel.announcement }]
+        : []),
+    ],
+  });
+  hooks.sagaDirReady();
+  hooks.log(announceModes(input.flags, { product: 'Saga', workflow: 'saga' }).split('\n').join(' · '));
+  for (const note of [mode.announcement, parallel.announcement]) if (note) hooks.log(note);
+  if (mode.degraded) {
+    // An exception checkpoint: degraded quality must be acknowledged, even in autonomous mode.
+    const ack = await hooks.ask({
+      id: 'subagents-unavailable',
+      kind: 'checkpoint',
+      prompt: mode.announcement!,
+      options: ['continue inline', 'abort'],
+      recommended: 0,
+    });
+    if (ack.choice === 'abort') return cancelled;
+  }
+
+  const planning = await executeChild(planningWorkflow, {
+    workflowId: phaseWorkflowId(input.name, 'planning'),
+    staticSummary: `Planning of saga ${input.name}`,
+    typedSearchAttributes: [{ key: SagaName, value: input.name }],
+    args: [{ ctx, plan: input.plan }],
+  });
+  // A raise answered during planning holds for the rest of the saga.
+  if (planning.sagaBudgetUsd !== undefined)
+    ctx = {
+      ...ctx,
+      settings: { ...ctx.settings, budget: { ...ctx.settings.budget, sagaUsd: planning.sagaBudgetUsd } },
+    };
+  const usage = planning.usage ?? noUsage();
+  if (!planning.approved || !planning.plan) return { planned: null, usage };
+  const { plan, problem, environment } = planning;
+  return { planned: { ctx, plan, problem, environment }, usage };
+}
