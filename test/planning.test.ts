@@ -223,9 +223,13 @@ describe('planning phase (Phase 1 as a workflow)', () => {
     await saga.cancel();
     expect(await saga.result()).toMatchObject({ phase: 'cancelled' });
 
-    // The recorded planning and saga histories replay on the current workflow code.
+    // The recorded planning and saga histories replay on the current workflow code. The saga's first run
+    // (intake and planning) continued as new at the phase boundary: that run is the one recorded.
+    const latest = await saga.fetchHistory();
+    const firstRunId = latest.events?.[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId;
+    const firstRun = env.client.workflow.getHandle(sagaWorkflowId(name), firstRunId ?? undefined);
     const histories = [
-      { workflowId: sagaWorkflowId(name), history: await saga.fetchHistory() },
+      { workflowId: sagaWorkflowId(name), history: await firstRun.fetchHistory() },
       { workflowId: phaseWorkflowId(name, 'planning'), history: await planning.fetchHistory() },
     ];
     const results = Worker.runReplayHistories({ workflowBundle: { codePath: WORKFLOW_BUNDLE } }, histories);

@@ -1,8 +1,8 @@
 /**
- * Replays recorded histories of Phase 1 (saga + planning workflows: intake, discovery, two question rounds,
- * a revise, approval, implementation start, cancel) on the current workflow code, offline. A change that
- * breaks determinism for running sagas fails here. After an intended, versioned change, re-record with
- * `RECORD_HISTORIES=1 npx jest test/planning.test.ts`.
+ * Replays recorded histories of Phase 1 (the saga's first run: intake, then the planning workflow with
+ * discovery, two question rounds, a revise and approval, then continue-as-new at the phase boundary) on the
+ * current workflow code, offline. A change that breaks replay fails here; re-record with
+ * `RECORD_HISTORIES=1 npx jest test/planning.test.ts` (README: Versioning).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -50,13 +50,15 @@ describe('replay of the recorded planning phase', () => {
         (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'interactionAnswered',
       ),
     ).toBe(9);
-    // The saga accepted 10 answers (confirm-name included), then started planning and implementation.
+    // The saga accepted 10 answers (confirm-name included) and ran planning; at the phase boundary it
+    // continued as new from its state (implementation runs in the next run).
     expect(count(saga, (e) => e.workflowExecutionUpdateAcceptedEventAttributes)).toBe(10);
     expect(
       (saga.events ?? []).flatMap(
         (e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name ?? [],
       ),
-    ).toEqual(['planningWorkflow', 'implementationWorkflow']);
+    ).toEqual(['planningWorkflow']);
+    expect(saga.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
   });
 
   test('both histories replay on the current workflow code', async () => {

@@ -51,6 +51,13 @@ export const COMMAND_DECLS: readonly CommandDecl[] = [
     summary: 'worker only (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY...)',
     options: [
       { name: 'host-id', value: 'ID', description: "this machine's id for its host-local task queue" },
+      {
+        name: 'deployment',
+        value: 'NAME',
+        description:
+          'Worker Versioning: serve this build (SAGA_BUILD_ID, default the saga version) of deployment NAME; each saga stays on the build that started it',
+      },
+      { name: 'make-current', description: 'make this build the current version (new sagas start on it)' },
     ],
   },
   {

@@ -5,17 +5,15 @@
 import { z } from 'zod';
 import { BUDGET_ON_EXHAUSTED } from './budget';
 import { ResolvedAgentProfileSchema } from './config';
-import type { Environment } from './environment';
 import { FlagsResultSchema } from './flags';
-import { PlanSchema, type Plan } from './plan';
-import type { Answer, Interaction, MilestoneState, Usage } from './state';
+import { PlanSchema } from './plan';
 
 /** Settings read from saga.config.yaml by an activity at start (host-bound), then fixed in history. */
 export const RunSettingsSchema = z.object({
   attempts: z.number().int().min(1),
   checkTimeoutMs: z.number().int().positive(),
-  /** Heartbeat timeout of long activities; optional so settings recorded before it existed still parse. */
-  heartbeatTimeoutMs: z.number().int().positive().optional(),
+  /** Heartbeat timeout of long activities. */
+  heartbeatTimeoutMs: z.number().int().positive(),
   defaultAgent: z.string(),
   /** Resolved agent profiles by name. */
   profiles: z.record(z.string(), ResolvedAgentProfileSchema),
@@ -29,19 +27,16 @@ export const RunSettingsSchema = z.object({
   budget: z.object({
     taskUsd: z.number().nullable(),
     sagaUsd: z.number().nullable(),
-    /** Optional so settings recorded before it existed still parse (they finish). */
-    onExhausted: z.enum(BUDGET_ON_EXHAUSTED).optional(),
+    onExhausted: z.enum(BUDGET_ON_EXHAUSTED),
   }),
-  /** Limits of a task handoff; optional so settings recorded before it existed still parse (defaults). */
-  handoff: z
-    .object({
-      maxFiles: z.number().int().positive(),
-      maxFileBytes: z.number().int().positive(),
-      skipHooks: z.boolean(),
-    })
-    .optional(),
-  /** Worker variables checks and worktree set-up also get (`pass_env`); optional for older settings. */
-  passEnv: z.array(z.string()).optional(),
+  /** Limits of a task handoff. */
+  handoff: z.object({
+    maxFiles: z.number().int().positive(),
+    maxFileBytes: z.number().int().positive(),
+    skipHooks: z.boolean(),
+  }),
+  /** Worker variables checks and worktree set-up also get (`pass_env`). */
+  passEnv: z.array(z.string()),
 });
 export type RunSettings = z.infer<typeof RunSettingsSchema>;
 
@@ -69,32 +64,18 @@ export const SagaInputSchema = z.object({
 export type SagaInput = z.infer<typeof SagaInputSchema>;
 
 /** The slice of the saga every child workflow needs. */
-export interface SagaContext {
-  name: string;
-  sagaWorkflowId: string;
-  repo: string;
-  base: string;
-  goal: string;
-  sagaDir: string;
-  worktreeRoot: string;
-  hostQueue: string;
-  flags: SagaInput['flags'];
-  executionMode: 'subagents' | 'inline';
-  settings: RunSettings;
-  agent: string | null;
-}
-
-/** State carried into a new run of the saga: continue-as-new between rounds, or `saga continue` after a crash. */
-export interface SagaCarry {
-  ctx: SagaContext;
-  executionModeLabel: string;
-  lanes: number;
-  plan: Plan;
-  problem: string;
-  environment: Environment | null;
-  milestones: MilestoneState[];
-  round: number;
-  hub: { pending: Interaction[]; answered: Answer[] };
-  log: string[];
-  usage: Usage;
-}
+export const SagaContextSchema = z.object({
+  name: z.string(),
+  sagaWorkflowId: z.string(),
+  repo: z.string(),
+  base: z.string(),
+  goal: z.string(),
+  sagaDir: z.string(),
+  worktreeRoot: z.string(),
+  hostQueue: z.string(),
+  flags: FlagsResultSchema,
+  executionMode: z.enum(['subagents', 'inline']),
+  settings: RunSettingsSchema,
+  agent: z.string().nullable(),
+});
+export type SagaContext = z.infer<typeof SagaContextSchema>;

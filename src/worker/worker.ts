@@ -9,6 +9,7 @@ import {
   Worker,
   type LogLevel,
   type LogMetadata,
+  type WorkerDeploymentOptions,
   type WorkerOptions,
 } from '@temporalio/worker';
 import { createActivities } from '../activities';
@@ -26,7 +27,19 @@ export interface SagaWorkerOptions {
   /** Serve only host activities, no workflows (e.g. a second checkout machine). */
   activitiesOnly?: boolean;
   taskQueue?: string;
+  /**
+   * Worker Versioning (compose, Cloud): these workers serve build `buildId` of deployment `name`, and every
+   * saga stays pinned to the build that started it, so an upgrade never replays old sagas on new code.
+   */
+  deployment?: { name: string; buildId: string };
 }
+
+/** Every workflow these workers start stays on their build (Temporal's PINNED versioning behavior). */
+const pinnedTo = (deployment: { name: string; buildId: string }): WorkerDeploymentOptions => ({
+  version: { deploymentName: deployment.name, buildId: deployment.buildId },
+  useWorkerVersioning: true,
+  defaultVersioningBehavior: 'PINNED',
+});
 
 export { defaultHostId, defaultSagaHome, shutdownGraceMs, workflowTaskQueue } from './host-settings';
 
@@ -66,6 +79,7 @@ export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Wor
   const common = {
     connection: options.connection,
     namespace: options.namespace,
+    ...(options.deployment ? { workerDeploymentOptions: pinnedTo(options.deployment) } : {}),
     // On SIGTERM/SIGINT (the runtime's shutdownSignals) quick activities get this long to finish; then
     // running ones are cancelled: agents and checks kill their process trees and report the cancellation.
     shutdownGraceTime: shutdownGraceMs(),

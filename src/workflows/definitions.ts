@@ -4,7 +4,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BudgetGrant } from '../domain/budget';
-import type { SagaCarry } from '../domain/saga-input';
+import type { SagaState } from '../domain/saga-state';
 import type { Answer, Interaction, ProgressEvent, RespondInput, SagaStatus, Usage } from '../domain/state';
 
 /** Answer a pending interaction. The validator rejects unknown ids and invalid choices. */
@@ -12,7 +12,7 @@ export const respondUpdate = defineUpdate<Answer, [RespondInput]>('respond');
 /** Full status, as `saga status --json` prints it. */
 export const statusQuery = defineQuery<SagaStatus>('status');
 /** The state a new run resumes from; null before the plan is approved. */
-export const carryQuery = defineQuery<SagaCarry | null>('carry');
+export const carryQuery = defineQuery<SagaState | null>('carry');
 
 /** Child → saga: a phase workflow needs a person. */
 export const interactionOpenedSignal = defineSignal<[Interaction]>('interactionOpened');

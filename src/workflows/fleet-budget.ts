@@ -42,7 +42,7 @@ export class FleetBudget {
 
   constructor(private readonly deps: FleetBudgetDeps) {
     this.limit = deps.ctx.settings.budget.sagaUsd;
-    this.onExhausted = deps.ctx.settings.budget.onExhausted ?? 'finish';
+    this.onExhausted = deps.ctx.settings.budget.onExhausted;
   }
 
   get limited(): boolean {

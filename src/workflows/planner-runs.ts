@@ -45,7 +45,7 @@ export function plannerRuns(ctx: SagaContext, scratch: string, spend: PlanningSp
         `budget-planning-${Math.round(spent * 100)}-of-${Math.round(limit * 100)}-q${++budgetQuestions}`,
         spent,
         limit,
-        ctx.settings.budget.onExhausted ?? 'finish',
+        ctx.settings.budget.onExhausted,
       );
       const answer = await ask(ctx.sagaWorkflowId, question);
       await sagaLog(

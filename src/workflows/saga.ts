@@ -5,6 +5,7 @@
  */
 import {
   allHandlersFinished,
+  ApplicationFailure,
   CancellationScope,
   condition,
   ContinueAsNew,
@@ -21,7 +22,14 @@ import { failureReason } from '../domain/failure';
 import { integrationBranch, phaseWorkflowId } from '../domain/naming';
 import { summarizePlan } from '../domain/planner';
 import { reduceProgress, unresolvedTasks, type ProgressView } from '../domain/progress';
-import type { SagaCarry, SagaInput } from '../domain/saga-input';
+import type { SagaInput } from '../domain/saga-input';
+import {
+  migrateSagaState,
+  SAGA_LOG_KEEP,
+  SAGA_STATE_VERSION,
+  SagaStateError,
+  type SagaState,
+} from '../domain/saga-state';
 import { SagaAwaitingInput, SagaName, SagaPhase } from '../domain/search-attributes';
 import type { Interaction, Phase, ProgressEvent, SagaStatus } from '../domain/state';
 import { addUsage, noUsage } from '../domain/usage';
@@ -42,16 +50,15 @@ export interface SagaOutcome {
   reportPath: string | null;
 }
 
-/**
- * Log lines kept in workflow state (and the status query); PROGRESS.md keeps the whole log on disk, merged
- * from this window at every write, so the window only has to outlast the changes between two writes.
- */
-const LOG_KEEP = 100;
-
 /** PROGRESS.md writes are spaced at least this far apart. */
 const PROGRESS_MIN_INTERVAL_MS = 1000;
 
-export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise<SagaOutcome> {
+/**
+ * `state`: where a new run of the saga starts (continue-as-new at a phase boundary, or `saga continue`); a
+ * state of an older version is migrated first (README: Versioning).
+ */
+export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise<SagaOutcome> {
+  const carry = state === undefined ? undefined : carriedState(state);
   const self = workflowInfo().workflowId;
   const quick = quickActivities(input.hostQueue);
   const specPath = `${input.sagaDir}/SAGA.md`;
@@ -66,7 +73,9 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
     milestones: carry?.milestones ?? [],
     usage: carry?.usage ?? noUsage(),
     // Sent by the planning phase while it runs; a carried run only knows the approved plan.
-    planSummary: carry ? summarizePlan(carry.plan, { version: null, state: 'approved', specPath }) : null,
+    planSummary: carry
+      ? summarizePlan(carry.plan, { version: carry.planVersion, state: 'approved', specPath })
+      : null,
   };
   let round = carry?.round ?? 1;
   let reportPath: string | null = null;
@@ -78,7 +87,8 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
 
   const addLog = (line: string) => {
     log.unshift(`${new Date().toISOString()} ${line}`);
-    log.length = Math.min(log.length, LOG_KEEP);
+    // PROGRESS.md keeps the whole log, merged from this window at every write.
+    log.length = Math.min(log.length, SAGA_LOG_KEEP);
     dirty = true;
   };
   // Chat notifications, reminders and decisions.md entries around interactions (never blocking the hub).
@@ -129,10 +139,12 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
   setHandler(statusQuery, status);
   // What a new run needs to resume without redoing finished work (`saga continue` on a failed/terminated run).
   /** The state a new run needs; null until the plan is approved. */
-  const carryState = (): SagaCarry | null =>
+  const carryState = (): SagaState | null =>
     saga
       ? {
+          version: SAGA_STATE_VERSION,
           ...saga,
+          planVersion: progress.planSummary?.version ?? null,
           executionModeLabel,
           lanes,
           milestones: progress.milestones,
@@ -210,13 +222,14 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
       progress = { ...progress, usage: addUsage(progress.usage, intake.usage) };
       if (!intake.planned) return await finish('cancelled');
       saga = intake.planned;
+      await continueFromState();
     }
     return await rounds(saga);
   } catch (error) {
     if (isCancellation(error)) return await CancellationScope.nonCancellable(() => finish('cancelled'));
-    setPhase('failed');
-    // Continuing as new passes through here too (and always has set the phase): it is no failure.
+    // Continuing as new passes through here too: it is no failure.
     if (error instanceof ContinueAsNew) throw error;
+    setPhase('failed');
     failure = failureReason(error);
     addLog(`Failed: ${failure}`);
     // The failure ends the run before the background writer would run again: write PROGRESS.md now.
@@ -341,10 +354,29 @@ export async function sagaWorkflow(input: SagaInput, carry?: SagaCarry): Promise
         }),
       };
       round++;
-      if (workflowInfo().continueAsNewSuggested) {
-        await condition(allHandlersFinished);
-        await continueAsNew<typeof sagaWorkflow>(input, carryState()!);
-      }
+      await continueFromState();
     }
+  }
+
+  /**
+   * A phase boundary: the saga goes on in a new run that starts from its state, once background work and
+   * answers being handled have settled. Each run's history stays small, and its start is the snapshot
+   * `saga continue` resumes from when new code cannot replay a run (README: Versioning).
+   */
+  async function continueFromState(): Promise<never> {
+    await effects.settled();
+    await condition(() => !writing && allHandlersFinished());
+    return continueAsNew<typeof sagaWorkflow>(input, carryState()!);
+  }
+}
+
+/** The carried state in the current version; a state that cannot be migrated fails the run, naming why. */
+function carriedState(state: unknown): SagaState {
+  try {
+    return migrateSagaState(state);
+  } catch (error) {
+    if (error instanceof SagaStateError)
+      throw ApplicationFailure.nonRetryable(error.message, 'InvalidSagaState');
+    throw error;
   }
 }

@@ -33,7 +33,8 @@ export interface SagaTestEnv {
   taskQueue: string;
   /** Env for spawning bin/saga (or worker processes) against the same server, queue and home. */
   cliEnv: NodeJS.ProcessEnv;
-  startWorkers(opts?: { hostId?: string }): Promise<RunningWorkers>;
+  /** `workflowBundlePath`: other workflow code than the project's (default: the built bundle). */
+  startWorkers(opts?: { hostId?: string; workflowBundlePath?: string }): Promise<RunningWorkers>;
   tmp(prefix: string): string;
   close(): Promise<void>;
 }
@@ -78,7 +79,7 @@ export async function createSagaTestEnv(label: string): Promise<SagaTestEnv> {
         sagaHome,
         hostId: opts.hostId ?? hostId,
         taskQueue,
-        workflowBundlePath: WORKFLOW_BUNDLE,
+        workflowBundlePath: opts.workflowBundlePath ?? WORKFLOW_BUNDLE,
       });
       const runs = workers.map((w) => w.run());
       const handle: RunningWorkers = {

@@ -66,13 +66,15 @@ export interface WorkerProcess {
 
 const running = new Set<ChildProcess>();
 
-/** Spawns `saga worker --host-id <hostId>` and resolves once it polls its host queue. */
+/** Spawns `saga worker --host-id <hostId> [extraArgs]` and resolves once it polls its host queue. */
 export async function spawnWorker(
   env: SagaTestEnv,
   hostId: string,
   extraEnv: NodeJS.ProcessEnv = {},
+  extraArgs: string[] = [],
 ): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'saga'), 'worker', '--host-id', hostId], {
+  const argv = [path.join(ROOT, 'bin', 'saga'), 'worker', '--host-id', hostId, ...extraArgs];
+  const child = spawn(process.execPath, argv, {
     cwd: ROOT,
     env: { ...env.cliEnv, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,19 +4,22 @@
  * last state, so finished tasks are not redone. Git reality is reconciled and the projections repaired.
  */
 import { createInterface } from 'node:readline/promises';
-import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { tsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createArtifactActivities } from '../../activities/artifacts';
 import { createGitActivities } from '../../activities/git';
 import { integrationBranch, sagaWorkflowId } from '../../domain/naming';
 import type { SagaInput } from '../../domain/saga-input';
 import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/search-attributes';
-import type { MilestoneState, SagaStatus } from '../../domain/state';
+import { migrateSagaState, withReportedProgress, type SagaState } from '../../domain/saga-state';
+import type { MilestoneState, ProgressEvent, SagaStatus } from '../../domain/state';
 import { carryQuery } from '../../workflows/definitions';
 import { sagaWorkflow } from '../../workflows/saga';
-import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
+import { createSagaWorkers, defaultSagaHome, installRuntime } from '../../worker/worker';
+import { prebuiltWorkflowBundle } from '../../worker/workflow-bundle';
 import { bool, parseArgs } from '../args';
 import { connectionSettings } from '../connection';
 import { UserError } from '../errors';
@@ -218,12 +221,94 @@ async function settleInterruptedTasks(client: Client, milestones: MilestoneState
   }
 }
 
-async function startingInput(client: Client, name: string): Promise<SagaInput> {
-  const history = await client.workflow.getHandle(sagaWorkflowId(name)).fetchHistory();
-  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  if (!payload) throw new UserError(`Saga '${name}' has no recorded input; it cannot be continued.`);
-  return defaultPayloadConverter.fromPayload<SagaInput>(payload);
+type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
+
+/** What the run was started with: the saga's input, and the state it started from (none for a first run). */
+function runStart(name: string, history: History): { input: SagaInput; state: unknown } {
+  const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
+  if (!payloads[0]) throw new UserError(`Saga '${name}' has no recorded input; it cannot be continued.`);
+  return {
+    input: defaultPayloadConverter.fromPayload<SagaInput>(payloads[0]),
+    state: payloads[1] ? defaultPayloadConverter.fromPayload<unknown>(payloads[1]) : undefined,
+  };
 }
+
+/**
+ * Null when this code replays the run's history; else why not (the run was made by other code). Continuing
+ * is a replay, so this is the replay a worker would make, done here first.
+ */
+async function replayProblem(history: History, workflowId: string): Promise<string | null> {
+  installRuntime();
+  const bundle = prebuiltWorkflowBundle();
+  const source = bundle
+    ? { workflowBundle: { codePath: bundle } }
+    : { workflowsPath: require.resolve('../../workflows') };
+  try {
+    await Worker.runReplayHistory(source, history, workflowId);
+    return null;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'DeterminismViolationError')
+      return error.message.split('\n')[0] ?? error.message;
+    throw error;
+  }
+}
+
+/**
+ * The saga's last state without replaying its code: the state its run started from (a phase boundary),
+ * migrated to this version, with the progress its children reported since. Null before a plan was approved.
+ */
+function stateFromHistory(name: string, history: History): SagaState | null {
+  const { state } = runStart(name, history);
+  if (state === undefined) return null;
+  let start: SagaState;
+  try {
+    start = migrateSagaState(state);
+  } catch (error) {
+    throw new UserError(`Saga '${name}' cannot be continued: ${(error as Error).message}`);
+  }
+  const reported = (history.events ?? []).flatMap((e) => {
+    const signal = e.workflowExecutionSignaledEventAttributes;
+    const payload = signal?.input?.payloads?.[0];
+    if (!payload || (signal.signalName !== 'progress' && signal.signalName !== 'progressBatch')) return [];
+    const at = e.eventTime ? tsToDate(e.eventTime).toISOString() : new Date(0).toISOString();
+    const body = defaultPayloadConverter.fromPayload<ProgressEvent | ProgressEvent[]>(payload);
+    return (Array.isArray(body) ? body : [body]).map((event) => ({ at, event }));
+  });
+  return withReportedProgress(start, reported);
+}
+
+/** A new run of the saga from `carry` (from the start when there is none); the old run is closed. */
+async function startFromState(
+  client: Client,
+  taskQueue: string,
+  input: SagaInput,
+  carry: SagaState | null,
+  io: Io,
+): Promise<void> {
+  if (carry) await settleInterruptedTasks(client, carry.milestones, io);
+  await client.workflow.start(sagaWorkflow, {
+    taskQueue,
+    workflowId: sagaWorkflowId(input.name),
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    // Interactions that were open are asked again by the new run.
+    args: carry ? [input, { ...carry, hub: { pending: [], answered: carry.hub.answered } }] : [input],
+    staticSummary: `Saga ${input.name} (continued)`,
+    typedSearchAttributes: [
+      { key: SagaName, value: input.name },
+      { key: SagaPhase, value: carry ? 'implementation' : 'planning' },
+      { key: SagaRepo, value: input.repo },
+      { key: SagaAwaitingInput, value: false },
+    ],
+  });
+}
+
+const resumedText = (carry: SagaState | null): string => {
+  if (!carry) return 'its plan had not been approved; planning starts again in a new run.';
+  const finished = carry.milestones
+    .flatMap((m) => m.tasks)
+    .filter((t) => ['passed', 'integrated', 'skipped'].includes(t.status)).length;
+  return `resumed in a new run from its last state (${finished} finished task(s) kept, not redone).`;
+};
 
 export async function continueCommand(
   argv: string[],
@@ -240,33 +325,29 @@ export async function continueCommand(
     io.out(`Saga '${name}' is finished; nothing to continue. See: saga status ${name}`);
     return 0;
   }
-  const input = await startingInput(client, name);
+  const run = client.workflow.getHandle(sagaWorkflowId(name), desc.runId);
+  const history = await run.fetchHistory();
+  const { input } = runStart(name, history);
   const workers = await ensureWorker(client, desc.taskQueue, input.hostQueue, io);
   try {
-    if (state !== 'RUNNING') {
+    const unreplayable = await replayProblem(history, sagaWorkflowId(name));
+    if (unreplayable) {
+      // Made by other code (an upgrade): the saga crosses it by its state, not by replaying that code.
+      const carry = stateFromHistory(name, history);
+      if (state === 'RUNNING')
+        await run.terminate(`saga continue: this code cannot replay the run (${unreplayable})`);
+      await startFromState(client, desc.taskQueue, input, carry, io);
+      io.out(
+        `Saga '${name}': its run was made by code this version cannot replay (${unreplayable}). ` +
+          resumedText(carry),
+      );
+    } else if (state !== 'RUNNING') {
       // Queries on a closed run are answered by replaying its history on a worker.
-      const carry = await client.workflow.getHandle(sagaWorkflowId(name), desc.runId).query(carryQuery);
-      if (carry) await settleInterruptedTasks(client, carry.milestones, io);
-      await client.workflow.start(sagaWorkflow, {
-        taskQueue: desc.taskQueue,
-        workflowId: sagaWorkflowId(name),
-        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-        args: carry ? [input, { ...carry, hub: { pending: [], answered: carry.hub.answered } }] : [input],
-        staticSummary: `Saga ${name} (continued)`,
-        typedSearchAttributes: [
-          { key: SagaName, value: name },
-          { key: SagaPhase, value: carry ? 'implementation' : 'planning' },
-          { key: SagaRepo, value: input.repo },
-          { key: SagaAwaitingInput, value: false },
-        ],
-      });
-      const finished =
-        carry?.milestones
-          .flatMap((m) => m.tasks)
-          .filter((t) => ['passed', 'integrated', 'skipped'].includes(t.status)).length ?? 0;
+      const carry = await run.query(carryQuery);
+      await startFromState(client, desc.taskQueue, input, carry, io);
       io.out(
         carry
-          ? `Saga '${name}' had ${state.toLowerCase()}; resumed in a new run from its last state (${finished} finished task(s) kept, not redone).`
+          ? `Saga '${name}' had ${state.toLowerCase()}; ${resumedText(carry)}`
           : `Saga '${name}' had ${state.toLowerCase()} before its plan was approved; planning starts again in a new run.`,
       );
     }

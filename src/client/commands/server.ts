@@ -2,9 +2,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
-import { connectionSettings } from '../connection';
-import { EnvironmentError } from '../errors';
-import { parseArgs, str } from '../args';
+import { connectClient, connectionSettings } from '../connection';
+import { EnvironmentError, UserError } from '../errors';
+import { bool, packageVersion, parseArgs, str } from '../args';
 import { startDevServer, waitForServer, type DevServer } from '../../worker/dev-server';
 import { findTemporalBinary } from '../../worker/temporal-binary';
 import { defaultHostId, defaultSagaHome, runSagaWorkers } from '../../worker/worker';
@@ -84,7 +84,8 @@ export async function devCommand(argv: string[], io: Io): Promise<number> {
   try {
     await runSagaWorkers({ connection, namespace: dev.namespace, sagaHome });
   } finally {
-    await connection.close();
+    // A worker that failed to start still holds the connection: its own error is the one to report.
+    await connection.close().catch(() => undefined);
     if (dev.server) {
       io.out('Stopping the Temporal dev server...');
       await dev.server.stop();
@@ -106,13 +107,69 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
     );
   }
   const hostId = str(args, 'host-id') ?? defaultHostId();
+  const deploymentName = str(args, 'deployment') ?? process.env.SAGA_DEPLOYMENT;
+  const deployment = deploymentName
+    ? { name: deploymentName, buildId: process.env.SAGA_BUILD_ID || packageVersion() }
+    : undefined;
+  if (!deployment && bool(args, 'make-current'))
+    throw new UserError('saga worker: --make-current needs --deployment NAME (or SAGA_DEPLOYMENT).');
   io.out(
-    `Saga worker for host '${hostId}' connected to ${settings.address} (namespace ${settings.namespace}).`,
+    `Saga worker for host '${hostId}' connected to ${settings.address} (namespace ${settings.namespace})` +
+      (deployment ? `, build ${deployment.buildId} of deployment '${deployment.name}'.` : '.'),
   );
   try {
-    await runSagaWorkers({ connection, namespace: settings.namespace, sagaHome: defaultSagaHome(), hostId });
+    const running = runSagaWorkers({
+      connection,
+      namespace: settings.namespace,
+      sagaHome: defaultSagaHome(),
+      hostId,
+      ...(deployment ? { deployment } : {}),
+    });
+    if (deployment && bool(args, 'make-current'))
+      void makeCurrent(settings, deployment, hostId).then(
+        () =>
+          io.out(
+            `Build ${deployment.buildId} is the current version of '${deployment.name}': new sagas start on it.`,
+          ),
+        (error: unknown) => io.err(`saga worker: ${(error as Error).message}`),
+      );
+    await running;
+  } finally {
+    // A worker that failed to start still holds the connection: its own error is the one to report.
+    await connection.close().catch(() => undefined);
+  }
+  return 0;
+}
+
+/**
+ * Makes this build the deployment's current version, so new sagas start on it (running ones stay on
+ * theirs). The server knows a version from its workers' first poll, so this retries for a minute.
+ */
+async function makeCurrent(
+  settings: ReturnType<typeof connectionSettings>,
+  deployment: { name: string; buildId: string },
+  hostId: string,
+): Promise<void> {
+  const { client, connection } = await connectClient(settings);
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.workflowService.setWorkerDeploymentCurrentVersion({
+          namespace: settings.namespace,
+          deploymentName: deployment.name,
+          buildId: deployment.buildId,
+          identity: `saga worker ${hostId}`,
+        });
+        return;
+      } catch (error) {
+        if (attempt >= 60)
+          throw new EnvironmentError(
+            `could not make build ${deployment.buildId} current in deployment '${deployment.name}': ${(error as Error).message}`,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
   } finally {
     await connection.close();
   }
-  return 0;
 }
