@@ -18,18 +18,9 @@ import { standaloneTaskInput } from './harness/task-input';
 import { startWorkerProcess } from './harness/ts-worker';
 import { claudeEndpoint, startAnthropicStandIn } from './standins/anthropic';
 import type { StandIn } from './standins/script';
+import { waitFor } from './harness/wait';
 
 const SCOPE = 'Write alpha.txt containing "hello", then wait (crash test).';
-
-async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 120_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 jest.setTimeout(300_000);
 

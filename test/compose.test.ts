@@ -1,10 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { SearchAttributeType } from '@temporalio/common';
 import { parse } from 'yaml';
 import { SAGA_SEARCH_ATTRIBUTES } from '../src/domain/search-attributes';
+import { freePort } from './harness/wait';
 
 const ROOT = path.resolve(__dirname, '..');
 const read = (file: string): string => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -175,17 +175,6 @@ describe('Dockerfile', () => {
 
 // ---------------------------------------------------------------------------------------------
 // The setup scripts against a real Temporal server (the dev server from the same CLI the project uses).
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The CLI the project installs (DESIGN.md 6 order: TEMPORAL_CLI, PATH, tools/), or undefined. */
 function temporalCli(): string | undefined {

@@ -27,6 +27,7 @@ import { createFleetRepo, git, planTask, sagaWorktrees, startApprovedSaga } from
 import { standaloneTaskInput } from './harness/task-input';
 import { createSagaTestEnv, sagaStatus, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { startWorkerProcess } from './harness/ts-worker';
+import { waitFor } from './harness/wait';
 
 const onePlan = (name: string, tasks: Record<string, unknown>[], milestoneCheck = 'test -f README.md') => ({
   name,
@@ -75,20 +76,6 @@ function processesWith(marker: string): number[] {
     })
     .map(Number)
     .filter((pid) => !processGone(pid));
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
 }
 
 describe('fault injection', () => {

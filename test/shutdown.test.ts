@@ -12,6 +12,7 @@ import { sagaWorkflowId, taskWorkflowId } from '../src/domain/naming';
 import { writeOneTaskPlan } from './harness/one-task-plan';
 import { createSagaTestEnv, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { ensureBuilt, killStrayWorkers, spawnWorker } from './harness/worker-process';
+import { waitFor } from './harness/wait';
 
 /** Running (not gone, not a zombie nobody reaps). */
 function running(pid: number): boolean {
@@ -20,16 +21,6 @@ function running(pid: number): boolean {
     return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!);
   } catch {
     return false;
-  }
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
-    await new Promise((r) => setTimeout(r, 200));
   }
 }
 

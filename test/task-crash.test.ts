@@ -14,6 +14,7 @@ import { taskWorkflow } from '../src/workflows/task';
 import { standaloneTaskInput } from './harness/task-input';
 import { createSagaTestEnv, type SagaTestEnv } from './harness/saga-env';
 import { startWorkerProcess } from './harness/ts-worker';
+import { waitFor } from './harness/wait';
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@saga.invalid', ...args], {
@@ -38,16 +39,6 @@ function processGone(pid: number): boolean {
     return true;
   }
   return ['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!);
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('task workflow survives a worker crash', () => {

@@ -9,20 +9,9 @@ import { sagaWorkflowId } from '../src/domain/naming';
 import { cancelSagaQuietly, startGreetingSaga } from './harness/greeting-saga';
 import { createSagaTestEnv, useEnvInProcess, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { killStrayWorkers, spawnWorker, type WorkerProcess } from './harness/worker-process';
+import { waitFor } from './harness/wait';
 
 jest.setTimeout(180_000);
-
-async function until(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 60_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 describe('saga worker --deployment', () => {
   let env: SagaTestEnv;
@@ -46,7 +35,7 @@ describe('saga worker --deployment', () => {
       '--make-current',
     ]);
     workers.push(worker);
-    await until(`build ${buildId} to be current`, () =>
+    await waitFor(`build ${buildId} to be current`, () =>
       worker.output().includes(`Build ${buildId} is the current version of '${deployment}'`),
     );
     return worker;
