@@ -1,5 +1,4 @@
 /** Waiting in tests: for a condition to hold, and for a free port. */
-import net from 'node:net';
 
 /**
  * Polls `probe` until it returns a value other than undefined, null or false, and resolves with it; fails
@@ -20,14 +19,5 @@ export async function waitFor<T>(
   }
 }
 
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A TCP port on 127.0.0.1 that was free a moment ago (the dev server's own finder). */
+export { freePort } from '../../src/worker/dev-server';
