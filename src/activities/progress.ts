@@ -3,28 +3,108 @@
  * its id, so the (growing) status and the plan never travel through history as an activity input. Uses the
  * worker's client from the activity context.
  */
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import type { SagaState } from '../domain/saga-state';
+import type { SagaStatus } from '../domain/state';
 import { carryQuery, statusQuery } from '../workflows/definitions';
 import type { createArtifactActivities } from './artifacts';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 
+/** How often the projector reads the saga's status, and how long one projector activity runs. */
+const PROJECT_EVERY_MS = 1_000;
+const PROJECT_FOR_MS = 20 * 60_000;
+
+/**
+ * Writes of one saga directory, in order, in this worker: a write the saga asked for (its last state) bumps
+ * the generation, so a projector write of a status read before it is dropped, never written over it.
+ */
+const generations = new Map<string, number>();
+const queues = new Map<string, Promise<unknown>>();
+function serialized<T>(sagaDir: string, write: () => Promise<T>): Promise<T> {
+  const next = (queues.get(sagaDir) ?? Promise.resolve()).then(write, write);
+  queues.set(
+    sagaDir,
+    next.catch(() => undefined),
+  );
+  return next;
+}
+
+/** Longest a projector query may take: a saga whose worker is gone must not hold up the projector. */
+const QUERY_DEADLINE_MS = 5_000;
+
+async function readSaga(client: Client, workflowId: string, runId?: string) {
+  const handle = client.workflow.getHandle(workflowId, runId);
+  const status: SagaStatus = await handle.query(statusQuery);
+  return { handle, status };
+}
+
 export function createProgressActivities(deps: { artifacts: Artifacts }) {
+  const write = (sagaDir: string, status: SagaStatus, carry: SagaState | null) =>
+    deps.artifacts.writeProgress({
+      sagaDir,
+      status,
+      ...(carry ? { plan: carry.plan, environment: carry.environment } : {}),
+    });
+
   return {
+    /** One write of the saga's projection, of its state now (its end, a failure). */
     async writeProgressSnapshot(input: {
       sagaDir: string;
       workflowId: string;
       runId: string;
     }): Promise<{ path: string }> {
-      const handle = Context.current().client.workflow.getHandle(input.workflowId, input.runId);
-      const status = await handle.query(statusQuery);
+      generations.set(input.sagaDir, (generations.get(input.sagaDir) ?? 0) + 1);
+      const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
       // The approved plan (with any acceptance milestones) and environment; null before approval.
       const carry = await handle.query(carryQuery).catch(() => null);
-      return deps.artifacts.writeProgress({
-        sagaDir: input.sagaDir,
-        status,
-        ...(carry ? { plan: carry.plan, environment: carry.environment } : {}),
-      });
+      return serialized(input.sagaDir, () => write(input.sagaDir, status, carry));
+    },
+
+    /**
+     * Keeps PROGRESS.md a projection of the running saga: reads its status every second and writes the
+     * files when it changed, for PROJECT_FOR_MS or until cancelled. One activity per run (heartbeats add
+     * no history events) instead of one per change keeps the saga's history small. Reads the latest run
+     * of the saga, so a projector left over from a run that continued as new never writes an older state.
+     */
+    async projectProgress(input: { sagaDir: string; workflowId: string; everyMs?: number }): Promise<void> {
+      const ctx = Context.current();
+      const until = Date.now() + PROJECT_FOR_MS;
+      let written = '';
+      /** The plan changes only when a round starts or planning publishes a version: read it then. */
+      let planKey = '';
+      let carry: SagaState | null = null;
+      // Queries end when the activity is cancelled (the saga moved on, the worker shuts down) or take too long.
+      const bounded = <T>(query: () => Promise<T>) =>
+        ctx.client.withAbortSignal(ctx.cancellationSignal, () =>
+          ctx.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, query),
+        );
+      while (Date.now() < until) {
+        const generation = generations.get(input.sagaDir) ?? 0;
+        try {
+          const { handle, status } = await bounded(() => readSaga(ctx.client, input.workflowId));
+          const nextPlanKey = JSON.stringify([status.runId, status.round, status.planSummary]);
+          if (nextPlanKey !== planKey) {
+            carry = await bounded(() => handle.query(carryQuery)).catch(() => null);
+            planKey = nextPlanKey;
+          }
+          const key = JSON.stringify(status);
+          if (key !== written) {
+            await serialized(input.sagaDir, async () => {
+              if ((generations.get(input.sagaDir) ?? 0) === generation)
+                await write(input.sagaDir, status, carry);
+            });
+            written = key;
+          }
+        } catch (error) {
+          if (ctx.cancellationSignal.aborted) throw error;
+          // A slow query or a full disk: the next round tries again (the saga's own writes report failures).
+          log.warn('PROGRESS.md projection failed', { error: String(error), sagaDir: input.sagaDir });
+        }
+        ctx.heartbeat();
+        await ctx.sleep(input.everyMs ?? PROJECT_EVERY_MS); // rejects when the saga cancels the projector
+      }
     },
   };
 }

@@ -50,8 +50,8 @@ export interface SagaOutcome {
   reportPath: string | null;
 }
 
-/** PROGRESS.md writes are spaced at least this far apart. */
-const PROGRESS_MIN_INTERVAL_MS = 1000;
+/** Wait before the PROGRESS.md projector is started again after it failed. */
+const PROJECTOR_RESTART_MS = 10_000;
 
 /**
  * `state`: where a new run of the saga starts (continue-as-new at a phase boundary, or `saga continue`); a
@@ -82,14 +82,12 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
   /** Why the saga failed (one line); set once, when it does. */
   let failure: string | null = null;
   const log: string[] = carry?.log ?? [];
-  let dirty = false;
   let sagaDirReady = carry !== undefined;
 
   const addLog = (line: string) => {
     log.unshift(`${new Date().toISOString()} ${line}`);
     // PROGRESS.md keeps the whole log, merged from this window at every write.
     log.length = Math.min(log.length, SAGA_LOG_KEEP);
-    dirty = true;
   };
   // Chat notifications, reminders and decisions.md entries around interactions (never blocking the hub).
   const effects = new InteractionEffects({
@@ -109,7 +107,6 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
         `${answered.user} answered ${answered.interactionId}: ${answered.choice}${answered.text ? ` (${answered.text})` : ''}`,
       );
     upsertSearchAttributes([{ key: SagaAwaitingInput, value: hub.list().length > 0 }]);
-    dirty = true;
   });
 
   const status = (): SagaStatus => ({
@@ -159,14 +156,8 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
   // `saga start` (even in the first workflow task) finds it.
   if (!carry) hub.open(toInteraction(confirmNameRequest(input)));
   hub.install();
-  setHandler(progressSignal, (event: ProgressEvent) => {
-    applyProgress(event);
-    dirty = true;
-  });
-  setHandler(progressBatchSignal, (batch: ProgressEvent[]) => {
-    batch.forEach(applyProgress);
-    dirty = true;
-  });
+  setHandler(progressSignal, (event: ProgressEvent) => applyProgress(event));
+  setHandler(progressBatchSignal, (batch: ProgressEvent[]) => batch.forEach(applyProgress));
 
   function applyProgress(event: ProgressEvent): void {
     const next = reduceProgress(progress, event);
@@ -181,23 +172,20 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
     addLog(`Phase: ${next}`);
   };
 
-  // PROGRESS.md is a projection of this state; the activity reads it through the status query, so history
-  // holds only the request. Changes are coalesced into one write at a time.
+  // PROGRESS.md is a projection of this state, read through the status query: while the run goes on, one
+  // long-running activity writes it whenever the state changed (not an activity per change, so this
+  // history stays small); at the end of the saga one last write records its final state.
   const writeProgress = () =>
     quick.writeProgressSnapshot({ sagaDir: input.sagaDir, workflowId: self, runId: workflowInfo().runId });
-  let writing = false;
-  // A busy fleet changes state several times a second; a file for people needs at most one write a second
-  // (each write is an activity in this history).
-  let lastWrite = -Infinity;
-  const progressWriter = async () => {
+  const projector = new CancellationScope();
+  const projectProgress = async () => {
+    await condition(() => sagaDirReady);
     for (;;) {
-      await condition(() => dirty && sagaDirReady);
-      writing = true;
-      const wait = lastWrite + PROGRESS_MIN_INTERVAL_MS - Date.now();
-      if (wait > 0) await sleep(wait);
-      dirty = false;
-      lastWrite = Date.now();
-      await writeProgress().finally(() => (writing = false));
+      // A projector that ends (its time is up, or its worker died for good) is started again.
+      await quick.projectProgress({ sagaDir: input.sagaDir, workflowId: self }).catch(async (error) => {
+        if (isCancellation(error)) throw error;
+        await sleep(PROJECTOR_RESTART_MS);
+      });
     }
   };
 
@@ -205,7 +193,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
 
   try {
     setPhase(carry ? 'implementation' : 'planning');
-    void CancellationScope.nonCancellable(progressWriter).catch(() => undefined);
+    void projector.run(projectProgress).catch(() => undefined);
     void CancellationScope.nonCancellable(() => effects.run()).catch(() => undefined);
 
     if (!saga) {
@@ -215,7 +203,6 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
         modesResolved: (modes) => ({ lanes, executionModeLabel } = modes),
         sagaDirReady: () => {
           sagaDirReady = true;
-          dirty = true;
         },
       });
       // Planner runs count in the saga's total.
@@ -232,11 +219,9 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
     setPhase('failed');
     failure = failureReason(error);
     addLog(`Failed: ${failure}`);
-    // The failure ends the run before the background writer would run again: write PROGRESS.md now.
-    if (sagaDirReady) {
-      await condition(() => !writing);
-      await writeProgress().catch(() => undefined); // the saga's own failure is the one to report
-    }
+    // The failure ends the run: PROGRESS.md shows why.
+    projector.cancel();
+    if (sagaDirReady) await writeProgress().catch(() => undefined); // the saga's own failure is the one to report
     // Chat (Slack, SAGA_NOTIFY_URL) hears why.
     await quick
       .notifyFailure({
@@ -256,7 +241,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
       const cleanup = await quick.cleanupSagaWorktrees({ repo: input.repo, sagaName: input.name });
       if (cleanup.kept.length)
         addLog(`Kept worktrees with uncommitted work: ${cleanup.kept.map((k) => k.path).join(', ')}`);
-      await condition(() => !writing);
+      projector.cancel();
       await writeProgress();
     }
     // Background work (notifications, decisions.md) and answers being handled settle first, so the
@@ -365,7 +350,8 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
    */
   async function continueFromState(): Promise<never> {
     await effects.settled();
-    await condition(() => !writing && allHandlersFinished());
+    await condition(allHandlersFinished);
+    projector.cancel(); // the next run has its own
     return continueAsNew<typeof sagaWorkflow>(input, carryState()!);
   }
 }
