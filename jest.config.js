@@ -2,6 +2,8 @@
  * Two projects: `unit` (test/unit: pure modules, files, processes; no server, seconds) and `integration`
  * (test/*.test.ts: a real Temporal dev server started once by the global setup, real git, real agents).
  * `npm run test:unit` runs the first alone; `jest` runs both.
+ * A third, `server` (test/server: the production Temporal server on PostgreSQL, built from source by
+ * scripts/server-stack.sh), runs only when selected: `npm run test:server` (SAGA_SERVER_SUITE=1).
  */
 const shared = {
   testEnvironment: 'node',
@@ -25,5 +27,16 @@ module.exports = {
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
     },
+    ...(process.env.SAGA_SERVER_SUITE
+      ? [
+          {
+            ...shared,
+            displayName: 'server',
+            testMatch: ['<rootDir>/test/server/**/*.test.ts'],
+            globalSetup: '<rootDir>/test/server/global-setup.ts',
+            globalTeardown: '<rootDir>/test/server/global-teardown.ts',
+          },
+        ]
+      : []),
   ],
 };

@@ -11,10 +11,19 @@ set -eu
 : "${DBNAME:=temporal}"
 : "${VISIBILITY_DBNAME:=temporal_visibility}"
 : "${SETUP_WAIT_SECONDS:=120}"
-SCHEMA_ROOT=/etc/temporal/schema/postgresql/v12
+# Where the admin-tools image keeps the schemas; scripts/server-stack.sh passes its build's copy.
+: "${SCHEMA_ROOT:=/etc/temporal/schema/postgresql/v12}"
 
 waited=0
-until nc -z "$POSTGRES_SEEDS" "$DB_PORT"; do
+# nc where the image has it (admin-tools), pg_isready elsewhere.
+port_open() {
+  if command -v nc >/dev/null 2>&1; then
+    nc -z "$POSTGRES_SEEDS" "$DB_PORT"
+  else
+    pg_isready -q -h "$POSTGRES_SEEDS" -p "$DB_PORT"
+  fi
+}
+until port_open; do
   if [ "$waited" -ge "$SETUP_WAIT_SECONDS" ]; then
     echo "PostgreSQL at $POSTGRES_SEEDS:$DB_PORT did not answer within ${SETUP_WAIT_SECONDS}s" >&2
     exit 1

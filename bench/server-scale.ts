@@ -1,0 +1,527 @@
+/**
+ * `npm run bench:server` (node dist/bench/server-scale.js): the saga at scale on the production Temporal
+ * server (scripts/server-stack.sh: temporal-server on PostgreSQL) and on the dev server, in the same run,
+ * side by side. Figures (DESIGN.md 4.8 JSON lines, the target's name in `stat`):
+ *   - a big saga (BENCH_MILESTONES × BENCH_TASKS tasks, BENCH_AGENT_MS agents, BENCH_LANES lanes; the
+ *     issue's size is 20 × 50, 1 s, 8 lanes) completes; the largest history's events (< 10,000) and bytes
+ *     (< 5 MB); `saga status --json` of it (< 500 ms); the replay of its histories, per history p95;
+ *   - BENCH_CONCURRENT sagas × BENCH_CONCURRENT_TASKS tasks at once on one worker, with no failure;
+ *   - `saga respond` → the next question shown (confirm the name → plan approval asked), p95 < 500 ms;
+ *   - the worker's peak RSS.
+ * BENCH_TARGETS=server,dev picks the targets; BENCH_STACK_DIR uses a stack already started there.
+ * Progress goes to stderr so stdout holds only the figures.
+ */
+import { execFile, fork, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import YAML from 'yaml';
+import { prepareSaga, startSaga } from '../src/client/commands/start';
+import { getStatus, respond, waitForStatus } from '../src/client/saga-client';
+import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
+import type { SagaStatus } from '../src/domain/state';
+import { PROJECT_ROOT } from '../src/project-root';
+import { freePort, startDevServer } from '../src/worker/dev-server';
+import { installRuntime } from '../src/worker/worker';
+import { figure, figureLine, quantile, table, type Figure } from './figures';
+import { eventCount } from './history';
+import { git, taskCheck, TIMED_AGENT } from './scenario';
+import { benchTaskFile } from './timed-agent';
+import type { WorkerMessage } from './worker-process';
+
+const numberEnv = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+const MILESTONES = numberEnv('BENCH_MILESTONES', 20);
+const TASKS = numberEnv('BENCH_TASKS', 50);
+const AGENT_MS = numberEnv('BENCH_AGENT_MS', 1_000);
+const LANES = numberEnv('BENCH_LANES', 8);
+const CONCURRENT = numberEnv('BENCH_CONCURRENT', 10);
+const CONCURRENT_TASKS = numberEnv('BENCH_CONCURRENT_TASKS', 20);
+const STATUS_SAMPLES = numberEnv('BENCH_STATUS_SAMPLES', 10);
+const TARGETS = (process.env.BENCH_TARGETS ?? 'server,dev').split(',') as ('server' | 'dev')[];
+const HISTORY_EVENTS_LIMIT = 10_000;
+const HISTORY_BYTES_LIMIT = 5 * 2 ** 20;
+const SAGA_BIN = path.join(PROJECT_ROOT, 'bin', 'saga');
+const STACK_SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'server-stack.sh');
+
+const progress = (line: string) => process.stderr.write(`[server-scale] ${line}\n`);
+
+type History = temporal.api.history.v1.IHistory;
+
+/** A plan of `milestones` in a chain, each with `tasks` independent tasks that write their own file. */
+function chainPlan(name: string, milestones: number, tasks: number): Record<string, unknown> {
+  return {
+    name,
+    problem: `Scale scenario ${name}: ${milestones * tasks} tasks.`,
+    scope: { in: ['out/'], out: [], delegated: [] },
+    exit_criteria: [{ id: 'E1', text: 'the repo is there', check: 'test -f README.md' }],
+    milestones: Array.from({ length: milestones }, (_, m) => ({
+      id: m + 1,
+      slug: `m${m + 1}`,
+      title: `Milestone ${m + 1}`,
+      depends_on: m === 0 ? [] : [m],
+      goal: 'Every task wrote its file.',
+      validation: [{ text: 'the task files are there', check: 'test -d out' }],
+      tasks: Array.from({ length: tasks }, (_, t) => {
+        const ref = `${m + 1}.${t + 1}`;
+        return {
+          id: t + 1,
+          slug: `t${m + 1}-${t + 1}`,
+          title: `Task ${ref}`,
+          depends_on: [],
+          scope: `Write ${benchTaskFile(ref)}.`,
+          owns: [benchTaskFile(ref)],
+          interfaces: 'none',
+          validation_method: 'command',
+          validation: [{ text: `${ref} wrote its file`, check: taskCheck(ref) }],
+          evidence: 'check output',
+        };
+      }),
+    })),
+  };
+}
+
+interface ScaleRepo {
+  repo: string;
+  planFile: string;
+}
+
+function writeScaleRepo(dir: string, name: string, milestones: number, tasks: number): ScaleRepo {
+  const repo = path.join(dir, 'repo');
+  mkdirSync(repo, { recursive: true });
+  const durations: Record<string, number> = {};
+  for (let m = 1; m <= milestones; m++) for (let t = 1; t <= tasks; t++) durations[`${m}.${t}`] = AGENT_MS;
+  const durationsFile = path.join(dir, 'durations.json');
+  writeFileSync(durationsFile, JSON.stringify(durations));
+  const agentEnv = { BENCH_DURATIONS: durationsFile, BENCH_AGENT_LOG: path.join(dir, 'agents.jsonl') };
+  const config = {
+    default_agent: 'bench',
+    attempts: 1,
+    agents: { bench: { command: ['{node}', TIMED_AGENT], env: agentEnv, subagent_dispatch: true } },
+  };
+  writeFileSync(path.join(repo, 'README.md'), `# Scale ${name}\n`);
+  writeFileSync(path.join(repo, 'saga.config.yaml'), YAML.stringify(config));
+  git(repo, 'init', '-q', '-b', 'main');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'Scale sample');
+  const planFile = path.join(dir, 'plan.yaml');
+  writeFileSync(planFile, YAML.stringify(chainPlan(name, milestones, tasks)));
+  return { repo, planFile };
+}
+
+interface BenchWorker {
+  peak(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** The saga worker in its own process (bench/worker-process.ts), so its memory is its own. */
+async function startWorker(env: NodeJS.ProcessEnv): Promise<BenchWorker> {
+  const child: ChildProcess = fork(path.join(__dirname, 'worker-process.js'), [], {
+    env,
+    stdio: ['ignore', process.stderr, 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const next = () =>
+    new Promise<WorkerMessage>((resolve, reject) => {
+      child.once('message', (m: WorkerMessage) =>
+        m.type === 'error' ? reject(new Error(m.message)) : resolve(m),
+      );
+      void exited.then(() => reject(new Error('The bench worker exited.')));
+    });
+  await next();
+  return {
+    async peak() {
+      const reply = next();
+      child.send('peak');
+      const m = await reply;
+      if (m.type !== 'peak') throw new Error(`Unexpected worker message ${m.type}`);
+      return m.overall;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.send('stop');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+const pendingIs = (id: string) => (s: SagaStatus) => s.pending.some((p) => p.id === id);
+
+interface Answered {
+  /** `respond` (the Workflow Update) sent → its result back: when `saga respond` prints the answer. */
+  updateMs: number;
+  /** `respond` sent → the next question (plan approval) in the status; planning's activities run between. */
+  nextQuestionMs: number;
+}
+
+/** Starts a saga and answers the name question, timing the answer. */
+async function startAndConfirm(
+  client: Client,
+  repo: ScaleRepo,
+  name: string,
+  lanes: number,
+): Promise<Answered> {
+  const input = await prepareSaga({
+    repo: repo.repo,
+    argumentsText: `--subagents --parallel=${lanes} Scale ${name}`,
+    plan: repo.planFile,
+    name,
+  });
+  await startSaga(client, input);
+  await waitForStatus(client, name, pendingIs('confirm-name'), { timeoutMs: 120_000, pollMs: 200 });
+  const asked = performance.now();
+  await respond(client, name, { interactionId: 'confirm-name', choice: 'confirm', user: 'bench' });
+  const updateMs = performance.now() - asked;
+  await waitForStatus(client, name, pendingIs('plan-approval-1'), { timeoutMs: 120_000, pollMs: 20 });
+  return { updateMs, nextQuestionMs: performance.now() - asked };
+}
+
+async function approveAndFinish(client: Client, name: string, timeoutMs: number): Promise<SagaStatus> {
+  await respond(client, name, { interactionId: 'plan-approval-1', choice: 'approve', user: 'bench' });
+  const review = await waitForStatus(client, name, pendingIs('acceptance-1'), { timeoutMs, pollMs: 1_000 });
+  const notIntegrated = review.milestones.flatMap((m) => m.tasks).filter((t) => t.status !== 'integrated');
+  if (notIntegrated.length)
+    throw new Error(`${name}: not integrated: ${notIntegrated.map((t) => `${t.id} ${t.status}`).join(', ')}`);
+  return review;
+}
+
+async function accept(client: Client, name: string): Promise<void> {
+  await respond(client, name, { interactionId: 'acceptance-1', choice: 'accept', user: 'bench' });
+  await client.workflow.getHandle(sagaWorkflowId(name)).result();
+}
+
+/** Every workflow the saga ran (the saga and its children, recursively) with its history. */
+async function histories(client: Client, name: string): Promise<Map<string, History>> {
+  const all = new Map<string, History>();
+  const visit = async (id: string) => {
+    const history = await client.workflow.getHandle(id).fetchHistory();
+    all.set(id, history);
+    const children = (history.events ?? []).flatMap(
+      (e) => e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId ?? [],
+    );
+    for (const child of children) if (!all.has(child)) await visit(child);
+  };
+  await visit(sagaWorkflowId(name));
+  return all;
+}
+
+const historyBytes = (h: History): number => temporal.api.history.v1.History.encode(h).finish().length;
+
+function timeSagaStatus(env: NodeJS.ProcessEnv, name: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    execFile(
+      process.execPath,
+      [SAGA_BIN, 'status', name, '--json'],
+      { env, maxBuffer: 64 * 2 ** 20 },
+      (error) => (error ? reject(error) : resolve(performance.now() - started)),
+    );
+  });
+}
+
+interface Target {
+  label: 'server' | 'dev';
+  address: string;
+  stop(): Promise<void>;
+}
+
+function runScript(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('bash', [STACK_SCRIPT, ...args], { env, timeout: 30 * 60_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    );
+  });
+}
+
+async function startTarget(label: 'server' | 'dev', root: string): Promise<Target> {
+  if (label === 'dev') {
+    const server = await startDevServer({
+      dbFile: path.join(root, 'temporal.db'),
+      port: await freePort(),
+      headless: true,
+      logFile: path.join(root, 'server.log'),
+      startTimeoutMs: 120_000,
+    });
+    return { label, address: server.address, stop: () => server.stop() };
+  }
+  const given = process.env.BENCH_STACK_DIR;
+  const dir = given ?? mkdtempSync(path.join(os.tmpdir(), 'saga-scale-stack-'));
+  chmodSync(dir, 0o755);
+  // Below 32768 (the server stores membership ports as smallints), above the usual service ports.
+  const scriptEnv = {
+    ...process.env,
+    STACK_PORT_BASE: String(21_000 + Math.floor(Math.random() * 1_000) * 10),
+  };
+  const out = await runScript([given ? 'env' : 'start', dir], scriptEnv);
+  const address = /^TEMPORAL_ADDRESS=(.+)$/m.exec(out)?.[1];
+  if (!address) throw new Error(`server-stack.sh printed no TEMPORAL_ADDRESS:\n${out}`);
+  return {
+    label,
+    address,
+    async stop() {
+      if (given) return;
+      await runScript(['stop', dir], process.env);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function measure(label: 'server' | 'dev', root: string, workflowCode: string): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  const target = await startTarget(label, path.join(root, label));
+  const sagaEnv = {
+    SAGA_HOME: path.join(root, label, 'home'),
+    SAGA_HOST_ID: `scale-${label}-${process.pid}`,
+    SAGA_TASK_QUEUE: `saga-scale-${label}-${process.pid}`,
+  };
+  Object.assign(process.env, sagaEnv); // prepareSaga reads them
+  const workerEnv = { ...process.env, ...sagaEnv, TEMPORAL_ADDRESS: target.address };
+  let worker: BenchWorker | undefined;
+  let connection: Connection | undefined;
+  try {
+    progress(`${label}: Temporal at ${target.address}`);
+    worker = await startWorker(workerEnv);
+    connection = await Connection.connect({ address: target.address });
+    const client = new Client({ connection, namespace: 'default' });
+    const dir = (name: string) => {
+      const d = path.join(root, label, name);
+      mkdirSync(d, { recursive: true });
+      return d;
+    };
+    const answers: Answered[] = [];
+
+    // Concurrent sagas on one worker: all complete, none fails.
+    progress(`${label}: ${CONCURRENT} sagas × ${CONCURRENT_TASKS} tasks at once`);
+    const concurrentStart = performance.now();
+    const names = Array.from({ length: CONCURRENT }, (_, i) => `scale-c${i + 1}`);
+    const outcomes = await Promise.allSettled(
+      names.map(async (name) => {
+        const repo = writeScaleRepo(dir(name), name, 1, CONCURRENT_TASKS);
+        answers.push(await startAndConfirm(client, repo, name, 4));
+        await approveAndFinish(client, name, 1_200_000);
+        await accept(client, name);
+      }),
+    );
+    const failed = outcomes.filter((o) => o.status === 'rejected');
+    for (const f of failed)
+      progress(`${label}: concurrent saga failed: ${String((f as PromiseRejectedResult).reason)}`);
+    const scenario = `${CONCURRENT} sagas × ${CONCURRENT_TASKS} tasks, one worker`;
+    figures.push(figure('concurrent_sagas_failed', label, failed.length, 'sagas', 1, scenario));
+    figures.push(
+      figure(
+        'concurrent_sagas_wall_s',
+        label,
+        (performance.now() - concurrentStart) / 1000,
+        's',
+        null,
+        scenario,
+      ),
+    );
+
+    // The big saga.
+    const big = 'scale-big';
+    const total = MILESTONES * TASKS;
+    progress(
+      `${label}: ${big}: ${MILESTONES} milestones × ${TASKS} tasks of ${AGENT_MS} ms on ${LANES} lanes`,
+    );
+    const bigRepo = writeScaleRepo(dir(big), big, MILESTONES, TASKS);
+    const bigStart = performance.now();
+    answers.push(await startAndConfirm(client, bigRepo, big, LANES));
+    await approveAndFinish(client, big, 6 * 3_600_000);
+    const bigMs = performance.now() - bigStart;
+    const bigScenario = `${total} tasks (${MILESTONES}×${TASKS}), ${AGENT_MS} ms agents, ${LANES} lanes`;
+    figures.push(figure('big_saga_to_acceptance_s', label, bigMs / 1000, 's', null, bigScenario));
+
+    const queryMs: number[] = [];
+    for (let i = 0; i < STATUS_SAMPLES; i++) {
+      const started = performance.now();
+      await getStatus(client, big);
+      queryMs.push(performance.now() - started);
+    }
+    figures.push(
+      figure(
+        'status_query_ms',
+        `${label} p95`,
+        quantile(queryMs, 0.95),
+        'ms',
+        null,
+        `describe + status query in process (no CLI start-up), ${bigScenario}`,
+      ),
+    );
+    const statusMs: number[] = [];
+    for (let i = 0; i < STATUS_SAMPLES; i++) statusMs.push(await timeSagaStatus({ ...workerEnv }, big));
+    figures.push(
+      figure(
+        'saga_status_json_ms',
+        `${label} p95`,
+        quantile(statusMs, 0.95),
+        'ms',
+        500,
+        `bin/saga status --json, ${bigScenario}`,
+      ),
+    );
+    figures.push(
+      figure(
+        'saga_status_json_ms',
+        `${label} median`,
+        quantile(statusMs, 0.5),
+        'ms',
+        null,
+        `bin/saga status --json, ${bigScenario}`,
+      ),
+    );
+    await accept(client, big);
+
+    const all = await histories(client, big);
+    const counts = [...all.values()].map(eventCount);
+    const sizes = [...all.values()].map(historyBytes);
+    const biggestEvents = Math.max(...counts);
+    const biggestBytes = Math.max(...sizes);
+    const largest = [...all.keys()][counts.indexOf(biggestEvents)];
+    figures.push(
+      figure(
+        'history_events_max',
+        label,
+        biggestEvents,
+        'events',
+        HISTORY_EVENTS_LIMIT,
+        `${all.size} workflows of the ${total}-task saga; largest ${largest}`,
+      ),
+    );
+    figures.push(
+      figure(
+        'history_mb_max',
+        label,
+        biggestBytes / 2 ** 20,
+        'MB',
+        HISTORY_BYTES_LIMIT / 2 ** 20,
+        `${all.size} workflows of the ${total}-task saga`,
+      ),
+    );
+    figures.push(
+      figure(
+        'history_events',
+        `${label} implementation workflow`,
+        eventCount(all.get(phaseWorkflowId(big, 'implementation', 1))!),
+        'events',
+        null,
+        `the implementation phase of ${total} tasks`,
+      ),
+    );
+
+    progress(`${label}: replaying ${all.size} histories`);
+    const replayMs: number[] = [];
+    let replayFailures = 0;
+    for (const [workflowId, history] of all) {
+      const started = performance.now();
+      try {
+        await Worker.runReplayHistory({ workflowBundle: { code: workflowCode } }, history, workflowId);
+      } catch (error) {
+        replayFailures++;
+        progress(`replay of ${workflowId} failed: ${String(error)}`);
+      }
+      replayMs.push(performance.now() - started);
+    }
+    figures.push(
+      figure(
+        'replay_per_history_ms',
+        `${label} p95`,
+        quantile(replayMs, 0.95),
+        'ms',
+        null,
+        `${all.size} histories of the ${total}-task saga`,
+      ),
+    );
+    figures.push(
+      figure(
+        'replay_per_history_ms',
+        `${label} max`,
+        Math.max(...replayMs),
+        'ms',
+        null,
+        `${all.size} histories`,
+      ),
+    );
+    figures.push(figure('replay_failures', label, replayFailures, 'histories', 1, `${all.size} histories`));
+
+    const updateMs = answers.map((a) => a.updateMs);
+    const nextMs = answers.map((a) => a.nextQuestionMs);
+    const sagas = `${answers.length} sagas`;
+    figures.push(
+      figure(
+        'respond_update_ms',
+        `${label} p95`,
+        quantile(updateMs, 0.95),
+        'ms',
+        500,
+        `respond(confirm-name) → answer recorded, ${sagas}`,
+      ),
+    );
+    figures.push(figure('respond_update_ms', `${label} median`, quantile(updateMs, 0.5), 'ms', null, sagas));
+    figures.push(
+      figure(
+        'respond_to_next_question_ms',
+        `${label} p95`,
+        quantile(nextMs, 0.95),
+        'ms',
+        500,
+        `respond(confirm-name) → plan approval shown (planning activities between), ${sagas}`,
+      ),
+    );
+    figures.push(
+      figure('respond_to_next_question_ms', `${label} median`, quantile(nextMs, 0.5), 'ms', null, sagas),
+    );
+    figures.push(
+      figure(
+        'worker_peak_rss_mb',
+        label,
+        (await worker.peak()) / 2 ** 20,
+        'MB',
+        null,
+        'whole run on this target',
+      ),
+    );
+  } finally {
+    await worker?.stop();
+    await connection?.close();
+    await target.stop();
+  }
+  return figures;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const loadAtStart = os.loadavg()[0]!;
+  const root = mkdtempSync(path.join(os.tmpdir(), 'saga-scale-'));
+  installRuntime();
+  const figures: Figure[] = [];
+  try {
+    const bundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../src/workflows'),
+      logger: new DefaultLogger('WARN'),
+    });
+    for (const label of TARGETS) figures.push(...(await measure(label, root, bundle.code)));
+  } finally {
+    if (!process.env.BENCH_KEEP) rmSync(root, { recursive: true, force: true });
+  }
+  const cores = `${os.cpus().length} cores`;
+  figures.push(figure('machine_load_1min', 'start', loadAtStart, 'processes', null, cores));
+  figures.push(figure('machine_load_1min', 'end', os.loadavg()[0]!, 'processes', null, cores));
+  figures.push(figure('bench_wall_time_s', 'total', (Date.now() - started) / 1000, 's', null));
+  for (const f of figures) process.stdout.write(`${figureLine(f)}\n`);
+  process.stdout.write(`\n${table(figures)}\n`);
+  if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, figures.map(figureLine).join('\n') + '\n');
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`[server-scale] failed: ${String((error as Error).stack ?? error)}\n`);
+    process.exit(1);
+  },
+);
