@@ -23,8 +23,17 @@ function medianWallMs(args: string[], env: NodeJS.ProcessEnv): number {
   return quantile(times, 0.5);
 }
 
-/** `sagaName` is a saga that exists on the server `env` points at. */
-export function cliStartupFigures(env: NodeJS.ProcessEnv, sagaName: string): Figure[] {
+/**
+ * Sagas on the server `env` points at: `running` waits for an answer (its workflow is cached in the
+ * worker), `finished` has completed (a query replays its history first). `respondMs`: wall times of
+ * `bin/saga respond` runs that answered a real pending question (each answer can be given once, so the
+ * interaction bench makes them).
+ */
+export function cliStartupFigures(
+  env: NodeJS.ProcessEnv,
+  sagas: { running: string; finished: string },
+  respondMs: number[],
+): Figure[] {
   const floor = medianWallMs(['-e', '0'], env);
   const light: Array<[string, string[]]> = [
     ['saga --help', ['--help']],
@@ -43,10 +52,30 @@ export function cliStartupFigures(env: NodeJS.ProcessEnv, sagaName: string): Fig
     figure(
       'cli_wall_ms',
       'saga status --json',
-      medianWallMs([SAGA_BIN, 'status', sagaName, '--json'], env),
+      medianWallMs([SAGA_BIN, 'status', sagas.running, '--json'], env),
       'ms',
       400,
-      `median of ${RUNS}, local server`,
+      `median of ${RUNS}, a running saga, local server`,
     ),
+    figure(
+      'cli_wall_ms',
+      'saga status --json finished',
+      medianWallMs([SAGA_BIN, 'status', sagas.finished, '--json'], env),
+      'ms',
+      null,
+      `median of ${RUNS}, a completed saga (the query replays its history), local server`,
+    ),
+    ...(respondMs.length === 0
+      ? []
+      : [
+          figure(
+            'cli_wall_ms',
+            'saga respond',
+            quantile(respondMs, 0.5),
+            'ms',
+            400,
+            `median of ${respondMs.length} answers to pending questions, local server`,
+          ),
+        ]),
   ];
 }

@@ -4,14 +4,11 @@
  * replay of a 100-task saga's histories; prints one JSON object per figure (DESIGN.md 4.8), then a table.
  * Progress goes to stderr so stdout holds only the figures.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { idealMakespan, lowerBoundMakespan } from '../src/domain/schedule';
 import { freePort, startDevServer } from '../src/worker/dev-server';
 import { installRuntime } from '../src/worker/worker';
@@ -26,57 +23,24 @@ import {
   taskOverheads,
   type TaskOverhead,
 } from './history';
+import { interactionLatency } from './interaction';
+import { replayHistories, slowest } from './replay';
 import { flatDag, layeredDag, readAgentLog, writeBenchRepo, type Dag } from './scenario';
-import type { WorkerMessage } from './worker-process';
+import { startWorker, type BenchWorker } from './bench-worker';
 
 const AGENT_MS = 2_000;
-/** BENCH_LANES=4 runs only the 4-lane scenario and BENCH_DUMP=<dir> keeps every history as JSON (profiling). */
+/**
+ * BENCH_LANES=4 runs only the 4-lane scenario, BENCH_DUMP=<dir> keeps every history as JSON (profiling),
+ * BENCH_START_SAMPLES=<n> sets how many sagas the start → first question figure starts (default 10).
+ */
 const LANES = (process.env.BENCH_LANES ?? '1,2,4').split(',').map(Number);
 const MANY_TASKS = 100;
 /** Temporal's own warning thresholds: history event count and payload (blob) size. */
 const HISTORY_COUNT_WARN = 10_240;
 const BLOB_SIZE_WARN = 512 * 1024;
 
-const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-
-interface BenchWorker {
-  peak(): Promise<{ rss: number; overall: number }>;
-  resetPeak(): void;
-  stop(): Promise<void>;
-}
-
-async function startWorker(env: NodeJS.ProcessEnv): Promise<BenchWorker> {
-  const child: ChildProcess = fork(path.join(__dirname, 'worker-process.js'), [], {
-    env,
-    stdio: ['ignore', process.stderr, 'inherit', 'ipc'], // SDK logs must not mix with the figures
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const next = () =>
-    new Promise<WorkerMessage>((resolve, reject) => {
-      child.once('message', (m: WorkerMessage) =>
-        m.type === 'error' ? reject(new Error(m.message)) : resolve(m),
-      );
-      void exited.then(() => reject(new Error('The bench worker exited.')));
-    });
-  await next();
-  return {
-    async peak() {
-      const reply = next();
-      child.send('peak');
-      const m = await reply;
-      if (m.type !== 'peak') throw new Error(`Unexpected worker message ${m.type}`);
-      return { rss: m.rss, overall: m.overall };
-    },
-    resetPeak: () => child.send('reset-peak'),
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.send('stop');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      await exited;
-      clearTimeout(killer);
-    },
-  };
-}
+const progress = (line: string) =>
+  process.stderr.write(`[bench ${Math.round(process.uptime())} s] ${line}\n`);
 
 function dumpHistories(run: SagaRun, agentLog: string): void {
   const dir = process.env.BENCH_DUMP;
@@ -183,15 +147,21 @@ async function main(): Promise<void> {
       ),
     );
 
+    const cliEnv = { ...process.env, ...sagaEnv, TEMPORAL_ADDRESS: server.address };
+    const interactions = await interactionLatency(client, scenario('interaction'), cliEnv);
+    figures.push(...interactions.figures);
+
     progress('CLI start-up: saga --help, saga flags parse, saga status --json against node -e 0');
     figures.push(
       ...cliStartupFigures(
-        { ...process.env, ...sagaEnv, TEMPORAL_ADDRESS: server.address },
-        `bench-lanes-${LANES[0]}`,
+        cliEnv,
+        { running: interactions.runningSaga, finished: `bench-lanes-${LANES[0]}` },
+        interactions.respondCliMs,
       ),
     );
+    await interactions.endRunningSaga();
 
-    // BENCH_QUICK=1 (profiling): the lane runs only.
+    // BENCH_QUICK=1 (profiling): the lane runs, interaction latency and CLI start-up only.
     if (!process.env.BENCH_QUICK) await baselineManyAndReplay();
 
     async function baselineManyAndReplay(): Promise<void> {
@@ -265,33 +235,39 @@ async function main(): Promise<void> {
         figure('largest_payload_bytes', 'max', payload, 'bytes', BLOB_SIZE_WARN, 'any event of any run'),
       );
 
-      progress(`replaying the ${many.histories.size} histories of the ${MANY_TASKS}-task saga`);
-      const bundle = await bundleWorkflowCode({
-        workflowsPath: require.resolve('../src/workflows'),
-        logger: new DefaultLogger('WARN'),
-      });
-      const histories = [...many.histories].map(([workflowId, history]) => ({ workflowId, history }));
-      const replayStart = performance.now();
-      const failures: string[] = [];
-      for await (const result of Worker.runReplayHistories(
-        { workflowBundle: { code: bundle.code } },
-        histories,
-      ))
-        if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
-      const replayMs = performance.now() - replayStart;
-      for (const f of failures) progress(`replay failed: ${f}`);
+      progress(`replaying the ${many.histories.size} histories of the ${MANY_TASKS}-task saga in one call`);
+      const replay = await replayHistories(
+        [...many.histories].map(([workflowId, history]) => ({ workflowId, history })),
+      );
+      for (const f of replay.failures) progress(`replay failed: ${f}`);
+      progress(`replay: set-up ${Math.round(replay.setupMs)} ms; slowest: ${slowest(replay, 3).join('; ')}`);
+      const perHistory = replay.histories.map((h) => h.ms);
+      const replayed = `${perHistory.length} histories of the ${MANY_TASKS}-task saga, one call, ${replay.bundle}`;
+      figures.push(figure('replay_ms', 'total', replay.totalMs, 'ms', 1000, replayed));
+      figures.push(
+        figure('replay_ms', 'set-up', replay.setupMs, 'ms', null, 'replay worker and bundle load'),
+      );
+      figures.push(figure('replay_ms', 'p95 per history', quantile(perHistory, 0.95), 'ms', null, replayed));
+      const [largest] = [...replay.histories].sort((a, b) => b.ms - a.ms);
       figures.push(
         figure(
           'replay_ms',
-          'total',
-          replayMs,
+          'max per history',
+          largest?.ms ?? NaN,
           'ms',
-          2000,
-          `${histories.length} histories of the ${MANY_TASKS}-task saga`,
+          null,
+          `${largest?.workflowId}, ${largest?.events} events`,
         ),
       );
       figures.push(
-        figure('replay_failures', 'total', failures.length, 'histories', 1, `${histories.length} histories`),
+        figure(
+          'replay_failures',
+          'total',
+          replay.failures.length,
+          'histories',
+          1,
+          `${perHistory.length} histories`,
+        ),
       );
     }
 

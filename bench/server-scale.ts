@@ -11,7 +11,7 @@
  * BENCH_TARGETS=server,dev picks the targets; BENCH_STACK_DIR uses a stack already started there.
  * Progress goes to stderr so stdout holds only the figures.
  */
-import { execFile, fork, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,7 +31,7 @@ import { figure, figureLine, quantile, table, type Figure } from './figures';
 import { eventCount } from './history';
 import { git, taskCheck, TIMED_AGENT } from './scenario';
 import { benchTaskFile } from './timed-agent';
-import type { WorkerMessage } from './worker-process';
+import { startWorker, type BenchWorker } from './bench-worker';
 
 const numberEnv = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const MILESTONES = numberEnv('BENCH_MILESTONES', 20);
@@ -110,44 +110,6 @@ function writeScaleRepo(dir: string, name: string, milestones: number, tasks: nu
   const planFile = path.join(dir, 'plan.yaml');
   writeFileSync(planFile, YAML.stringify(chainPlan(name, milestones, tasks)));
   return { repo, planFile };
-}
-
-interface BenchWorker {
-  peak(): Promise<number>;
-  stop(): Promise<void>;
-}
-
-/** The saga worker in its own process (bench/worker-process.ts), so its memory is its own. */
-async function startWorker(env: NodeJS.ProcessEnv): Promise<BenchWorker> {
-  const child: ChildProcess = fork(path.join(__dirname, 'worker-process.js'), [], {
-    env,
-    stdio: ['ignore', process.stderr, 'inherit', 'ipc'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const next = () =>
-    new Promise<WorkerMessage>((resolve, reject) => {
-      child.once('message', (m: WorkerMessage) =>
-        m.type === 'error' ? reject(new Error(m.message)) : resolve(m),
-      );
-      void exited.then(() => reject(new Error('The bench worker exited.')));
-    });
-  await next();
-  return {
-    async peak() {
-      const reply = next();
-      child.send('peak');
-      const m = await reply;
-      if (m.type !== 'peak') throw new Error(`Unexpected worker message ${m.type}`);
-      return m.overall;
-    },
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.send('stop');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      await exited;
-      clearTimeout(killer);
-    },
-  };
 }
 
 const pendingIs = (id: string) => (s: SagaStatus) => s.pending.some((p) => p.id === id);
@@ -480,7 +442,7 @@ async function measure(label: 'server' | 'dev', root: string, workflowCode: stri
       figure(
         'worker_peak_rss_mb',
         label,
-        (await worker.peak()) / 2 ** 20,
+        (await worker.peak()).overall / 2 ** 20,
         'MB',
         null,
         'whole run on this target',

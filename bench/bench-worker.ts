@@ -1,0 +1,46 @@
+/**
+ * The saga worker of a bench in its own process (bench/worker-process.ts), so its memory is its own; the
+ * bench asks it for its peak memory and stops it over IPC.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { WorkerMessage } from './worker-process';
+
+export interface BenchWorker {
+  peak(): Promise<{ rss: number; overall: number }>;
+  resetPeak(): void;
+  stop(): Promise<void>;
+}
+
+export async function startWorker(env: NodeJS.ProcessEnv): Promise<BenchWorker> {
+  const child: ChildProcess = fork(path.join(__dirname, 'worker-process.js'), [], {
+    env,
+    stdio: ['ignore', process.stderr, 'inherit', 'ipc'], // SDK logs must not mix with the figures
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const next = () =>
+    new Promise<WorkerMessage>((resolve, reject) => {
+      child.once('message', (m: WorkerMessage) =>
+        m.type === 'error' ? reject(new Error(m.message)) : resolve(m),
+      );
+      void exited.then(() => reject(new Error('The bench worker exited.')));
+    });
+  await next();
+  return {
+    async peak() {
+      const reply = next();
+      child.send('peak');
+      const m = await reply;
+      if (m.type !== 'peak') throw new Error(`Unexpected worker message ${m.type}`);
+      return { rss: m.rss, overall: m.overall };
+    },
+    resetPeak: () => child.send('reset-peak'),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.send('stop');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
