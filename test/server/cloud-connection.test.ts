@@ -16,7 +16,7 @@ import { runSaga } from '../harness/cli';
 import { writeOneTaskPlan } from '../harness/one-task-plan';
 import { createSagaTestEnv, type SagaTestEnv } from '../harness/saga-env';
 import { ensureBuilt } from '../harness/worker-process';
-import { freePortBase, ROOT, stackInfo, startStack, stopStack } from './stack';
+import { freePortBase, ROOT, stackInfo, startArgs, startStack, stopStack } from './stack';
 
 jest.setTimeout(600_000);
 
@@ -183,17 +183,7 @@ describe('Temporal Cloud connection options (offline)', () => {
     };
     const dir = env.tmp(name);
     const repo = createSampleRepo(path.join(dir, 'greeting'));
-    await ok([
-      'start',
-      '--repo',
-      repo,
-      '--plan',
-      writeOneTaskPlan(dir, name),
-      '--name',
-      name,
-      '--',
-      'Add greeting',
-    ]);
+    await ok(startArgs(repo, writeOneTaskPlan(dir, name), name));
     const waitFor = async (id: string) => {
       const deadline = Date.now() + 180_000;
       for (;;) {

@@ -21,7 +21,7 @@ import { createSagaTestEnv, demoInvocations, waitForPending, waitForStatus } fro
 import type { SagaTestEnv } from '../harness/saga-env';
 import { ARTIFACTS_ROOT } from '../harness/server';
 import { ensureBuilt, killStrayWorkers, spawnWorker, type WorkerProcess } from '../harness/worker-process';
-import { serverPid, stackInfo, startStack } from './stack';
+import { serverPid, stackInfo, startArgs, startStack } from './stack';
 
 jest.setTimeout(600_000);
 
@@ -227,17 +227,7 @@ describe('saga on the production Temporal server (PostgreSQL)', () => {
       script: slowTaskScript(8_000),
       configExtra: 'heartbeat_timeout: 5s\n',
     });
-    await ok(a, [
-      'start',
-      '--repo',
-      repo,
-      '--plan',
-      writeOneTaskPlan(dir, name),
-      '--name',
-      name,
-      '--',
-      'Add greeting',
-    ]);
+    await ok(a, startArgs(repo, writeOneTaskPlan(dir, name), name));
     await waitForPending(env, name, 'confirm-name', 120_000);
     await ok(a, ['respond', name, 'confirm-name', '1']);
     await waitForPending(env, name, 'plan-approval-1', 120_000);
@@ -267,17 +257,7 @@ describe('saga on the production Temporal server (PostgreSQL)', () => {
     const name = 'srv-restart';
     const dir = env.tmp('repo-restart');
     const repo = createSampleRepo(path.join(dir, 'greeting'), { script: slowTaskScript(6_000) });
-    await ok(b, [
-      'start',
-      '--repo',
-      repo,
-      '--plan',
-      writeOneTaskPlan(dir, name),
-      '--name',
-      name,
-      '--',
-      'Add greeting',
-    ]);
+    await ok(b, startArgs(repo, writeOneTaskPlan(dir, name), name));
     await waitForPending(env, name, 'confirm-name', 120_000);
     await ok(b, ['respond', name, 'confirm-name', '1']);
     await waitForPending(env, name, 'plan-approval-1', 120_000);

@@ -93,3 +93,16 @@ export async function freePortBase(): Promise<number> {
   }
   throw new Error('No 11 consecutive free ports found for the server stack.');
 }
+
+/** `saga start` of the one-task greeting saga on `repo` with `planFile`, as the server tests run it. */
+export const startArgs = (repo: string, planFile: string, name: string): string[] => [
+  'start',
+  '--repo',
+  repo,
+  '--plan',
+  planFile,
+  '--name',
+  name,
+  '--',
+  'Add greeting',
+];
