@@ -85,12 +85,21 @@ function planFor(name: string, dag: Dag): Record<string, unknown> {
   };
 }
 
-export function writeBenchRepo(dir: string, name: string, dag: Dag): BenchRepo {
+/**
+ * A git repo whose saga.config.yaml runs the timed agent (task durations from `durations`), and its plan
+ * file: the sample every bench saga runs on.
+ */
+export function writeTimedAgentRepo(
+  dir: string,
+  name: string,
+  durations: Record<string, number>,
+  plan: unknown,
+): BenchRepo {
   const repo = path.join(dir, 'repo');
   mkdirSync(repo, { recursive: true });
   const durationsFile = path.join(dir, 'durations.json');
   const agentLog = path.join(dir, 'agents.jsonl');
-  writeFileSync(durationsFile, JSON.stringify(dag.durations));
+  writeFileSync(durationsFile, JSON.stringify(durations));
   const agentEnv = { BENCH_DURATIONS: durationsFile, BENCH_AGENT_LOG: agentLog };
   const config = {
     default_agent: 'bench',
@@ -103,9 +112,12 @@ export function writeBenchRepo(dir: string, name: string, dag: Dag): BenchRepo {
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'Bench sample');
   const planFile = path.join(dir, 'plan.yaml');
-  writeFileSync(planFile, YAML.stringify(planFor(name, dag)));
+  writeFileSync(planFile, YAML.stringify(plan));
   return { repo, planFile, durationsFile, agentLog, agentEnv };
 }
+
+export const writeBenchRepo = (dir: string, name: string, dag: Dag): BenchRepo =>
+  writeTimedAgentRepo(dir, name, dag.durations, planFor(name, dag));
 
 export const readAgentLog = (file: string): AgentRecord[] =>
   existsSync(file)

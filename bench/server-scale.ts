@@ -19,7 +19,6 @@ import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
-import YAML from 'yaml';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { getStatus, respond, waitForStatus } from '../src/client/saga-client';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
@@ -29,7 +28,7 @@ import { freePort, startDevServer } from '../src/worker/dev-server';
 import { installRuntime } from '../src/worker/worker';
 import { figure, figureLine, quantile, table, type Figure } from './figures';
 import { eventCount } from './history';
-import { git, taskCheck, TIMED_AGENT } from './scenario';
+import { taskCheck, writeTimedAgentRepo, type BenchRepo } from './scenario';
 import { benchTaskFile } from './timed-agent';
 import { startWorker, type BenchWorker } from './bench-worker';
 
@@ -84,32 +83,11 @@ function chainPlan(name: string, milestones: number, tasks: number): Record<stri
   };
 }
 
-interface ScaleRepo {
-  repo: string;
-  planFile: string;
-}
-
-function writeScaleRepo(dir: string, name: string, milestones: number, tasks: number): ScaleRepo {
-  const repo = path.join(dir, 'repo');
-  mkdirSync(repo, { recursive: true });
+/** The scale sample: `milestones` × `tasks` timed-agent tasks of AGENT_MS each, in a chain of milestones. */
+function writeScaleRepo(dir: string, name: string, milestones: number, tasks: number): BenchRepo {
   const durations: Record<string, number> = {};
   for (let m = 1; m <= milestones; m++) for (let t = 1; t <= tasks; t++) durations[`${m}.${t}`] = AGENT_MS;
-  const durationsFile = path.join(dir, 'durations.json');
-  writeFileSync(durationsFile, JSON.stringify(durations));
-  const agentEnv = { BENCH_DURATIONS: durationsFile, BENCH_AGENT_LOG: path.join(dir, 'agents.jsonl') };
-  const config = {
-    default_agent: 'bench',
-    attempts: 1,
-    agents: { bench: { command: ['{node}', TIMED_AGENT], env: agentEnv, subagent_dispatch: true } },
-  };
-  writeFileSync(path.join(repo, 'README.md'), `# Scale ${name}\n`);
-  writeFileSync(path.join(repo, 'saga.config.yaml'), YAML.stringify(config));
-  git(repo, 'init', '-q', '-b', 'main');
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'Scale sample');
-  const planFile = path.join(dir, 'plan.yaml');
-  writeFileSync(planFile, YAML.stringify(chainPlan(name, milestones, tasks)));
-  return { repo, planFile };
+  return writeTimedAgentRepo(dir, name, durations, chainPlan(name, milestones, tasks));
 }
 
 const pendingIs = (id: string) => (s: SagaStatus) => s.pending.some((p) => p.id === id);
@@ -124,7 +102,7 @@ interface Answered {
 /** Starts a saga and answers the name question, timing the answer. */
 async function startAndConfirm(
   client: Client,
-  repo: ScaleRepo,
+  repo: BenchRepo,
   name: string,
   lanes: number,
 ): Promise<Answered> {

@@ -5,7 +5,6 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { respond } from '../src/client/saga-client';
@@ -13,24 +12,10 @@ import { createSampleRepo } from '../src/demo/sample-repo';
 import { hostTaskQueue, phaseWorkflowId, sagaWorkflowId, taskWorkflowId } from '../src/domain/naming';
 import { writeOneTaskPlan } from './harness/one-task-plan';
 import { createSagaTestEnv, sagaStatus, waitForPending, type SagaTestEnv } from './harness/saga-env';
+import { sagaHistories } from './harness/fleet-saga';
 import { ensureBuilt, killStrayWorkers, spawnWorker, type WorkerProcess } from './harness/worker-process';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-
-/** The events of a workflow and, recursively, of every child it started. */
-async function sagaHistories(client: Client, workflowId: string): Promise<Map<string, HistoryEvent[]>> {
-  const all = new Map<string, HistoryEvent[]>();
-  const visit = async (id: string) => {
-    const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
-    all.set(id, events);
-    for (const e of events) {
-      const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId;
-      if (child && !all.has(child)) await visit(child);
-    }
-  };
-  await visit(workflowId);
-  return all;
-}
 
 const activityQueues = (events: HistoryEvent[]) =>
   events.flatMap((e) => e.activityTaskScheduledEventAttributes?.taskQueue?.name ?? []);

@@ -5,7 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { WorkflowExecutionInfo } from '@temporalio/client';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import YAML from 'yaml';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
@@ -115,3 +116,23 @@ export const sagaWorktrees = (repo: string, name: string): string[] =>
   git(repo, 'worktree', 'list', '--porcelain')
     .split('\n')
     .filter((l) => l.startsWith('branch ') && l.includes(`refs/heads/saga/${name}/`));
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** The events of a workflow and, recursively, of every child it started (by workflow id). */
+export async function sagaHistories(
+  client: Client,
+  workflowId: string,
+): Promise<Map<string, HistoryEvent[]>> {
+  const all = new Map<string, HistoryEvent[]>();
+  const visit = async (id: string) => {
+    const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    all.set(id, events);
+    for (const e of events) {
+      const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId;
+      if (child && !all.has(child)) await visit(child);
+    }
+  };
+  await visit(workflowId);
+  return all;
+}

@@ -8,8 +8,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { chromium } from 'playwright-core';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
 import { phaseWorkflowId, sagaWorkflowId, taskWorkflowId } from '../../src/domain/naming';
@@ -19,13 +17,12 @@ import { runSaga } from '../harness/cli';
 import { writeOneTaskPlan } from '../harness/one-task-plan';
 import { createSagaTestEnv, demoInvocations, waitForPending, waitForStatus } from '../harness/saga-env';
 import type { SagaTestEnv } from '../harness/saga-env';
+import { sagaHistories } from '../harness/fleet-saga';
 import { ARTIFACTS_ROOT } from '../harness/server';
 import { ensureBuilt, killStrayWorkers, spawnWorker, type WorkerProcess } from '../harness/worker-process';
 import { serverPid, stackInfo, startArgs, startStack } from './stack';
 
 jest.setTimeout(600_000);
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 const GREET = `'use strict';\nmodule.exports = { greet: (name = 'world') => \`Hello, \${name}!\` };\n`;
 const GREET_TEST = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../src/greet');\ntest('greets', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
@@ -43,21 +40,6 @@ interface Host {
   home: string;
   demoLog: string;
   worker?: WorkerProcess;
-}
-
-/** Every workflow of a saga (the saga and, recursively, its children) with its events. */
-async function sagaHistories(client: Client, workflowId: string): Promise<Map<string, HistoryEvent[]>> {
-  const all = new Map<string, HistoryEvent[]>();
-  const visit = async (id: string) => {
-    const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
-    all.set(id, events);
-    for (const e of events) {
-      const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId;
-      if (child && !all.has(child)) await visit(child);
-    }
-  };
-  await visit(workflowId);
-  return all;
 }
 
 describe('saga on the production Temporal server (PostgreSQL)', () => {
