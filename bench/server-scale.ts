@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
@@ -148,6 +149,14 @@ async function histories(client: Client, name: string): Promise<Map<string, Hist
   };
   await visit(sagaWorkflowId(name));
   return all;
+}
+
+/** `BENCH_DUMP=<dir>`: every history of the big saga, for profiling (`node dist/bench/replay.js <dir>`). */
+function dumpHistories(label: string, all: Map<string, History>): void {
+  const dir = process.env.BENCH_DUMP;
+  if (!dir) return;
+  mkdirSync(path.join(dir, label), { recursive: true });
+  for (const [id, history] of all) writeFileSync(path.join(dir, label, `${id}.json`), historyToJSON(history));
 }
 
 const historyBytes = (h: History): number => temporal.api.history.v1.History.encode(h).finish().length;
@@ -318,6 +327,7 @@ async function measure(label: 'server' | 'dev', root: string, workflowCode: stri
     await accept(client, big);
 
     const all = await histories(client, big);
+    dumpHistories(label, all);
     const counts = [...all.values()].map(eventCount);
     const sizes = [...all.values()].map(historyBytes);
     const biggestEvents = Math.max(...counts);

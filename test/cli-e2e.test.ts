@@ -102,6 +102,11 @@ describe('saga CLI end to end', () => {
 
     await waitForStatus(env, 'cli-e2e', (s) => s.phase === 'complete');
     expect((await status('cli-e2e')).phase).toBe('complete');
+    await env.client.workflow.getHandle('saga-cli-e2e').result();
+    // An answer to a saga that has ended names that, not "no such saga".
+    const late = await runSaga(['respond', 'cli-e2e', 'acceptance-2', 'accept'], env.cliEnv);
+    expect(late.code).toBe(1);
+    expect(late.stderr).toContain("Saga 'cli-e2e' is not running any more (COMPLETED)");
 
     const list = await runSaga(['list', '--json'], env.cliEnv);
     expect(JSON.parse(list.stdout)).toEqual(
@@ -121,6 +126,9 @@ describe('saga CLI end to end', () => {
     const noSaga = await runSaga(['status', 'no-such-saga'], env.cliEnv);
     expect(noSaga.code).toBe(1);
     expect(noSaga.stderr).toContain("No saga named 'no-such-saga'");
+    const noSagaRespond = await runSaga(['respond', 'no-such-saga', 'confirm-name', 'confirm'], env.cliEnv);
+    expect(noSagaRespond.code).toBe(1);
+    expect(noSagaRespond.stderr).toContain("No saga named 'no-such-saga'");
 
     const badFlag = await runSaga(
       ['start', '--repo', env.tmp('x'), '--', '--frobnicate Ship it'],

@@ -189,9 +189,9 @@ describe('fault injection', () => {
     mkdirSync(obstacle);
     writeFileSync(path.join(obstacle, 'keep'), 'in the way\n');
     const handle = env.client.workflow.getHandle(sagaWorkflowId(name));
-    const failing = await waitFor('writeReport to fail and be retried', async () => {
+    const failing = await waitFor('writeSagaReport to fail and be retried', async () => {
       const pending = (await handle.describe()).raw.pendingActivities ?? [];
-      return pending.find((a) => a.activityType?.name === 'writeReport' && (a.attempt ?? 0) >= 2);
+      return pending.find((a) => a.activityType?.name === 'writeSagaReport' && (a.attempt ?? 0) >= 2);
     });
     expect(failing.lastFailure?.message).toMatch(/REPORT\.md|EISDIR|ENOTEMPTY|directory/i);
     // Nothing half-written: no temp file of the failing write left, the obstacle untouched. (Other

@@ -5,6 +5,7 @@
  */
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
+import type { ExitCriterionResult } from '../domain/completion-report';
 import type { SagaState } from '../domain/saga-state';
 import type { SagaStatus } from '../domain/state';
 import { carryQuery, statusQuery } from '../workflows/definitions';
@@ -60,6 +61,28 @@ export function createProgressActivities(deps: { artifacts: Artifacts }) {
       // The approved plan (with any acceptance milestones) and environment; null before approval.
       const carry = await handle.query(carryQuery).catch(() => null);
       return serialized(input.sagaDir, () => write(input.sagaDir, status, carry));
+    },
+
+    /**
+     * REPORT.md from the saga's status and approved plan, read through its queries (both grow with the plan:
+     * as an activity input they would enter the saga's history at every round).
+     */
+    async writeSagaReport(input: {
+      sagaDir: string;
+      workflowId: string;
+      runId: string;
+      exitResults: ExitCriterionResult[];
+    }): Promise<{ path: string }> {
+      const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
+      const carry = await handle.query(carryQuery);
+      if (!carry) throw new Error(`saga ${status.name} has no approved plan to report on`);
+      return deps.artifacts.writeReport({
+        sagaDir: input.sagaDir,
+        status,
+        plan: carry.plan,
+        environment: carry.environment,
+        exitResults: input.exitResults,
+      });
     },
 
     /**

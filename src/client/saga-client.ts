@@ -112,7 +112,6 @@ const abortedWithWorkflowTask = (error: unknown): boolean =>
   error instanceof ServiceError && (error.cause as { code?: number } | undefined)?.code === 9;
 
 export async function respond(client: Client, name: string, input: RespondInput): Promise<Answer> {
-  await describeSaga(client, name);
   for (let attempt = 1; ; attempt++) {
     try {
       return await client.workflow
@@ -121,6 +120,13 @@ export async function respond(client: Client, name: string, input: RespondInput)
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
         throw new RespondRefused(error.cause.type ?? 'Refused', error.cause.message);
+      }
+      // No running saga by that name: the description says which (one round trip only on this path).
+      if (error instanceof WorkflowNotFoundError) {
+        const desc = await describeSaga(client, name);
+        throw new UserError(
+          `Saga '${name}' is not running any more (${desc.status.name}); nothing waits for an answer.`,
+        );
       }
       // The update never reached the workflow: safe to send again (the validator refuses duplicates).
       if (abortedWithWorkflowTask(error) && attempt < 4) {

@@ -1,6 +1,6 @@
 /** Pure bookkeeping of the worker fleet: task state from the plan, and the scheduler's view of it. */
 import type { AcceptanceIssue } from './acceptance-issues';
-import type { Plan, PlanMilestone, PlanTask } from './plan';
+import type { Plan, PlanMilestone, PlanOutline, PlanTask } from './plan';
 import { integrationBranch, slugify, taskBranch, taskKey, taskRef } from './naming';
 import type { SchedTask } from './schedule';
 import type { MilestoneState, TaskState, Usage } from './state';
@@ -84,7 +84,7 @@ export { integrationBranch };
  * criteria (so the fix breaks nothing); the milestone's validation runs every issue's check on the integrated
  * result. A fix must change files: one that changes none is blocked, never integrated (requires_changes).
  */
-export function issuesMilestone(plan: Plan, issues: AcceptanceIssue[], round: number): PlanMilestone {
+export function issuesMilestone(plan: PlanOutline, issues: AcceptanceIssue[], round: number): PlanMilestone {
   const exitCriteria = plan.exit_criteria.map((c) => ({ text: c.text, check: c.check }));
   const issueCheck = (issue: AcceptanceIssue) =>
     issue.check === null ? [] : [{ text: `Fixed: ${issue.text}`, check: issue.check }];

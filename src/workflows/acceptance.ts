@@ -12,14 +12,14 @@ import {
   type AcceptanceIssue,
 } from '../domain/acceptance-issues';
 import { issuesMilestone } from '../domain/fleet';
-import type { Plan, PlanMilestone } from '../domain/plan';
+import type { PlanMilestone, PlanOutline } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import { ask, askAll } from './ask';
 import type { ValidationResult } from './validation';
 
 export interface AcceptanceInput {
   ctx: SagaContext;
-  plan: Plan;
+  plan: PlanOutline;
   round: number;
   validation: ValidationResult;
   reportPath: string;

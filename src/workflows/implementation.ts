@@ -60,9 +60,9 @@ export interface ImplementationInput {
   carried?: { milestones: MilestoneState[]; usage: Usage };
 }
 
+/** The saga already has the task and milestone states from the progress signals. */
 export interface ImplementationResult {
   outcome: 'integrated' | 'aborted';
-  milestones: MilestoneState[];
   usage: Usage;
 }
 
@@ -127,10 +127,14 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   const finish = async (outcome: ImplementationResult['outcome']): Promise<ImplementationResult> => {
     await reporting();
     await condition(allHandlersFinished);
-    return { outcome, milestones, usage };
+    return { outcome, usage };
   };
 
-  post({ type: 'milestones', milestones: JSON.parse(JSON.stringify(milestones)) as MilestoneState[] });
+  // The saga knows the carried milestones already: sending them again with every run would put the whole
+  // plan's task states into the saga's history once per run.
+  const added = milestones.filter((m) => !known.some((k) => k.id === m.id));
+  if (added.length)
+    post({ type: 'milestones', milestones: JSON.parse(JSON.stringify(added)) as MilestoneState[] });
   const order = milestoneOrder(plan.milestones.map((m) => ({ id: m.id, dependsOn: m.depends_on })));
 
   for (const id of order) {

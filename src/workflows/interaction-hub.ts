@@ -5,6 +5,7 @@
 import { zodIssueLines } from '../domain/zod-errors';
 import {
   ApplicationFailure,
+  condition,
   getExternalWorkflowHandle,
   setHandler,
   workflowInfo,
@@ -22,6 +23,8 @@ export interface HubSnapshot {
 export class InteractionHub {
   private readonly pending = new Map<string, Interaction>();
   private readonly answered = new Map<string, Answer>();
+  /** Answers still on their way to the workflow that asked. */
+  private deliveries = 0;
 
   constructor(
     snapshot: HubSnapshot | undefined,
@@ -44,7 +47,7 @@ export class InteractionHub {
   open(interaction: Interaction): void {
     const done = this.answered.get(interaction.id);
     if (done) {
-      void this.deliver(interaction.owner, done);
+      this.deliver(interaction.owner, done);
       return;
     }
     if (this.pending.has(interaction.id)) return;
@@ -59,6 +62,11 @@ export class InteractionHub {
 
   list(): Interaction[] {
     return [...this.pending.values()];
+  }
+
+  /** Resolves once every answer has reached the workflow that asked (before the saga ends or continues as new). */
+  delivered(): Promise<void> {
+    return condition(() => this.deliveries === 0);
   }
 
   snapshot(): HubSnapshot {
@@ -89,7 +97,11 @@ export class InteractionHub {
     }
   }
 
-  private async respond(raw: RespondInput): Promise<Answer> {
+  /**
+   * Records the answer and returns it at once: the caller sees it recorded in this workflow task, while the
+   * signal to the asking workflow goes out beside it (not a second round trip before `saga respond` returns).
+   */
+  private respond(raw: RespondInput): Answer {
     const match = this.check(raw);
     const input = RespondInputSchema.parse(raw);
     const interaction = this.pending.get(input.interactionId)!;
@@ -97,19 +109,20 @@ export class InteractionHub {
     this.pending.delete(interaction.id);
     this.answered.set(interaction.id, answer);
     this.onChange({ answered: answer });
-    await this.deliver(interaction.owner, answer);
+    this.deliver(interaction.owner, answer);
     return answer;
   }
 
-  private async deliver(owner: string, answer: Answer): Promise<void> {
+  private deliver(owner: string, answer: Answer): void {
     if (owner === workflowInfo().workflowId) {
       deliverAnswer(answer);
       return;
     }
-    try {
-      await getExternalWorkflowHandle(owner).signal(interactionAnsweredSignal, answer);
-    } catch {
+    this.deliveries++;
+    getExternalWorkflowHandle(owner)
+      .signal(interactionAnsweredSignal, answer)
       // The asking workflow has ended (cancelled or replaced); the answer stays recorded here.
-    }
+      .catch(() => undefined)
+      .finally(() => this.deliveries--);
   }
 }

@@ -20,6 +20,7 @@ import {
 } from '@temporalio/workflow';
 import { failureReason } from '../domain/failure';
 import { integrationBranch, phaseWorkflowId } from '../domain/naming';
+import { planOutline } from '../domain/plan';
 import { summarizePlan } from '../domain/planner';
 import { reduceProgress, unresolvedTasks, type ProgressView } from '../domain/progress';
 import type { SagaInput } from '../domain/saga-input';
@@ -247,6 +248,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
     // Background work (notifications, decisions.md) and answers being handled settle first, so the
     // completion is not rejected and no answer is lost.
     await effects.settled();
+    await hub.delivered();
     await condition(allHandlersFinished);
     return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };
   }
@@ -284,14 +286,13 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
         workflowId: phaseWorkflowId(input.name, 'validation', round),
         staticSummary: `Final validation, round ${round}`,
         typedSearchAttributes: [{ key: SagaName, value: input.name }],
-        args: [{ ctx, plan, round }],
+        args: [{ ctx, plan: planOutline(plan), round }],
       });
-      // The report needs the whole saga's status, which lives here.
-      ({ path: reportPath } = await quick.writeReport({
+      // The report needs the whole saga's status, which the activity reads through the queries.
+      ({ path: reportPath } = await quick.writeSagaReport({
         sagaDir: input.sagaDir,
-        status: status(),
-        plan,
-        environment: current.environment,
+        workflowId: self,
+        runId: workflowInfo().runId,
         exitResults: validation.criteria.map((c) => ({ id: c.id, result: c.result, evidence: c.evidence })),
       }));
 
@@ -303,7 +304,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
         args: [
           {
             ctx,
-            plan,
+            plan: planOutline(plan),
             round,
             validation,
             reportPath: reportPath!,
@@ -350,6 +351,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
    */
   async function continueFromState(): Promise<never> {
     await effects.settled();
+    await hub.delivered();
     await condition(allHandlersFinished);
     projector.cancel(); // the next run has its own
     return continueAsNew<typeof sagaWorkflow>(input, carryState()!);

@@ -4,7 +4,7 @@
  */
 import { setCurrentDetails } from '@temporalio/workflow';
 import { integrationBranch, worktreeDirName } from '../domain/naming';
-import type { Plan } from '../domain/plan';
+import type { PlanOutline } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import { activitiesFor } from './activities';
 import { sagaLog } from './shared';
@@ -19,7 +19,7 @@ export interface CriterionResult {
 
 export interface ValidationInput {
   ctx: SagaContext;
-  plan: Plan;
+  plan: PlanOutline;
   round: number;
 }
 

@@ -20,4 +20,4 @@ export {
 export { parsePlanText, validatePlan } from './validate';
 export { findCycle } from './checks';
 export { filesOutsideOwns, ownsWarning } from './owns';
-export { findTask, planSummary, taskRefsInOrder } from './lookups';
+export { findTask, planOutline, planSummary, taskRefsInOrder, type PlanOutline } from './lookups';

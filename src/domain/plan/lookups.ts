@@ -28,3 +28,17 @@ export function planSummary(plan: Plan): string {
     ),
   ].join('\n');
 }
+
+/**
+ * What the validation and acceptance phases read of the plan: its exit criteria and milestone ids. Their
+ * children get this instead of the whole plan, which would enter each of their histories and the saga's.
+ */
+export interface PlanOutline {
+  exit_criteria: Plan['exit_criteria'];
+  milestones: Pick<PlanMilestone, 'id'>[];
+}
+
+export const planOutline = (plan: Plan): PlanOutline => ({
+  exit_criteria: plan.exit_criteria,
+  milestones: plan.milestones.map((m) => ({ id: m.id })),
+});
