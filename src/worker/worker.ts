@@ -10,12 +10,11 @@ import {
   type LogLevel,
   type LogMetadata,
   type WorkerDeploymentOptions,
-  type WorkerOptions,
 } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { hostTaskQueue } from '../domain/naming';
 import { defaultHostId, shutdownGraceMs, workflowTaskQueue } from './host-settings';
-import { prebuiltWorkflowBundle } from './workflow-bundle';
+import { prebuiltWorkflowBundle, workflowCode } from './workflow-bundle';
 
 export interface SagaWorkerOptions {
   connection: NativeConnection;
@@ -72,10 +71,7 @@ export function installRuntime(): void {
 export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Worker[]> {
   installRuntime();
   const hostId = options.hostId ?? defaultHostId();
-  const bundlePath = options.workflowBundlePath ?? prebuiltWorkflowBundle();
-  const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = bundlePath
-    ? { workflowBundle: { codePath: bundlePath } }
-    : { workflowsPath: require.resolve('../workflows') };
+  const workflowSource = workflowCode(options.workflowBundlePath ?? prebuiltWorkflowBundle());
   const common = {
     connection: options.connection,
     namespace: options.namespace,

@@ -26,6 +26,13 @@ export function prebuiltWorkflowBundle(): string | null {
   return statSync(PREBUILT_WORKFLOW_BUNDLE).mtimeMs >= newestSource() ? PREBUILT_WORKFLOW_BUNDLE : null;
 }
 
+/** The workflow code for a worker or a replay: the prebuilt bundle when it is current, else the sources. */
+export function workflowCode(
+  bundlePath: string | null = prebuiltWorkflowBundle(),
+): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  return bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS };
+}
+
 export async function writeWorkflowBundle(file = PREBUILT_WORKFLOW_BUNDLE): Promise<void> {
   const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: new DefaultLogger('WARN') });
   writeFileSync(file, bundle.code);

@@ -19,7 +19,7 @@ import type { MilestoneState, ProgressEvent, SagaStatus } from '../../domain/sta
 import { carryQuery } from '../../workflows/definitions';
 import { sagaWorkflow } from '../../workflows/saga';
 import { createSagaWorkers, defaultSagaHome, installRuntime } from '../../worker/worker';
-import { prebuiltWorkflowBundle } from '../../worker/workflow-bundle';
+import { workflowCode } from '../../worker/workflow-bundle';
 import { bool, parseArgs } from '../args';
 import { connectionSettings } from '../connection';
 import { UserError } from '../errors';
@@ -239,12 +239,8 @@ function runStart(name: string, history: History): { input: SagaInput; state: un
  */
 async function replayProblem(history: History, workflowId: string): Promise<string | null> {
   installRuntime();
-  const bundle = prebuiltWorkflowBundle();
-  const source = bundle
-    ? { workflowBundle: { codePath: bundle } }
-    : { workflowsPath: require.resolve('../../workflows') };
   try {
-    await Worker.runReplayHistory(source, history, workflowId);
+    await Worker.runReplayHistory(workflowCode(), history, workflowId);
     return null;
   } catch (error) {
     if (error instanceof Error && error.name === 'DeterminismViolationError')

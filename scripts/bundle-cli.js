@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// `npm run build`, last step: the CLI's client side as one file, dist/cli.js, so `saga status`, `saga respond`
+// and the other short commands load one script (with a V8 code cache, see bin/saga) instead of some 400
+// modules. The commands that run a worker (bin/saga's RUNTIME_COMMANDS) keep loading dist/src/, so the
+// worker modules (the native runtime, paths relative to their own file) are left out: required from dist/src/.
+const path = require('node:path');
+
+const root = path.join(__dirname, '..');
+const dist = path.join(root, 'dist');
+const leftOut = [path.join(dist, 'src', 'worker') + path.sep];
+
+let esbuild;
+try {
+  esbuild = require('esbuild');
+} catch {
+  // A production install without dev dependencies: bin/saga runs dist/src/ as it is.
+  process.stderr.write('esbuild is not installed: dist/cli.js not built (bin/saga runs dist/src/).\n');
+  process.exit(0);
+}
+
+/** Modules left out of the bundle are required from dist/src/ by a path relative to dist/cli.js. */
+const keepOut = {
+  name: 'keep-out',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const resolved = require.resolve(path.resolve(args.resolveDir, args.path));
+      if (!leftOut.some((dir) => resolved.startsWith(dir))) return undefined;
+      return { path: `./${path.relative(dist, resolved).split(path.sep).join('/')}`, external: true };
+    });
+  },
+};
+
+esbuild
+  .build({
+    entryPoints: [path.join(dist, 'src', 'client', 'main.js')],
+    outfile: path.join(dist, 'cli.js'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    // Native code, or large and used by one long-running command only.
+    external: ['@temporalio/worker', '@temporalio/core-bridge', '@slack/bolt'],
+    plugins: [keepOut],
+    logLevel: 'warning',
+  })
+  .catch(() => process.exit(1));
