@@ -10,8 +10,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { prebuiltWorkflowBundle } from '../src/worker/workflow-bundle';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { bundleSagaWorkflows, prebuiltWorkflowBundle } from '../src/worker/workflow-bundle';
 import { eventCount } from './history';
 
 export interface ReplayTiming {
@@ -38,14 +38,7 @@ export async function replayHistories(
   // Bundling is not replay work: a stale or missing prebuilt bundle is made before the clock starts.
   const workflowBundle = prebuilt
     ? { codePath: prebuilt }
-    : {
-        code: (
-          await bundleWorkflowCode({
-            workflowsPath: require.resolve('../src/workflows'),
-            logger: new DefaultLogger('WARN'),
-          })
-        ).code,
-      };
+    : { code: await bundleSagaWorkflows() };
   const takenAt = new Map<string, number>();
   // The replay worker pulls the next history only when the previous one is done: its pull time is its start.
   function* feed() {

@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { getStatus, respond, waitForStatus } from '../src/client/saga-client';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
@@ -27,6 +27,7 @@ import type { SagaStatus } from '../src/domain/state';
 import { PROJECT_ROOT } from '../src/project-root';
 import { freePort, startDevServer } from '../src/worker/dev-server';
 import { installRuntime } from '../src/worker/worker';
+import { bundleSagaWorkflows } from '../src/worker/workflow-bundle';
 import { figure, figureLine, quantile, table, type Figure } from './figures';
 import { eventCount } from './history';
 import { taskCheck, writeTimedAgentRepo, type BenchRepo } from './scenario';
@@ -451,11 +452,8 @@ async function main(): Promise<void> {
   installRuntime();
   const figures: Figure[] = [];
   try {
-    const bundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../src/workflows'),
-      logger: new DefaultLogger('WARN'),
-    });
-    for (const label of TARGETS) figures.push(...(await measure(label, root, bundle.code)));
+    const bundle = await bundleSagaWorkflows();
+    for (const label of TARGETS) figures.push(...(await measure(label, root, bundle)));
   } finally {
     if (!process.env.BENCH_KEEP) rmSync(root, { recursive: true, force: true });
   }

@@ -5,7 +5,6 @@
  * plus what saga sets for it. Also the `${VAR}` references agent profiles use for secrets (resolved in the
  * activity, so a secret's text never enters workflow history). Pure.
  */
-import { ApplicationFailure } from '@temporalio/common';
 import { AGENT_PRESETS } from './agent-presets';
 
 export type EnvValues = Record<string, string>;
@@ -181,6 +180,17 @@ export const CONFIG_SECRET_REFERENCE = '${saga.config:literal}';
 export const isSecretLiteral = (name: string, value: string): boolean =>
   SECRET_NAME.test(name) && value !== '' && !value.includes('${');
 
+/** An env entry that cannot be resolved; the agent's activity fails with it, without retries, as `type`. */
+export class EnvReferenceError extends Error {
+  override name = 'EnvReferenceError';
+  constructor(
+    message: string,
+    readonly type: 'UnresolvedEnvReference' | 'MissingEnvVariable',
+  ) {
+    super(message);
+  }
+}
+
 /**
  * `${NAME}` → the worker's value of NAME, anywhere in each value. A reference to a variable the worker
  * does not have fails without retries (a retry would not find it either), naming the profile and entry.
@@ -189,7 +199,7 @@ export function resolveEnvReferences(values: EnvValues, workerEnv: SourceEnv, ow
   const resolved: EnvValues = {};
   for (const [name, value] of Object.entries(values)) {
     if (value === CONFIG_SECRET_REFERENCE) {
-      throw ApplicationFailure.nonRetryable(
+      throw new EnvReferenceError(
         `${owner}: env ${name} is a saga.config.yaml value that was not read back from the config file`,
         'UnresolvedEnvReference',
       );
@@ -197,7 +207,7 @@ export function resolveEnvReferences(values: EnvValues, workerEnv: SourceEnv, ow
     resolved[name] = value.replace(REFERENCE, (whole, inner: string) => {
       const found = ENV_NAME.test(inner) && !isWorkerSecret(inner) ? workerEnv[inner] : undefined;
       if (found === undefined) {
-        throw ApplicationFailure.nonRetryable(
+        throw new EnvReferenceError(
           `${owner}: env ${name} refers to ${whole}, but ${inner} is not set in the worker's environment. ` +
             `Set ${inner} where the worker runs (then restart it), or change the profile.`,
           'MissingEnvVariable',

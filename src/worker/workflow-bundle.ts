@@ -33,9 +33,17 @@ export function workflowCode(
   return bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS };
 }
 
+/** The saga's workflows bundled (the build, the tests' global set-up and the benches all bundle here). */
+export async function bundleSagaWorkflows(): Promise<string> {
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS,
+    logger: new DefaultLogger('WARN'),
+  });
+  return bundle.code;
+}
+
 export async function writeWorkflowBundle(file = PREBUILT_WORKFLOW_BUNDLE): Promise<void> {
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: new DefaultLogger('WARN') });
-  writeFileSync(file, bundle.code);
+  writeFileSync(file, await bundleSagaWorkflows());
 }
 
 if (require.main === module)

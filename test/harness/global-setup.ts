@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { bundleSagaWorkflows } from '../../src/worker/workflow-bundle';
 import { freePort, startDevServer, type DevServer } from '../../src/worker/dev-server';
 import { PROJECT_ROOT } from '../../src/project-root';
 import { ARTIFACTS_ROOT, type TestServerInfo } from './server';
@@ -34,12 +34,9 @@ export default async function globalSetup(): Promise<void> {
       logFile: path.join(ARTIFACTS, 'server.log'),
       startTimeoutMs: 120_000,
     }),
-    bundleWorkflowCode({
-      workflowsPath: require.resolve('../../src/workflows'),
-      logger: new DefaultLogger('WARN'),
-    }),
+    bundleSagaWorkflows(),
   ]);
-  writeFileSync(WORKFLOW_BUNDLE, bundle.code);
+  writeFileSync(WORKFLOW_BUNDLE, bundle);
   globalThis.__SAGA_TEST_SERVER__ = server;
   const info: TestServerInfo = {
     address: server.address,

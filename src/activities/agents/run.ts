@@ -15,7 +15,7 @@ import {
   unknownSession,
   type AgentFailure,
 } from '../../domain/agent-cli-output';
-import { agentEnvironment } from '../../domain/agent-env';
+import { agentEnvironment, EnvReferenceError } from '../../domain/agent-env';
 import { extractReport, parseUsage } from '../../domain/agent-output';
 import { AGENT_EVENTS_FILE, AGENT_RUN_FILE, budgetArgsFor } from '../../domain/agent-presets';
 import { createAgentStreamReader } from '../../domain/agent-stream';
@@ -154,7 +154,7 @@ async function runAgentOnce(
     argv,
     cwd: input.workdir,
     // An allow-list, never the worker's whole environment (its secrets would let the agent approve itself).
-    env: agentEnvironment(process.env, await readBackConfigSecrets(profile), {
+    env: withEnvFailures(agentEnvironment, process.env, await readBackConfigSecrets(profile), {
       ...input.extraEnv,
       SAGA_NAME: input.sagaName,
       SAGA_TASK_ID: input.taskId,
@@ -301,4 +301,14 @@ function findingsText(
         ? reportText
         : stdout.slice(-FINDINGS_MAX);
   return text.slice(0, FINDINGS_MAX);
+}
+
+/** An env reference the worker cannot resolve fails the run without retries (a retry would not find it either). */
+function withEnvFailures<A extends unknown[], R>(resolve: (...args: A) => R, ...args: A): R {
+  try {
+    return resolve(...args);
+  } catch (error) {
+    if (error instanceof EnvReferenceError) throw ApplicationFailure.nonRetryable(error.message, error.type);
+    throw error;
+  }
 }
