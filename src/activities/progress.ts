@@ -7,8 +7,9 @@ import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { ExitCriterionResult } from '../domain/completion-report';
 import type { SagaState } from '../domain/saga-state';
-import type { SagaStatus } from '../domain/state';
-import { carryQuery, statusQuery } from '../workflows/definitions';
+import type { Answer, SagaStatus } from '../domain/state';
+import { answerDecisionEntry } from '../domain/interactions';
+import { answersQuery, carryQuery, statusQuery } from '../workflows/definitions';
 import type { createArtifactActivities } from './artifacts';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
@@ -41,6 +42,9 @@ async function readSaga(client: Client, workflowId: string, runId?: string) {
   return { handle, status };
 }
 
+/** Answers this worker has put in decisions.md, per saga directory (prependDecision skips one already there). */
+const recordedAnswers = new Map<string, Set<string>>();
+
 export function createProgressActivities(deps: { artifacts: Artifacts }) {
   const write = (sagaDir: string, status: SagaStatus, carry: SagaState | null) =>
     deps.artifacts.writeProgress({
@@ -48,6 +52,17 @@ export function createProgressActivities(deps: { artifacts: Artifacts }) {
       status,
       ...(carry ? { plan: carry.plan, environment: carry.environment } : {}),
     });
+  /** One decisions.md entry per answer, oldest first (the file lists the newest first). */
+  const recordAnswers = async (sagaDir: string, answers: Answer[]) => {
+    const done = recordedAnswers.get(sagaDir) ?? new Set<string>();
+    recordedAnswers.set(sagaDir, done);
+    for (const answer of answers) {
+      const key = `${answer.interactionId} ${answer.answeredAt}`;
+      if (done.has(key)) continue;
+      await deps.artifacts.prependDecision({ sagaDir, entry: answerDecisionEntry(answer) });
+      done.add(key);
+    }
+  };
 
   return {
     /** One write of the saga's projection, of its state now (its end, a failure). */
@@ -60,7 +75,11 @@ export function createProgressActivities(deps: { artifacts: Artifacts }) {
       const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
       // The approved plan (with any acceptance milestones) and environment; null before approval.
       const carry = await handle.query(carryQuery).catch(() => null);
-      return serialized(input.sagaDir, () => write(input.sagaDir, status, carry));
+      const answers = await handle.query(answersQuery);
+      return serialized(input.sagaDir, async () => {
+        await recordAnswers(input.sagaDir, answers);
+        return write(input.sagaDir, status, carry);
+      });
     },
 
     /**
@@ -114,6 +133,9 @@ export function createProgressActivities(deps: { artifacts: Artifacts }) {
           }
           const key = JSON.stringify(status);
           if (key !== written) {
+            // An answer adds a log line, so the status changes with every answer.
+            const answers = await bounded(() => handle.query(answersQuery));
+            await serialized(input.sagaDir, () => recordAnswers(input.sagaDir, answers));
             await serialized(input.sagaDir, async () => {
               if ((generations.get(input.sagaDir) ?? 0) === generation)
                 await write(input.sagaDir, status, carry);

@@ -77,3 +77,15 @@ export function toAnswer(input: RespondInput, match: { index: number; option: st
     answeredAt: at,
   };
 }
+
+/** The decisions.md entry that records an answer (written by the saga's projector, once per answer). */
+export function answerDecisionEntry(answer: Answer): { at: string; title: string; lines: string[] } {
+  return {
+    at: answer.answeredAt,
+    title: `${answer.user} answered ${answer.interactionId}: ${answer.choice}`,
+    lines: [
+      `- Answered by ${answer.user}; recorded in the saga's workflow history (respond update).`,
+      ...(answer.text ? [`- Note: ${answer.text}`] : []),
+    ],
+  };
+}

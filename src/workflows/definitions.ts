@@ -11,6 +11,8 @@ import type { Answer, Interaction, ProgressEvent, RespondInput, SagaStatus, Usag
 export const respondUpdate = defineUpdate<Answer, [RespondInput]>('respond');
 /** Full status, as `saga status --json` prints it. */
 export const statusQuery = defineQuery<SagaStatus>('status');
+/** The answers recorded so far, oldest first (the projector writes decisions.md from them). */
+export const answersQuery = defineQuery<Answer[]>('answers');
 /** The state a new run resumes from; null before the plan is approved. */
 export const carryQuery = defineQuery<SagaState | null>('carry');
 

@@ -1,8 +1,9 @@
 /**
  * What happens around an interaction besides waiting for it: chat notifications when it opens (and durable
- * reminders while it stays open, each waiting twice as long as the one before, at most `maxReminders`), the
- * Slack message update and a decisions.md entry when it is answered.
- * All of it runs in the background: a chat outage or a failed write never blocks or fails the saga.
+ * reminders while it stays open, each waiting twice as long as the one before, at most `maxReminders`), and
+ * the chat message's update when it is answered (only when chat was told of it: no activity otherwise).
+ * All of it runs in the background: a chat outage never blocks or fails the saga. (decisions.md gets its
+ * entry per answer from the saga's projector, outside this history.)
  */
 import { condition, log, proxyActivities } from '@temporalio/workflow';
 import type { SagaActivities } from '../activities';
@@ -14,7 +15,6 @@ export interface InteractionEffectsOptions {
   hostQueue: string;
   uiUrl: () => string;
   pending: () => Interaction[];
-  sagaDirReady: () => boolean;
 }
 
 /** Reminders per interaction when the worker does not say (a result recorded before the limit existed). */
@@ -28,7 +28,8 @@ export class InteractionEffects {
   private remindAfterMs: number | null = null;
   private maxReminders = DEFAULT_MAX_REMINDERS;
   private readonly lastNotified = new Map<string, { at: number; reminder: number }>();
-  private readonly unrecorded: Answer[] = [];
+  /** Whether chat was told of an interaction (false: nowhere to notify), per interaction of this run. */
+  private readonly toldChat = new Map<string, Promise<boolean>>();
   private changes = 0;
   /** Background activities not yet settled: the saga waits for them before it completes. */
   private inFlight = 0;
@@ -49,23 +50,27 @@ export class InteractionEffects {
 
   answered(answer: Answer): void {
     this.lastNotified.delete(answer.interactionId);
-    this.unrecorded.push(answer);
     this.changes++;
     const { user, choice, text } = answer;
+    // Opened in an earlier run: assume chat was told.
+    const told = this.toldChat.get(answer.interactionId) ?? Promise.resolve(true);
     this.background(
       `update chat messages of ${answer.interactionId}`,
-      this.activities.notifyAnswered({
-        saga: this.options.saga,
-        interactionId: answer.interactionId,
-        answer: { user, choice, ...(text ? { text } : {}) },
-        uiUrl: this.options.uiUrl(),
+      told.then(async (yes) => {
+        if (yes)
+          await this.activities.notifyAnswered({
+            saga: this.options.saga,
+            interactionId: answer.interactionId,
+            answer: { user, choice, ...(text ? { text } : {}) },
+            uiUrl: this.options.uiUrl(),
+          });
       }),
     );
   }
 
-  /** The background loops; they run until the saga ends. */
+  /** The reminder loop; it runs until the saga ends. */
   async run(): Promise<void> {
-    await Promise.all([this.remindLoop(), this.recordLoop()]);
+    await this.remindLoop();
   }
 
   private notify(interaction: Interaction, reminder: number): void {
@@ -86,7 +91,13 @@ export class InteractionEffects {
           this.maxReminders = maxReminders;
           this.changes++;
         }
+        return remindAfterMs !== null;
       });
+    if (reminder === 0)
+      this.toldChat.set(
+        id,
+        sent.catch(() => true),
+      );
     this.background(`notify chat of ${id}${reminder ? ` (reminder ${reminder})` : ''}`, sent);
   }
 
@@ -98,15 +109,12 @@ export class InteractionEffects {
   }
 
   /**
-   * Resolves when no notification or decisions.md write is in flight (bounded wait). Completing the
-   * workflow while one finishes would make the server reject that completion (UnhandledCommand) and
-   * abort an update delivered with it, e.g. the answer that ended the saga.
+   * Resolves when no notification is in flight (bounded wait). Completing the workflow while one finishes
+   * would make the server reject that completion (UnhandledCommand) and abort an update delivered with it,
+   * e.g. the answer that ended the saga.
    */
   async settled(timeoutMs = 30_000): Promise<void> {
-    await condition(
-      () => this.inFlight === 0 && (this.unrecorded.length === 0 || !this.options.sagaDirReady()),
-      timeoutMs,
-    );
+    await condition(() => this.inFlight === 0, timeoutMs);
   }
 
   /**
@@ -142,30 +150,6 @@ export class InteractionEffects {
       // Every reminder sent: only a new interaction (or a changed setting) wakes the loop.
       if (next === Infinity) await condition(() => this.changes !== seen);
       else await condition(() => this.changes !== seen, Math.max(next - now, 1));
-    }
-  }
-
-  /** decisions.md gets one entry per answer, once the saga directory exists (the name is confirmed first). */
-  private async recordLoop(): Promise<void> {
-    for (;;) {
-      await condition(() => this.unrecorded.length > 0 && this.options.sagaDirReady());
-      const answer = this.unrecorded[0]!;
-      await this.activities
-        .prependDecision({
-          sagaDir: this.options.sagaDir,
-          entry: {
-            at: answer.answeredAt,
-            title: `${answer.user} answered ${answer.interactionId}: ${answer.choice}`,
-            lines: [
-              `- Answered by ${answer.user}; recorded in the saga's workflow history (respond update).`,
-              ...(answer.text ? [`- Note: ${answer.text}`] : []),
-            ],
-          },
-        })
-        .catch((error: unknown) =>
-          log.warn('Could not record an answer in decisions.md', { error: String(error) }),
-        );
-      this.unrecorded.shift();
     }
   }
 }

@@ -37,7 +37,7 @@ import { addUsage, noUsage } from '../domain/usage';
 import { acceptanceWorkflow } from './acceptance';
 import { quickActivities } from './activities';
 import { ask, toInteraction } from './ask';
-import { carryQuery, progressBatchSignal, progressSignal, statusQuery } from './definitions';
+import { answersQuery, carryQuery, progressBatchSignal, progressSignal, statusQuery } from './definitions';
 import { implementationWorkflow } from './implementation';
 import { InteractionEffects } from './interaction-effects';
 import { InteractionHub } from './interaction-hub';
@@ -97,8 +97,9 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
     hostQueue: input.hostQueue,
     uiUrl: () => status().uiUrl,
     pending: () => hub.list(),
-    sagaDirReady: () => sagaDirReady,
   });
+  /** The SagaAwaitingInput search attribute as last set (a new run starts with the default, false). */
+  let awaitingInput = false;
   const hub = new InteractionHub(carry?.hub, ({ opened, answered }) => {
     if (opened) addLog(`Waiting for input: ${opened.kind} ${opened.id}`);
     if (opened) effects.opened(opened);
@@ -107,7 +108,10 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
       addLog(
         `${answered.user} answered ${answered.interactionId}: ${answered.choice}${answered.text ? ` (${answered.text})` : ''}`,
       );
-    upsertSearchAttributes([{ key: SagaAwaitingInput, value: hub.list().length > 0 }]);
+    // Only a change of the value is recorded (each upsert is a history event).
+    const waiting = hub.list().length > 0;
+    if (waiting !== awaitingInput) upsertSearchAttributes([{ key: SagaAwaitingInput, value: waiting }]);
+    awaitingInput = waiting;
   });
 
   const status = (): SagaStatus => ({
@@ -153,6 +157,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
         }
       : null;
   setHandler(carryQuery, carryState);
+  setHandler(answersQuery, () => hub.snapshot().answered);
   // Intake's question is open before the update handler exists, so an answer sent right after
   // `saga start` (even in the first workflow task) finds it.
   if (!carry) hub.open(toInteraction(confirmNameRequest(input)));
