@@ -36,9 +36,7 @@ export async function replayHistories(
 ): Promise<ReplayResult> {
   const prebuilt = prebuiltWorkflowBundle();
   // Bundling is not replay work: a stale or missing prebuilt bundle is made before the clock starts.
-  const workflowBundle = prebuilt
-    ? { codePath: prebuilt }
-    : { code: await bundleSagaWorkflows() };
+  const workflowBundle = prebuilt ? { codePath: prebuilt } : { code: await bundleSagaWorkflows() };
   const takenAt = new Map<string, number>();
   // The replay worker pulls the next history only when the previous one is done: its pull time is its start.
   function* feed() {
