@@ -76,6 +76,10 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const ip = options.ip ?? '127.0.0.1';
   const port = options.port ?? 7233;
   const namespace = options.namespace ?? 'default';
+  // The CLI picks a free port for its HTTP API itself, after our gRPC port was checked free but before the
+  // server binds it, so it can pick the very same port (seen once: "bind: address already in use").
+  let httpPort = await freePort();
+  while (httpPort === port) httpPort = await freePort();
   mkdirSync(path.dirname(options.dbFile), { recursive: true });
   const args = [
     'server',
@@ -86,6 +90,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     ip,
     '--port',
     String(port),
+    '--http-port',
+    String(httpPort),
     '--namespace',
     namespace,
     '--log-level',
