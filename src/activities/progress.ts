@@ -45,6 +45,16 @@ async function readSaga(client: Client, workflowId: string, runId?: string) {
 /** Answers this worker has put in decisions.md, per saga directory (prependDecision skips one already there). */
 const recordedAnswers = new Map<string, Set<string>>();
 
+/** The saga's answers; none (and a warning) from a run whose code has no answers query. */
+async function answersOf(handle: ReturnType<Client['workflow']['getHandle']>): Promise<Answer[]> {
+  try {
+    return await handle.query(answersQuery);
+  } catch (error) {
+    log.warn('No answers for decisions.md from the saga', { error: String(error) });
+    return [];
+  }
+}
+
 export function createProgressActivities(deps: { artifacts: Artifacts }) {
   const write = (sagaDir: string, status: SagaStatus, carry: SagaState | null) =>
     deps.artifacts.writeProgress({
@@ -75,7 +85,7 @@ export function createProgressActivities(deps: { artifacts: Artifacts }) {
       const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
       // The approved plan (with any acceptance milestones) and environment; null before approval.
       const carry = await handle.query(carryQuery).catch(() => null);
-      const answers = await handle.query(answersQuery);
+      const answers = await answersOf(handle);
       return serialized(input.sagaDir, async () => {
         await recordAnswers(input.sagaDir, answers);
         return write(input.sagaDir, status, carry);
@@ -134,7 +144,7 @@ export function createProgressActivities(deps: { artifacts: Artifacts }) {
           const key = JSON.stringify(status);
           if (key !== written) {
             // An answer adds a log line, so the status changes with every answer.
-            const answers = await bounded(() => handle.query(answersQuery));
+            const answers = await bounded(() => answersOf(handle));
             await serialized(input.sagaDir, () => recordAnswers(input.sagaDir, answers));
             await serialized(input.sagaDir, async () => {
               if ((generations.get(input.sagaDir) ?? 0) === generation)
