@@ -33,6 +33,22 @@ export const git = (cwd: string, ...args: string[]): string =>
 
 export const taskCheck = (ref: string): string => `test -f ${benchTaskFile(ref)}`;
 
+/** A plan task of the benches: the timed agent writes its file, the check finds it. */
+export function benchPlanTask(ref: string, dependsOn: string[]): Record<string, unknown> {
+  return {
+    id: Number(ref.split('.')[1]),
+    slug: `t${ref.replace('.', '-')}`,
+    title: `Task ${ref}`,
+    depends_on: dependsOn,
+    scope: `Write ${benchTaskFile(ref)}.`,
+    owns: [benchTaskFile(ref)],
+    interfaces: 'none',
+    validation_method: 'command',
+    validation: [{ text: `${ref} wrote its file`, check: taskCheck(ref) }],
+    evidence: 'check output',
+  };
+}
+
 /** n independent tasks of `ms` each. */
 export function flatDag(n: number, ms: number): Dag {
   const durations: Record<string, number> = {};
@@ -68,18 +84,7 @@ function planFor(name: string, dag: Dag): Record<string, unknown> {
         depends_on: [],
         goal: 'Every task wrote its file.',
         validation: [{ text: 'every task file is there', check: 'test -d out' }],
-        tasks: refs.map((ref) => ({
-          id: Number(ref.split('.')[1]),
-          slug: `t${ref.replace('.', '-')}`,
-          title: `Task ${ref}`,
-          depends_on: dag.deps[ref] ?? [],
-          scope: `Write ${benchTaskFile(ref)}.`,
-          owns: [benchTaskFile(ref)],
-          interfaces: 'none',
-          validation_method: 'command',
-          validation: [{ text: `${ref} wrote its file`, check: taskCheck(ref) }],
-          evidence: 'check output',
-        })),
+        tasks: refs.map((ref) => benchPlanTask(ref, dag.deps[ref] ?? [])),
       },
     ],
   };

@@ -32,8 +32,7 @@ import { bundleSagaWorkflows } from '../src/worker/workflow-bundle';
 import { figure, figureLine, quantile, table, type Figure } from './figures';
 import { eventCount } from './history';
 import { interactionLatency } from './interaction';
-import { taskCheck, writeTimedAgentRepo, type BenchRepo } from './scenario';
-import { benchTaskFile } from './timed-agent';
+import { benchPlanTask, writeTimedAgentRepo, type BenchRepo } from './scenario';
 import { startWorker, type BenchWorker } from './bench-worker';
 
 const numberEnv = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -68,21 +67,7 @@ function chainPlan(name: string, milestones: number, tasks: number): Record<stri
       depends_on: m === 0 ? [] : [m],
       goal: 'Every task wrote its file.',
       validation: [{ text: 'the task files are there', check: 'test -d out' }],
-      tasks: Array.from({ length: tasks }, (_, t) => {
-        const ref = `${m + 1}.${t + 1}`;
-        return {
-          id: t + 1,
-          slug: `t${m + 1}-${t + 1}`,
-          title: `Task ${ref}`,
-          depends_on: [],
-          scope: `Write ${benchTaskFile(ref)}.`,
-          owns: [benchTaskFile(ref)],
-          interfaces: 'none',
-          validation_method: 'command',
-          validation: [{ text: `${ref} wrote its file`, check: taskCheck(ref) }],
-          evidence: 'check output',
-        };
-      }),
+      tasks: Array.from({ length: tasks }, (_, t) => benchPlanTask(`${m + 1}.${t + 1}`, [])),
     })),
   };
 }
