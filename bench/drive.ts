@@ -23,6 +23,23 @@ export interface SagaRun {
 const waitForPending = (client: Client, name: string, id: string, timeoutMs: number): Promise<SagaStatus> =>
   waitForStatus(client, name, (s) => s.pending.some((p) => p.id === id), { timeoutMs, pollMs: 400 });
 
+/** Starts a saga of a bench repo with its plan file, its agents as subagents on `lanes` lanes. */
+export async function startBenchSaga(
+  client: Client,
+  bench: BenchRepo,
+  name: string,
+  lanes: number,
+  goal: string,
+): Promise<void> {
+  const input = await prepareSaga({
+    repo: bench.repo,
+    argumentsText: `--subagents --parallel=${lanes} ${goal}`,
+    plan: bench.planFile,
+    name,
+  });
+  await startSaga(client, input);
+}
+
 export async function runSaga(
   client: Client,
   bench: BenchRepo,
@@ -30,13 +47,7 @@ export async function runSaga(
   lanes: number,
   timeoutMs = 240_000,
 ): Promise<SagaRun> {
-  const input = await prepareSaga({
-    repo: bench.repo,
-    argumentsText: `--subagents --parallel=${lanes} Benchmark ${name}`,
-    plan: bench.planFile,
-    name,
-  });
-  await startSaga(client, input);
+  await startBenchSaga(client, bench, name, lanes, `Benchmark ${name}`);
   await waitForPending(client, name, 'confirm-name', 60_000);
   await respond(client, name, { interactionId: 'confirm-name', choice: 'confirm', user: 'bench' });
   await waitForPending(client, name, 'plan-approval-1', 60_000);

@@ -21,7 +21,7 @@ import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { prepareSaga, startSaga } from '../src/client/commands/start';
+import { startBenchSaga } from './drive';
 import { getStatus, respond, waitForStatus } from '../src/client/saga-client';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
 import type { SagaStatus } from '../src/domain/state';
@@ -95,13 +95,7 @@ async function startAndConfirm(
   name: string,
   lanes: number,
 ): Promise<Answered> {
-  const input = await prepareSaga({
-    repo: repo.repo,
-    argumentsText: `--subagents --parallel=${lanes} Scale ${name}`,
-    plan: repo.planFile,
-    name,
-  });
-  await startSaga(client, input);
+  await startBenchSaga(client, repo, name, lanes, `Scale ${name}`);
   await waitForStatus(client, name, pendingIs('confirm-name'), { timeoutMs: 120_000, pollMs: 200 });
   const asked = performance.now();
   await respond(client, name, { interactionId: 'confirm-name', choice: 'confirm', user: 'bench' });

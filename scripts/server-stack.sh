@@ -228,21 +228,26 @@ start_temporal_server() {
   log "temporal-server $SERVER_VERSION started (pid $!, log $dir/temporal-server.log)"
 }
 
-wait_for_frontend() {
-  local dir=$1 waited=0
-  until "$TEMPORAL_CLI" operator cluster health --address "$TEMPORAL_ADDRESS" >/dev/null 2>&1; do
-    if ! is_running "$dir/temporal-server.pid"; then
-      tail -n 5 "$dir/temporal-server.log" | cut -c1-400 >&2
-      echo "temporal-server exited; its log is $dir/temporal-server.log" >&2
-      return 1
-    fi
-    if [ "$waited" -ge 240 ]; then
-      echo "temporal-server did not answer within 120 s; its log is $dir/temporal-server.log" >&2
+# Waits until "$@" succeeds, for at most $3 seconds, while the process in $1 (a pid file) runs; else shows
+# the end of its log ($2) and fails, naming what did not answer ($4).
+wait_until_answers() {
+  local pid_file=$1 log_file=$2 seconds=$3 what=$4 waited=0
+  shift 4
+  until "$@" >/dev/null 2>&1; do
+    if ! is_running "$pid_file" || [ "$waited" -ge $((seconds * 2)) ]; then
+      tail -n 5 "$log_file" | cut -c1-400 >&2
+      echo "$what did not answer within $seconds s (or exited); its log is $log_file" >&2
       return 1
     fi
     sleep 0.5
     waited=$((waited + 1))
   done
+}
+
+wait_for_frontend() {
+  local dir=$1
+  wait_until_answers "$dir/temporal-server.pid" "$dir/temporal-server.log" 120 temporal-server \
+    "$TEMPORAL_CLI" operator cluster health --address "$TEMPORAL_ADDRESS"
 }
 
 register_namespace() {
@@ -276,16 +281,8 @@ start_ui_server() {
     setsid "$UI_TOOLS/bin/temporal-ui-server" --root "$dir" --config ui-config --env docker start \
     >>"$dir/ui-server.log" 2>&1 </dev/null &
   echo $! >"$dir/ui-server.pid"
-  local waited=0
-  until curl -fs -o /dev/null "http://127.0.0.1:$UI_PORT/"; do
-    if ! is_running "$dir/ui-server.pid" || [ "$waited" -ge 120 ]; then
-      tail -n 5 "$dir/ui-server.log" | cut -c1-400 >&2
-      echo "the UI server did not answer on port $UI_PORT; its log is $dir/ui-server.log" >&2
-      return 1
-    fi
-    sleep 0.5
-    waited=$((waited + 1))
-  done
+  wait_until_answers "$dir/ui-server.pid" "$dir/ui-server.log" 60 "the UI server on port $UI_PORT" \
+    curl -fs -o /dev/null "http://127.0.0.1:$UI_PORT/"
 }
 
 cmd_start() {

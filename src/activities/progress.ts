@@ -145,8 +145,8 @@ export function createProgressActivities(deps: { artifacts: Artifacts }) {
           if (key !== written) {
             // An answer adds a log line, so the status changes with every answer.
             const answers = await bounded(() => answersOf(handle));
-            await serialized(input.sagaDir, () => recordAnswers(input.sagaDir, answers));
             await serialized(input.sagaDir, async () => {
+              await recordAnswers(input.sagaDir, answers);
               if ((generations.get(input.sagaDir) ?? 0) === generation)
                 await write(input.sagaDir, status, carry);
             });

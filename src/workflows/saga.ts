@@ -240,6 +240,17 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
     throw error;
   }
 
+  /**
+   * Before the run ends or continues as new: chat notifications in flight, answers on their way to the
+   * workflows that asked and updates being handled settle first, so the completion is not rejected and no
+   * answer is lost.
+   */
+  async function settle(): Promise<void> {
+    await effects.settled();
+    await hub.delivered();
+    await condition(allHandlersFinished);
+  }
+
   async function finish(end: SagaOutcome['phase']): Promise<SagaOutcome> {
     setPhase(end);
     if (sagaDirReady) {
@@ -250,11 +261,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
       projector.cancel();
       await writeProgress();
     }
-    // Background work (notifications, decisions.md) and answers being handled settle first, so the
-    // completion is not rejected and no answer is lost.
-    await effects.settled();
-    await hub.delivered();
-    await condition(allHandlersFinished);
+    await settle();
     return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };
   }
 
@@ -351,13 +358,11 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
 
   /**
    * A phase boundary: the saga goes on in a new run that starts from its state, once background work and
-   * answers being handled have settled. Each run's history stays small, and its start is the snapshot
+   * answers have settled. Each run's history stays small, and its start is the snapshot
    * `saga continue` resumes from when new code cannot replay a run (README: Versioning).
    */
   async function continueFromState(): Promise<never> {
-    await effects.settled();
-    await hub.delivered();
-    await condition(allHandlersFinished);
+    await settle();
     projector.cancel(); // the next run has its own
     return continueAsNew<typeof sagaWorkflow>(input, carryState()!);
   }
