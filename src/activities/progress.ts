@@ -55,6 +55,30 @@ async function answersOf(handle: ReturnType<Client['workflow']['getHandle']>): P
   }
 }
 
+/** One decisions.md entry per answer not yet recorded by this worker, oldest first (the file lists newest first). */
+async function recordAnswers(artifacts: Artifacts, sagaDir: string, answers: Answer[]): Promise<void> {
+  const done = recordedAnswers.get(sagaDir) ?? new Set<string>();
+  recordedAnswers.set(sagaDir, done);
+  for (const answer of answers) {
+    const key = `${answer.interactionId} ${answer.answeredAt}`;
+    if (done.has(key)) continue;
+    await artifacts.prependDecision({ sagaDir, entry: answerDecisionEntry(answer) });
+    done.add(key);
+  }
+}
+
+/**
+ * Brings decisions.md up to the saga's answers now, before something reads it (the autonomous planner's
+ * pre-flight): the projector records answers a second or so after they come.
+ */
+export async function recordSagaAnswers(
+  artifacts: Artifacts,
+  input: { client: Client; sagaDir: string; workflowId: string },
+): Promise<void> {
+  const answers = await answersOf(input.client.workflow.getHandle(input.workflowId));
+  await serialized(input.sagaDir, () => recordAnswers(artifacts, input.sagaDir, answers));
+}
+
 export function createProgressActivities(deps: { artifacts: Artifacts }) {
   const write = (sagaDir: string, status: SagaStatus, carry: SagaState | null) =>
     deps.artifacts.writeProgress({
@@ -62,18 +86,6 @@ export function createProgressActivities(deps: { artifacts: Artifacts }) {
       status,
       ...(carry ? { plan: carry.plan, environment: carry.environment } : {}),
     });
-  /** One decisions.md entry per answer, oldest first (the file lists the newest first). */
-  const recordAnswers = async (sagaDir: string, answers: Answer[]) => {
-    const done = recordedAnswers.get(sagaDir) ?? new Set<string>();
-    recordedAnswers.set(sagaDir, done);
-    for (const answer of answers) {
-      const key = `${answer.interactionId} ${answer.answeredAt}`;
-      if (done.has(key)) continue;
-      await deps.artifacts.prependDecision({ sagaDir, entry: answerDecisionEntry(answer) });
-      done.add(key);
-    }
-  };
-
   return {
     /** One write of the saga's projection, of its state now (its end, a failure). */
     async writeProgressSnapshot(input: {
@@ -87,7 +99,7 @@ export function createProgressActivities(deps: { artifacts: Artifacts }) {
       const carry = await handle.query(carryQuery).catch(() => null);
       const answers = await answersOf(handle);
       return serialized(input.sagaDir, async () => {
-        await recordAnswers(input.sagaDir, answers);
+        await recordAnswers(deps.artifacts, input.sagaDir, answers);
         return write(input.sagaDir, status, carry);
       });
     },
@@ -146,7 +158,7 @@ export function createProgressActivities(deps: { artifacts: Artifacts }) {
             // An answer adds a log line, so the status changes with every answer.
             const answers = await bounded(() => answersOf(handle));
             await serialized(input.sagaDir, async () => {
-              await recordAnswers(input.sagaDir, answers);
+              await recordAnswers(deps.artifacts, input.sagaDir, answers);
               if ((generations.get(input.sagaDir) ?? 0) === generation)
                 await write(input.sagaDir, status, carry);
             });

@@ -2,6 +2,7 @@
  * Saga-level activities: the run settings fixed at start, the saga directory's first files, and the
  * audit trail of automatic decisions (written BEFORE the action they record).
  */
+import { Context } from '@temporalio/activity';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { withSecretsOutOfHistory } from '../domain/agent-env';
@@ -16,6 +17,7 @@ import type { FlagsResult } from '../domain/flags';
 import type { RunSettings } from '../domain/saga-input';
 import type { createArtifactActivities } from './artifacts';
 import { loadSagaConfig } from './config-loader';
+import { recordSagaAnswers } from './progress';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 
@@ -125,7 +127,16 @@ export function createSagaSetupActivities(deps: { artifacts: Artifacts }) {
      * Seed 001 pre-flight context for the autonomous planner: repo conventions, constitution/principles and
      * prior decisions, when present. Excerpts are short (history stays small); the planner reads the files.
      */
-    async gatherPlanningContext(input: { repo: string; sagaDir: string }): Promise<PlanningContext> {
+    async gatherPlanningContext(input: {
+      repo: string;
+      sagaDir: string;
+      sagaWorkflowId: string;
+    }): Promise<PlanningContext> {
+      await recordSagaAnswers(artifacts, {
+        client: Context.current().client,
+        sagaDir: input.sagaDir,
+        workflowId: input.sagaWorkflowId,
+      });
       const found: PlanningContext['files'] = [];
       for (const rel of PREFLIGHT_FILES) {
         const text = await readSmall(path.join(input.repo, rel));

@@ -32,6 +32,7 @@ import {
   type PlannerDecision,
   type PlannerQuestion,
 } from '../domain/planner';
+import { sagaWorkflowId } from '../domain/naming';
 import type { SagaContext } from '../domain/saga-input';
 import type { Answer, PlanSummary, Usage } from '../domain/state';
 import { noUsage } from '../domain/usage';
@@ -147,7 +148,11 @@ async function runPlanning(
   if (!givenPlan) {
     // Seed 001 pre-flight: the autonomous planner decides from conventions, principles and prior decisions.
     const preflight = ctx.flags.autonomous
-      ? await quick.gatherPlanningContext({ repo: ctx.repo, sagaDir: ctx.sagaDir })
+      ? await quick.gatherPlanningContext({
+          repo: ctx.repo,
+          sagaDir: ctx.sagaDir,
+          sagaWorkflowId: sagaWorkflowId(ctx.name),
+        })
       : null;
     // Close ambiguity: rounds of questions until the planner has none left.
     for (let round = 1; round <= 10; round++) {
