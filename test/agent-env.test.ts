@@ -18,12 +18,8 @@ import { createGitActivities } from '../src/activities/git';
 import { createSagaSetupActivities } from '../src/activities/saga-setup';
 import { createValidationActivities, type RunChecksResult } from '../src/activities/validation';
 import { CONFIG_SECRET_REFERENCE } from '../src/domain/agent-env';
-import {
-  DEFAULT_SAGA_CONFIG,
-  parseSagaConfigText,
-  resolveAgentProfile,
-  type ResolvedAgentProfile,
-} from '../src/domain/config';
+import { DEFAULT_SAGA_CONFIG, resolveAgentProfile, type ResolvedAgentProfile } from '../src/domain/config';
+import { parseSagaConfigText } from '../src/domain/config-text';
 
 const newEnv = () => new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
 

@@ -66,6 +66,11 @@ describe('workflow histories replay', () => {
     expect(activitiesOf(recorded.events)).toEqual(['runTaskAttempt', 'runTaskAttempt']);
   });
 
+  test('workflow code leaves the YAML parser out (every workflow run would evaluate its modules)', () => {
+    const bundle = readFileSync(WORKFLOW_BUNDLE, 'utf8');
+    expect(bundle).toMatch(/domain\/plan\/validate\.[jt]s/);
+    expect(bundle).not.toMatch(/node_modules\/yaml\//);
+  });
   describe('a fresh saga', () => {
     let status: SagaStatus;
     let name: string;

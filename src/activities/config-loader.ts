@@ -12,12 +12,12 @@ import {
   DEFAULT_SAGA_CONFIG,
   expandCommand,
   knownAgentNames,
-  parseSagaConfigText,
   resolveAgentProfile,
   type AgentProfile,
   type ResolvedAgentProfile,
   type SagaConfig,
 } from '../domain/config';
+import { parseSagaConfigText } from '../domain/config-text';
 
 export const CONFIG_FILE_NAME = 'saga.config.yaml';
 

@@ -2,7 +2,6 @@
  * `saga.config.yaml` (DESIGN.md 4.4): agent profiles, worktree preparation, attempts, timeouts and budget.
  * Pure: the workflow resolves profiles from a config that an activity loaded.
  */
-import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { ENV_NAME, envEntryProblems, isWorkerSecret } from './agent-env';
 import { BUDGET_ON_EXHAUSTED } from './budget';
@@ -13,7 +12,6 @@ import {
   ModelPriceSchema,
   resumeCommandFor,
 } from './agent-presets';
-import { formatPath } from './zod-errors';
 
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
@@ -331,36 +329,4 @@ export function expandCommand(
       return value;
     }),
   );
-}
-
-export type ParseSagaConfigResult = { ok: true; config: SagaConfig } | { ok: false; errors: string[] };
-
-/** Parses the YAML (or JSON) text of a config file; every error names the file and the path inside it. */
-export function parseSagaConfigText(text: string, fileName: string): ParseSagaConfigResult {
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0) {
-    return {
-      ok: false,
-      errors: doc.errors.map((e) => {
-        const where = e.linePos?.[0] ? ` at line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '';
-        const message = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-        return `${fileName}: YAML syntax error${where}: ${message}`;
-      }),
-    };
-  }
-  const raw: unknown = doc.toJS() ?? {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) {
-    return { ok: false, errors: [`${fileName}: expected a mapping of settings at the top level.`] };
-  }
-  const parsed = SagaConfigSchema.safeParse(raw);
-  if (parsed.success) return { ok: true, config: parsed.data };
-  return { ok: false, errors: parsed.error.issues.map((issue) => formatIssue(fileName, issue)) };
-}
-
-function formatIssue(fileName: string, issue: z.ZodIssue): string {
-  const where = formatPath(issue.path) || '(top level)';
-  if (issue.code === z.ZodIssueCode.unrecognized_keys) {
-    return `${fileName}: ${where}: unknown setting${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
-  }
-  return `${fileName}: ${where}: ${issue.message}`;
 }

@@ -10,7 +10,8 @@ import {
   writeFileAtomic,
 } from '../../src/activities/artifacts';
 import type { FlagsResult } from '../../src/domain/flags';
-import { parsePlanText, type Plan } from '../../src/domain/plan';
+import type { Plan } from '../../src/domain/plan';
+import { parsePlanText } from '../../src/domain/plan/parse-text';
 import type { ManifestFront } from '../../src/domain/manifest';
 import type { SagaStatus } from '../../src/domain/state';
 

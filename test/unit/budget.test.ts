@@ -10,7 +10,8 @@ import {
   remainingUsd,
   runCapUsd,
 } from '../../src/domain/budget';
-import { expandCommand, parseSagaConfigText, type SagaConfig } from '../../src/domain/config';
+import { expandCommand, type SagaConfig } from '../../src/domain/config';
+import { parseSagaConfigText } from '../../src/domain/config-text';
 
 function parseConfig(text: string): SagaConfig {
   const parsed = parseSagaConfigText(text, 'saga.config.yaml');

@@ -8,10 +8,10 @@ import {
   DEFAULT_SAGA_CONFIG,
   expandCommand,
   parseDuration,
-  parseSagaConfigText,
   resolveAgentProfile,
   type SagaConfig,
 } from '../../src/domain/config';
+import { parseSagaConfigText } from '../../src/domain/config-text';
 import { formatPath } from '../../src/domain/zod-errors';
 import { DEFAULT_MODEL_PRICES } from '../../src/domain/agent-presets';
 

@@ -2,14 +2,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import fc from 'fast-check';
 import YAML from 'yaml';
-import {
-  findTask,
-  parsePlanText,
-  planSummary,
-  taskRefsInOrder,
-  validatePlan,
-  type Plan,
-} from '../../src/domain/plan';
+import { findTask, planSummary, taskRefsInOrder, validatePlan, type Plan } from '../../src/domain/plan';
+import { parsePlanText } from '../../src/domain/plan/parse-text';
 
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'plans', 'greeting.yaml');
 const fixtureText = fs.readFileSync(FIXTURE, 'utf8');

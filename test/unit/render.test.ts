@@ -6,7 +6,8 @@ import type { Environment } from '../../src/domain/environment';
 import type { FlagsResult } from '../../src/domain/flags';
 import { initialMilestones } from '../../src/domain/fleet';
 import { parseManifest, renderManifest, type ManifestFront } from '../../src/domain/manifest';
-import { parsePlanText, type Plan } from '../../src/domain/plan';
+import type { Plan } from '../../src/domain/plan';
+import { parsePlanText } from '../../src/domain/plan/parse-text';
 import {
   renderDecisionEntry,
   renderMilestoneMd,

@@ -12,7 +12,7 @@ import { GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
 import { initialMilestones } from '../../src/domain/fleet';
 import { parseFlags } from '../../src/domain/flags';
 import { hostTaskQueue } from '../../src/domain/naming';
-import { parsePlanText } from '../../src/domain/plan';
+import { parsePlanText } from '../../src/domain/plan/parse-text';
 import { migrateSagaState, SAGA_STATE_VERSION, type SagaState } from '../../src/domain/saga-state';
 import { asVersion1 } from '../harness/saga-state';
 

@@ -1,7 +1,8 @@
 /**
  * The plan file (DESIGN.md 4.3): schema, parsing and the semantic checks zod alone cannot express
  * (references, cycles, ownership overlaps). Pure: the planning workflow validates planner output with it.
- * Nothing here throws on bad input; every problem comes back as a message naming file, path and expectation.
+ * Plan files' text is read by `./parse-text` (not exported here: it brings the YAML parser). Nothing here
+ * throws on bad input; every problem comes back as a message naming file, path and expectation.
  */
 export {
   ExitCriterionSchema,
@@ -17,7 +18,7 @@ export {
   type PlanResult,
   type PlanTask,
 } from './schema';
-export { parsePlanText, validatePlan } from './validate';
+export { validatePlan } from './validate';
 export { findCycle } from './checks';
 export { filesOutsideOwns, ownsWarning } from './owns';
 export { findTask, planOutline, planSummary, taskRefsInOrder, type PlanOutline } from './lookups';
