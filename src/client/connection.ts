@@ -38,3 +38,11 @@ export async function connectClient(
     );
   }
 }
+
+/** The Web UI of the server at `address`: SAGA_UI_URL, else the dev server's (its gRPC port + 1000). */
+export function uiUrlFor(address: string): string | null {
+  if (process.env.SAGA_UI_URL) return process.env.SAGA_UI_URL;
+  const [host, port] = address.split(':');
+  if (['localhost', '127.0.0.1'].includes(host ?? '')) return `http://${host}:${Number(port ?? 7233) + 1000}`;
+  return null;
+}

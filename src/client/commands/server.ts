@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
-import { connectClient, connectionSettings } from '../connection';
+import { connectClient, connectionSettings, uiUrlFor } from '../connection';
 import { EnvironmentError, UserError } from '../errors';
 import { bool, packageVersion, parseArgs, str } from '../args';
 import { startDevServer, waitForServer, type DevServer } from '../../worker/dev-server';
@@ -61,13 +61,6 @@ export async function ensureDevServer(
     logFile: path.join(dataDir, 'server.log'),
   });
   return { address: server.address, namespace: settings.namespace, uiUrl: server.uiUrl, server };
-}
-
-export function uiUrlFor(address: string): string | null {
-  if (process.env.SAGA_UI_URL) return process.env.SAGA_UI_URL;
-  const [host, port] = address.split(':');
-  if (['localhost', '127.0.0.1'].includes(host ?? '')) return `http://${host}:${Number(port ?? 7233) + 1000}`;
-  return null;
 }
 
 export async function devCommand(argv: string[], io: Io): Promise<number> {

@@ -12,13 +12,13 @@ import type { Plan } from '../../domain/plan';
 import { parsePlanText } from '../../domain/plan/parse-text';
 import type { SagaInput } from '../../domain/saga-input';
 import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/search-attributes';
-import { sagaWorkflow } from '../../workflows/saga';
+import type { sagaWorkflow } from '../../workflows/saga';
 import { defaultHostId, defaultSagaHome, workflowTaskQueue } from '../../worker/host-settings';
 import { bool, parseArgs, str } from '../args';
-import { connectionSettings } from '../connection';
+import { connectionSettings, uiUrlFor } from '../connection';
 import { EnvironmentError, UserError } from '../errors';
 import { loadSageConfigDefaults } from '../sage-config';
-import { uiUrlFor, type Io } from './server';
+import type { Io } from './server';
 
 export interface StartRequest {
   repo: string;
@@ -154,7 +154,8 @@ async function refuseAgentsThatCannotRun(config: SagaConfig, agent: string | und
 
 export async function startSaga(client: Client, input: SagaInput): Promise<string> {
   try {
-    const handle = await client.workflow.start(sagaWorkflow, {
+    // By its type name: importing the workflow function would load all workflow code into the CLI.
+    const handle = await client.workflow.start<typeof sagaWorkflow>('sagaWorkflow', {
       taskQueue: workflowTaskQueue(),
       workflowId: sagaWorkflowId(input.name),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
