@@ -214,12 +214,13 @@ async function startSamples(
         `Saga ${name}: expected the first planner question, got ${asked.pending.map((p) => p.id)}`,
       );
     question.push(asked.at - start);
+    await dumpHistories(client, name);
     await client.workflow.getHandle(sagaWorkflowId(name)).terminate('bench: first question seen');
   }
   return { confirm, question };
 }
 
-/** BENCH_DUMP=<dir>: the respond saga's saga and planning histories, to see where an answer's time goes. */
+/** BENCH_DUMP=<dir>: a saga's saga and planning histories, to see where a question's time goes. */
 async function dumpHistories(client: Client, name: string): Promise<void> {
   const dir = process.env.BENCH_DUMP;
   if (!dir) return;

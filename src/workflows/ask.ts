@@ -39,11 +39,11 @@ export async function askAll(
 ): Promise<Answer[]> {
   listen();
   const interactions = requests.map(toInteraction);
-  for (const interaction of interactions) {
-    if (answers.has(interaction.id)) continue;
-    if (open) open(interaction);
-    else await getExternalWorkflowHandle(sagaWorkflowId).signal(interactionOpenedSignal, interaction);
-  }
+  const unanswered = interactions.filter((i) => !answers.has(i.id));
+  if (open) unanswered.forEach(open);
+  // One signal for the batch: one workflow task in the saga, and the questions show together.
+  else if (unanswered.length)
+    await getExternalWorkflowHandle(sagaWorkflowId).signal(interactionOpenedSignal, ...unanswered);
   await condition(() => interactions.every((i) => answers.has(i.id)));
   return interactions.map((i) => answers.get(i.id)!);
 }

@@ -16,8 +16,8 @@ export const answersQuery = defineQuery<Answer[]>('answers');
 /** The state a new run resumes from; null before the plan is approved. */
 export const carryQuery = defineQuery<SagaState | null>('carry');
 
-/** Child → saga: a phase workflow needs a person. */
-export const interactionOpenedSignal = defineSignal<[Interaction]>('interactionOpened');
+/** Child → saga: a phase workflow needs a person (a batch of questions comes as one signal, in order). */
+export const interactionOpenedSignal = defineSignal<Interaction[]>('interactionOpened');
 /** Saga → child: the person answered. */
 export const interactionAnsweredSignal = defineSignal<[Answer]>('interactionAnswered');
 /** Child → saga: progress for the status view (task and milestone state, log lines). */

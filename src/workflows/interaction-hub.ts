@@ -35,7 +35,7 @@ export class InteractionHub {
   }
 
   install(): void {
-    setHandler(interactionOpenedSignal, (interaction) => this.open(interaction));
+    setHandler(interactionOpenedSignal, (...interactions) => interactions.forEach((i) => this.open(i)));
     setHandler(respondUpdate, (input) => this.respond(input), {
       validator: (input) => {
         this.check(input);
