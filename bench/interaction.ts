@@ -214,6 +214,11 @@ async function startSamples(
         `Saga ${name}: expected the first planner question, got ${asked.pending.map((p) => p.id)}`,
       );
     question.push(asked.at - start);
+    const { ms } = await started;
+    progress(
+      `${name}: bin/saga start ${Math.round(ms)} ms; confirm-name seen after ${Math.round(confirmShown.at - start)} ms, ` +
+        `the first question after ${Math.round(asked.at - start)} ms`,
+    );
     await dumpHistories(client, name);
     await client.workflow.getHandle(sagaWorkflowId(name)).terminate('bench: first question seen');
   }
