@@ -38,43 +38,13 @@ export async function describeSaga(client: Client, name: string): Promise<Workfl
 }
 
 /**
- * A status query that reaches the server while the saga's workflow task is in flight can wait there ~2 s
- * (seen on the dev server: one in 20 polls during planning); one sent a moment later is answered at once.
- * So a second query goes out after HEDGE_AFTER_MS, the first answer wins and the other is cancelled.
- */
-const HEDGE_AFTER_MS = 200;
-
-export async function queryStatus(client: Client, name: string): Promise<SagaStatus> {
-  const handle = client.workflow.getHandle(sagaWorkflowId(name));
-  const sent: AbortController[] = [];
-  const send = () => {
-    const controller = new AbortController();
-    sent.push(controller);
-    return client.withAbortSignal(controller.signal, () => handle.query(statusQuery));
-  };
-  try {
-    const first = send();
-    const second = new Promise<SagaStatus>((resolve, reject) => {
-      const timer = setTimeout(() => send().then(resolve, reject), HEDGE_AFTER_MS);
-      first.then(
-        () => clearTimeout(timer),
-        () => clearTimeout(timer),
-      );
-    });
-    return await Promise.race([first, second]);
-  } finally {
-    for (const controller of sent) controller.abort();
-  }
-}
-
-/**
  * The saga's status (a query, answered by a worker; a closed run's by replaying its history). A run ended
  * from outside its own code (terminated, timed out) shows the phase it was in and no error, so it is
  * reported `failed` here with the reason its close event gives.
  */
 export async function getStatus(client: Client, name: string): Promise<SagaStatus> {
   // The query goes out with the description (one round trip, not two); a missing saga is named by describe.
-  const query = queryStatus(client, name);
+  const query = client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
   query.catch(() => undefined);
   const desc = await describeSaga(client, name);
   const status = await query;
@@ -124,7 +94,7 @@ export async function waitForStatus(
   let lastError: unknown;
   while (Date.now() < deadline) {
     try {
-      last = await queryStatus(client, name);
+      last = await client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
       if (predicate(last)) return last;
     } catch (error) {
       lastError = error;
