@@ -100,7 +100,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     // A write-ahead log: one fsync per commit instead of the rollback journal's several, equally durable.
     ...['journal_mode=wal', 'synchronous=full'].flatMap((pragma) => ['--sqlite-pragma', pragma]),
     // One partition per task queue: with the default four, a task that lands on a partition with no poller
-    // waiting is stored and forwarded (tens of ms per step); one worker's pollers gain nothing from four.
+    // waiting is stored and forwarded instead of handed over; one host's pollers gain nothing from four.
     ...['matching.numTaskqueueReadPartitions=1', 'matching.numTaskqueueWritePartitions=1'].flatMap(
       (value) => ['--dynamic-config-value', value],
     ),

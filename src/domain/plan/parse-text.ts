@@ -3,7 +3,7 @@
  * workflows import that, and every workflow run would evaluate the YAML parser's modules (replay time).
  */
 import YAML from 'yaml';
-import { failure, validatePlan } from './validate';
+import { planFailure, validatePlan } from './validate';
 import type { PlanResult } from './schema';
 
 /** Parse YAML or JSON text (JSON for `.json` files or text starting with `{`), then validate. Never throws. */
@@ -16,16 +16,16 @@ export function parsePlanText(text: string, fileName: string): PlanResult {
       try {
         raw = JSON.parse(text);
       } catch (err) {
-        return failure([`${fileName}: not valid JSON: ${(err as Error).message}`]);
+        return planFailure([`${fileName}: not valid JSON: ${(err as Error).message}`]);
       }
       return validatePlan(raw, fileName);
     }
     const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: true });
     if (doc.errors.length) {
-      return failure(doc.errors.map((e) => `${fileName}: not valid YAML: ${e.message.split('\n')[0]}`));
+      return planFailure(doc.errors.map((e) => `${fileName}: not valid YAML: ${e.message.split('\n')[0]}`));
     }
     return validatePlan(doc.toJS({ maxAliasCount: 100 }), fileName);
   } catch (err) {
-    return failure([`${fileName}: could not read the plan (${(err as Error)?.message ?? String(err)})`]);
+    return planFailure([`${fileName}: could not read the plan (${(err as Error)?.message ?? String(err)})`]);
   }
 }

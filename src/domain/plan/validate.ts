@@ -12,15 +12,18 @@ const MAX_ERRORS = 50;
 export function validatePlan(raw: unknown, fileName: string): PlanResult {
   try {
     const parsed = PlanSchema.safeParse(raw);
-    if (!parsed.success) return failure(parsed.error.issues.map((i) => issueMessage(i, raw, fileName)));
+    if (!parsed.success) return planFailure(parsed.error.issues.map((i) => issueMessage(i, raw, fileName)));
     const problems = semanticProblems(parsed.data).map((p) => `${fileName}: ${p}`);
-    return problems.length ? failure(problems) : { ok: true, plan: parsed.data };
+    return problems.length ? planFailure(problems) : { ok: true, plan: parsed.data };
   } catch (err) {
-    return failure([`${fileName}: could not validate the plan (${(err as Error)?.message ?? String(err)})`]);
+    return planFailure([
+      `${fileName}: could not validate the plan (${(err as Error)?.message ?? String(err)})`,
+    ]);
   }
 }
 
-export function failure(errors: string[]): PlanResult {
+/** A failed plan result: each problem once, at most MAX_ERRORS of them. */
+export function planFailure(errors: string[]): PlanResult {
   const unique = [...new Set(errors)];
   if (unique.length <= MAX_ERRORS) return { ok: false, errors: unique };
   return {
