@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { idealMakespan, lowerBoundMakespan } from '../src/domain/schedule';
-import { freePort, startDevServer } from '../src/worker/dev-server';
+import { startDevServerOnFreePorts } from '../src/worker/dev-server';
 import { installRuntime } from '../src/worker/worker';
 import { runNaiveBaseline } from './baseline';
 import { cliStartupFigures } from './cli-startup';
@@ -74,11 +74,9 @@ async function main(): Promise<void> {
   const loadAtStart = os.loadavg()[0]!;
   const root = mkdtempSync(path.join(os.tmpdir(), 'saga-bench-'));
   installRuntime();
-  const port = await freePort();
-  progress(`starting the dev server on port ${port} and a worker process (temp folder ${root})`);
-  const server = await startDevServer({
+  progress(`starting the dev server and a worker process (temp folder ${root})`);
+  const server = await startDevServerOnFreePorts({
     dbFile: path.join(root, 'temporal.db'),
-    port,
     headless: true,
     logFile: path.join(root, 'server.log'),
     startTimeoutMs: 120_000,

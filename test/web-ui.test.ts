@@ -15,7 +15,7 @@ import { respond, waitForStatus } from '../src/client/saga-client';
 import { createSampleRepo } from '../src/demo/sample-repo';
 import { phaseWorkflowId, sagaWorkflowId, taskWorkflowId } from '../src/domain/naming';
 import type { SagaStatus } from '../src/domain/state';
-import { freePort, startDevServer, type DevServer } from '../src/worker/dev-server';
+import { startDevServerOnFreePorts, type DevServer } from '../src/worker/dev-server';
 import { createSagaWorkers } from '../src/worker/worker';
 import { writeOneTaskPlan } from './harness/one-task-plan';
 import { ARTIFACTS_ROOT, WORKFLOW_BUNDLE } from './harness/server';
@@ -47,10 +47,8 @@ describe('Temporal Web UI', () => {
 
   beforeAll(async () => {
     // Its own server: the run's shared test server is headless.
-    server = await startDevServer({
+    server = await startDevServerOnFreePorts({
       dbFile: path.join(root, 'temporal.db'),
-      port: await freePort(),
-      uiPort: await freePort(),
       logFile: path.join(root, 'server.log'),
       startTimeoutMs: 120_000,
     });

@@ -70,6 +70,22 @@ export async function waitForServer(
   throw new EnvironmentError(`The Temporal dev server did not answer at ${address} within ${timeoutMs} ms.`);
 }
 
+/** The UI comes up after the server answers; a UI port taken meanwhile ends the server. */
+async function waitForUi(uiUrl: string, isAlive: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isAlive())
+      throw new EnvironmentError(`The Temporal dev server exited before it answered at ${uiUrl}.`);
+    const answered = await fetch(uiUrl, { signal: AbortSignal.timeout(2_000) }).then(
+      () => true,
+      () => false,
+    );
+    if (answered) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new EnvironmentError(`The Temporal Web UI did not answer at ${uiUrl} within ${timeoutMs} ms.`);
+}
+
 /** Starts `temporal server start-dev` with persistence and the saga search attributes registered. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const binary = options.binary ?? findTemporalBinary();
@@ -134,6 +150,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     await exitedPromise;
     clearTimeout(killer);
   };
+  const uiUrl = options.headless ? null : `http://${ip}:${options.uiPort ?? port + 1000}`;
   try {
     await waitForServer(address, {
       binary,
@@ -141,10 +158,32 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       timeoutMs: options.startTimeoutMs ?? 60_000,
       isAlive: () => !exited,
     });
+    if (uiUrl) await waitForUi(uiUrl, () => !exited);
   } catch (error) {
     await stop();
     throw error;
   }
-  const uiUrl = options.headless ? null : `http://${ip}:${options.uiPort ?? port + 1000}`;
   return { address, uiUrl, process: child, stop };
+}
+
+/**
+ * Starts a dev server on ports picked free just before, trying again on new ones when it exits before it
+ * answers: a port found free can be taken by another process (or by the server's own internal services,
+ * which pick theirs at random) before the server binds it. For tests and benchmarks running side by side.
+ */
+export async function startDevServerOnFreePorts(
+  options: Omit<DevServerOptions, 'port' | 'uiPort'>,
+  attempts = 3,
+): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    let uiPort = options.headless ? undefined : await freePort();
+    while (uiPort === port) uiPort = await freePort();
+    try {
+      return await startDevServer({ ...options, port, uiPort });
+    } catch (error) {
+      const exitedEarly = error instanceof EnvironmentError && /exited before/.test(error.message);
+      if (!exitedEarly || attempt >= attempts) throw error;
+    }
+  }
 }

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleSagaWorkflows } from '../../src/worker/workflow-bundle';
-import { freePort, startDevServer, type DevServer } from '../../src/worker/dev-server';
+import { startDevServerOnFreePorts, type DevServer } from '../../src/worker/dev-server';
 import { PROJECT_ROOT } from '../../src/project-root';
 import { ARTIFACTS_ROOT, type TestServerInfo } from './server';
 
@@ -24,12 +24,10 @@ export default async function globalSetup(): Promise<void> {
   process.env.JEST_SAGA_ARTIFACTS = ARTIFACTS;
   const SERVER_FILE = path.join(ARTIFACTS, 'server.json');
   const WORKFLOW_BUNDLE = path.join(ARTIFACTS, 'workflow-bundle.js');
-  const port = await freePort();
   const dbFile = path.join(ARTIFACTS, 'temporal.db');
   const [server, bundle] = await Promise.all([
-    startDevServer({
+    startDevServerOnFreePorts({
       dbFile,
-      port,
       headless: true,
       logFile: path.join(ARTIFACTS, 'server.log'),
       startTimeoutMs: 120_000,
@@ -42,7 +40,7 @@ export default async function globalSetup(): Promise<void> {
     address: server.address,
     namespace: 'default',
     dbFile,
-    port,
+    port: Number(server.address.split(':')[1]),
     pid: server.process.pid!,
   };
   writeFileSync(SERVER_FILE, JSON.stringify(info));
