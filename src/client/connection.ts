@@ -1,4 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+  type GrpcRetryOptions,
+} from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { EnvironmentError } from '../worker/temporal-binary';
 
@@ -22,6 +28,29 @@ export function connectionSettings(): ConnectionSettings {
   };
 }
 
+/** gRPC RESOURCE_EXHAUSTED. */
+const RESOURCE_EXHAUSTED = 8;
+
+/**
+ * A query that reaches the server while the saga's workflow task is in flight is held until the task is done;
+ * the server holds one per workflow by default (`history.MaxBufferedQueryCount`) and refuses the next as
+ * RESOURCE_EXHAUSTED, "consistent query buffer is full". The SDK backs off 1 s or more from that, as from an
+ * overloaded server, but the buffer clears when the task completes, tens of ms later: a `saga status` right
+ * after an answer (while the PROGRESS.md projector's query waited) took 1.5-2 s. So those are retried sooner.
+ */
+export const SAGA_CLIENT_RETRY: GrpcRetryOptions = (() => {
+  const standard = defaultGrpcRetryOptions();
+  return {
+    retryableDecider: standard.retryableDecider,
+    delayFunction: (attempt, status) =>
+      status.code === RESOURCE_EXHAUSTED && /query buffer is full/i.test(status.details)
+        ? Math.min(25 * 2 ** attempt, 500)
+        : standard.delayFunction(attempt, status),
+  };
+})();
+
+export const sagaClientInterceptors = () => [makeGrpcRetryInterceptor(SAGA_CLIENT_RETRY)];
+
 export async function connectClient(
   settings = connectionSettings(),
 ): Promise<{ client: Client; connection: Connection; settings: ConnectionSettings }> {
@@ -29,6 +58,7 @@ export async function connectClient(
     const connection = await Connection.connect({
       ...settings.connectionOptions,
       connectTimeout: '5s',
+      interceptors: sagaClientInterceptors(),
     } as Parameters<typeof Connection.connect>[0]);
     return { client: new Client({ connection, namespace: settings.namespace }), connection, settings };
   } catch (error) {

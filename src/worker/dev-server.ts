@@ -5,6 +5,9 @@ import path from 'node:path';
 import { devServerSearchAttributeArgs } from '../domain/search-attributes';
 import { EnvironmentError, findTemporalBinary } from './temporal-binary';
 
+/** Queries the server holds per workflow while its workflow task runs (deploy/dynamicconfig/docker.yaml too). */
+export const MAX_BUFFERED_QUERIES = 10;
+
 export interface DevServerOptions {
   /** SQLite file: sagas survive restarts of the server. */
   dbFile: string;
@@ -117,9 +120,13 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     ...['journal_mode=wal', 'synchronous=full'].flatMap((pragma) => ['--sqlite-pragma', pragma]),
     // One partition per task queue: with the default four, a task that lands on a partition with no poller
     // waiting is stored and forwarded instead of handed over; one host's pollers gain nothing from four.
-    ...['matching.numTaskqueueReadPartitions=1', 'matching.numTaskqueueWritePartitions=1'].flatMap(
-      (value) => ['--dynamic-config-value', value],
-    ),
+    // More than one query held per saga while its workflow task runs (the default is one; the next is
+    // refused and the client backs off): the PROGRESS.md projector, `saga status` and chat ask at once.
+    ...[
+      'matching.numTaskqueueReadPartitions=1',
+      'matching.numTaskqueueWritePartitions=1',
+      `history.MaxBufferedQueryCount=${MAX_BUFFERED_QUERIES}`,
+    ].flatMap((value) => ['--dynamic-config-value', value]),
     ...(options.headless ? ['--headless'] : options.uiPort ? ['--ui-port', String(options.uiPort)] : []),
   ];
   const logFd = options.logFile ? openSync(options.logFile, 'a') : 'ignore';

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { MAX_BUFFERED_QUERIES } from '../../src/worker/dev-server';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const read = (file: string): string => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -74,6 +75,16 @@ describe('scripts/server-stack.sh and docker-compose.yml', () => {
       expect(script).toContain(` ${name}=`);
     for (const name of [...script.matchAll(/\b([A-Z_]+_(?:GRPC|HTTP|MEMBERSHIP)_PORT)=/g)].map((m) => m[1]))
       expect([name, readByTemplate.has(name)]).toEqual([name, true]);
+  });
+
+  test('hold as many queries per workflow as the dev server', () => {
+    const dynamic = parse(fs.readFileSync(config.DYNAMIC_CONFIG!, 'utf8')) as Record<
+      string,
+      { value: unknown }[]
+    >;
+    expect(dynamic['history.MaxBufferedQueryCount']).toEqual([
+      { value: MAX_BUFFERED_QUERIES, constraints: {} },
+    ]);
   });
 
   test('register the same search attributes', () => {

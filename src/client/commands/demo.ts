@@ -12,6 +12,7 @@ import type { Interaction } from '../../domain/state';
 import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
 import { parseArgs } from '../args';
 import { getStatus, respond } from '../saga-client';
+import { sagaClientInterceptors } from '../connection';
 import { ensureDevServer, type Io } from './server';
 import { prepareSaga, startSaga } from './start';
 
@@ -53,7 +54,10 @@ export async function demoCommand(argv: string[], io: Io): Promise<number> {
   const native = await NativeConnection.connect({ address: dev.address });
   const workers = await createSagaWorkers({ connection: native, namespace: dev.namespace, sagaHome });
   const running = workers.map((w) => w.run());
-  const connection = await Connection.connect({ address: dev.address });
+  const connection = await Connection.connect({
+    address: dev.address,
+    interceptors: sagaClientInterceptors(),
+  });
   const client = new Client({ connection, namespace: dev.namespace });
   try {
     const input = await prepareSaga({
