@@ -8,6 +8,8 @@ import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 
 const WORKFLOWS = require.resolve('../workflows');
+/** Loaded once per worker and shared by every workflow (see src/workflows/preload.ts). */
+const SHARED_MODULES = require.resolve('../workflows/preload');
 /** Next to the compiled sources: dist/workflow-bundle.js. */
 export const PREBUILT_WORKFLOW_BUNDLE = path.join(__dirname, '..', '..', 'workflow-bundle.js');
 
@@ -37,6 +39,7 @@ export function workflowCode(
 export async function bundleSagaWorkflows(): Promise<string> {
   const bundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS,
+    preloadModules: [SHARED_MODULES],
     logger: new DefaultLogger('WARN'),
   });
   return bundle.code;

@@ -1,0 +1,89 @@
+/**
+ * The modules every workflow shares, loaded once per worker (the bundler's `preloadModules`) instead of once
+ * per workflow: evaluating the domain modules' zod schemas was about 6 ms of CPU, most of a task workflow's
+ * first activation and a third of replaying a saga. The SDK deep-freezes what is preloaded, so nothing here
+ * may hold state a workflow changes, and workflow code must not make zod schemas at run time (a schema's
+ * constructor writes to itself). Zod writes to a schema when it parses in two ways: it fills a cache on the
+ * first parse (filled here, before the freeze, by parsing once) and resets a regex check's lastIndex.
+ *
+ * test/unit/workflow-preload.test.ts checks this list against the domain modules the workflows import.
+ */
+import { ZodEnum, ZodNativeEnum, ZodObject, ZodString, ZodType } from 'zod';
+import * as acceptanceIssues from '../domain/acceptance-issues';
+import * as autonomousDecisions from '../domain/autonomous-decisions';
+import * as blockedReport from '../domain/blocked-report';
+import * as budget from '../domain/budget';
+import * as config from '../domain/config';
+import * as environment from '../domain/environment';
+import * as failure from '../domain/failure';
+import * as flags from '../domain/flags';
+import * as fleet from '../domain/fleet';
+import * as intake from '../domain/intake';
+import * as interactions from '../domain/interactions';
+import * as memory from '../domain/memory';
+import * as milestoneFailure from '../domain/milestone-failure';
+import * as naming from '../domain/naming';
+import * as plan from '../domain/plan';
+import * as planner from '../domain/planner';
+import * as progress from '../domain/progress';
+import * as review from '../domain/review';
+import * as sagaInput from '../domain/saga-input';
+import * as sagaState from '../domain/saga-state';
+import * as schedule from '../domain/schedule';
+import * as searchAttributes from '../domain/search-attributes';
+import * as state from '../domain/state';
+import * as usage from '../domain/usage';
+import * as zodErrors from '../domain/zod-errors';
+
+export const SHARED_DOMAIN_MODULES = {
+  acceptanceIssues,
+  autonomousDecisions,
+  blockedReport,
+  budget,
+  config,
+  environment,
+  failure,
+  flags,
+  fleet,
+  intake,
+  interactions,
+  memory,
+  milestoneFailure,
+  naming,
+  plan,
+  planner,
+  progress,
+  review,
+  sagaInput,
+  sagaState,
+  schedule,
+  searchAttributes,
+  state,
+  usage,
+  zodErrors,
+};
+
+/** Parses once through every schema reachable from `value`, so each one's lazy cache exists. */
+export function fillSchemaCaches(value: unknown, seen = new Set<unknown>()): void {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value)) return;
+  seen.add(value);
+  if (value instanceof ZodType) {
+    // An object's shape (its keys) and an enum's values are cached on their first successful type check.
+    if (value instanceof ZodObject) value.safeParse({});
+    if (value instanceof ZodEnum) value.safeParse(value.options[0]);
+    if (value instanceof ZodNativeEnum) value.safeParse(Object.values(value.enum as object)[0]);
+    // A regex check resets its pattern's lastIndex before each test: the check gets a copy of the pattern
+    // (an exported pattern is frozen with its module) and is frozen first, so the SDK's deep freeze does not
+    // reach the copy (a non-global pattern's lastIndex carries nothing from one test to the next).
+    if (value instanceof ZodString)
+      for (const check of value._def.checks)
+        if (check.kind === 'regex') Object.freeze(Object.assign(check, { regex: new RegExp(check.regex) }));
+    fillSchemaCaches(value._def, seen); // the schemas inside it
+    if (value instanceof ZodObject) fillSchemaCaches(value.shape, seen);
+    return;
+  }
+  if (typeof value === 'function') return;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) fillSchemaCaches(item, seen);
+}
+
+fillSchemaCaches(SHARED_DOMAIN_MODULES);
