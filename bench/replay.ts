@@ -29,6 +29,8 @@ export interface ReplayResult {
   failures: string[];
   /** Which bundle: the prebuilt file, or one made here when it is missing or older than the code. */
   bundle: string;
+  /** This process's CPU time during the replay: steadier than wall time on a machine shared with others. */
+  cpuMs: { user: number; system: number };
 }
 
 export async function replayHistories(
@@ -48,6 +50,7 @@ export async function replayHistories(
   const timings: ReplayTiming[] = [];
   const failures: string[] = [];
   const start = performance.now();
+  const cpuAtStart = process.cpuUsage();
   for await (const result of Worker.runReplayHistories({ workflowBundle }, feed())) {
     const history = histories.find((h) => h.workflowId === result.workflowId)!.history;
     timings.push({
@@ -58,12 +61,14 @@ export async function replayHistories(
     if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
   }
   const totalMs = performance.now() - start;
+  const cpu = process.cpuUsage(cpuAtStart);
   const first = histories[0] ? takenAt.get(histories[0].workflowId)! - start : 0;
   return {
     totalMs,
     setupMs: first,
     histories: timings,
     failures,
+    cpuMs: { user: cpu.user / 1000, system: cpu.system / 1000 },
     bundle: prebuilt
       ? 'prebuilt dist/workflow-bundle.js'
       : 'bundled by the bench (prebuilt one stale or missing)',
@@ -90,7 +95,8 @@ async function main(dir: string): Promise<void> {
   const sum = result.histories.reduce((n, h) => n + h.ms, 0);
   process.stdout.write(
     `${histories.length} histories (${result.bundle}): total ${Math.round(result.totalMs)} ms, ` +
-      `setup ${Math.round(result.setupMs)} ms, histories ${Math.round(sum)} ms, ${result.failures.length} failures\n` +
+      `setup ${Math.round(result.setupMs)} ms, histories ${Math.round(sum)} ms, ${result.failures.length} failures; ` +
+      `CPU ${Math.round(result.cpuMs.user)} ms user, ${Math.round(result.cpuMs.system)} ms system\n` +
       `${slowest(result, 10).join('\n')}\n`,
   );
 }

@@ -246,6 +246,10 @@ async function main(): Promise<void> {
         figure('replay_ms', 'set-up', replay.setupMs, 'ms', null, 'replay worker and bundle load'),
       );
       figures.push(figure('replay_ms', 'p95 per history', quantile(perHistory, 0.95), 'ms', null, replayed));
+      const cpuNote =
+        'CPU time of the bench process during the replay (the wall time swings with the machine)';
+      figures.push(figure('replay_cpu_ms', 'user', replay.cpuMs.user, 'ms', null, cpuNote));
+      figures.push(figure('replay_cpu_ms', 'system', replay.cpuMs.system, 'ms', null, cpuNote));
       const [largest] = [...replay.histories].sort((a, b) => b.ms - a.ms);
       figures.push(
         figure(
