@@ -35,7 +35,7 @@ import * as state from '../domain/state';
 import * as usage from '../domain/usage';
 import * as zodErrors from '../domain/zod-errors';
 
-export const SHARED_DOMAIN_MODULES = {
+const SHARED_DOMAIN_MODULES = {
   acceptanceIssues,
   autonomousDecisions,
   blockedReport,

@@ -30,6 +30,7 @@ describe('the workflow modules loaded once per worker', () => {
     const schema = z.object({
       id: z.string().regex(pattern),
       kind: z.enum(['a', 'b']),
+      level: z.nativeEnum({ Low: 'low', High: 'high' }),
       nested: z.array(z.object({ n: z.number() })).optional(),
     });
     fillSchemaCaches({ schema, pattern });
@@ -44,11 +45,12 @@ describe('the workflow modules loaded once per worker', () => {
       Object.freeze(value);
     };
     deepFreeze({ schema, pattern });
-    expect(schema.parse({ id: 'abc', kind: 'b', nested: [{ n: 1 }] })).toEqual({
+    expect(schema.parse({ id: 'abc', kind: 'b', level: 'high', nested: [{ n: 1 }] })).toEqual({
       id: 'abc',
       kind: 'b',
+      level: 'high',
       nested: [{ n: 1 }],
     });
-    expect(schema.safeParse({ id: 'A1', kind: 'c' }).success).toBe(false);
+    expect(schema.safeParse({ id: 'A1', kind: 'c', level: 'mid' }).success).toBe(false);
   });
 });
