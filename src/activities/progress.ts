@@ -9,7 +9,8 @@ import type { ExitCriterionResult } from '../domain/completion-report';
 import type { SagaState } from '../domain/saga-state';
 import type { Answer, SagaStatus } from '../domain/state';
 import { answerDecisionEntry } from '../domain/interactions';
-import { answersQuery, carryQuery, statusQuery } from '../workflows/definitions';
+import { queryLiveStatus } from '../client/live-status';
+import { answersQuery, carryQuery } from '../workflows/definitions';
 import type { createArtifactActivities } from './artifacts';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
@@ -38,7 +39,7 @@ const QUERY_DEADLINE_MS = 5_000;
 
 async function readSaga(client: Client, workflowId: string, runId?: string) {
   const handle = client.workflow.getHandle(workflowId, runId);
-  const status: SagaStatus = await handle.query(statusQuery);
+  const status = await queryLiveStatus(client, workflowId, runId);
   return { handle, status };
 }
 

@@ -15,6 +15,7 @@ import { sagaNameFromWorkflowId, sagaWorkflowId } from '../domain/naming';
 import { SagaName, SagaPhase, SagaAwaitingInput } from '../domain/search-attributes';
 import type { Answer, InteractionKind, RespondInput, SagaStatus } from '../domain/state';
 import { respondUpdate, statusQuery } from '../workflows/definitions';
+import { queryLiveStatus, withLiveProgress } from './live-status';
 import { UserError } from './errors';
 
 export class RespondRefused extends UserError {
@@ -47,7 +48,7 @@ export async function getStatus(client: Client, name: string): Promise<SagaStatu
   const query = client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
   query.catch(() => undefined);
   const desc = await describeSaga(client, name);
-  const status = await query;
+  const status = await withLiveProgress(client, await query);
   const ended = desc.status.name;
   if (!ENDED_BADLY.includes(ended) || status.error || ['complete', 'cancelled'].includes(status.phase))
     return status;
@@ -94,7 +95,7 @@ export async function waitForStatus(
   let lastError: unknown;
   while (Date.now() < deadline) {
     try {
-      last = await client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
+      last = await queryLiveStatus(client, sagaWorkflowId(name));
       if (predicate(last)) return last;
     } catch (error) {
       lastError = error;

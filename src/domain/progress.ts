@@ -5,6 +5,9 @@
 import type { MilestoneState, PlanSummary, ProgressEvent, TaskState, Usage } from './state';
 import { addUsage, usageDelta } from './usage';
 
+/** Log lines kept in the saga's state and status (PROGRESS.md keeps the whole log on disk). */
+export const SAGA_LOG_KEEP = 100;
+
 export interface ProgressView {
   milestones: MilestoneState[];
   usage: Usage;
@@ -86,4 +89,48 @@ export function unresolvedTasks(milestones: MilestoneState[]): string[] {
       .filter((t) => t.status === 'skipped' || t.status === 'blocked')
       .map((t) => `${t.id} ${t.slug} ${t.status}${t.reason ? ` (${t.reason})` : ''}`),
   );
+}
+
+/**
+ * The running implementation phase's own view (its workflow keeps it and answers the `progress` query):
+ * task and milestone states change there many times per task, so they stay out of the parent saga's history.
+ * Readers merge it into the saga's status (mergeLiveProgress); the phase's result hands it to the saga.
+ */
+export interface LiveProgress {
+  milestones: MilestoneState[];
+  usage: Usage;
+  /** Newest first, each line prefixed with its ISO time (as the saga's log). */
+  log: string[];
+}
+
+/** `live` after `event` happened at `at` (ISO time); `live` is not changed. */
+export function applyLiveProgress(live: LiveProgress, event: ProgressEvent, at: string): LiveProgress {
+  const next = reduceProgress({ milestones: live.milestones, usage: live.usage, planSummary: null }, event);
+  const added = next.log.map((line) => `${at} ${line}`).reverse();
+  return {
+    milestones: next.view.milestones,
+    usage: next.view.usage,
+    log: added.length ? [...added, ...live.log].slice(0, SAGA_LOG_KEEP) : live.log,
+  };
+}
+
+/** Two newest-first logs of ISO-prefixed lines as one, newest first, at most `keep` lines. */
+export function mergeLogs(a: readonly string[], b: readonly string[], keep = SAGA_LOG_KEEP): string[] {
+  const merged: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (merged.length < keep && (i < a.length || j < b.length)) {
+    // ISO times compare as strings; on a tie the first log's line is the newer.
+    if (j >= b.length || (i < a.length && a[i]!.slice(0, 24) >= b[j]!.slice(0, 24))) merged.push(a[i++]!);
+    else merged.push(b[j++]!);
+  }
+  return merged;
+}
+
+/** What the saga's status says, with the running implementation phase's task states, usage and log. */
+export function mergeLiveProgress<S extends { milestones: MilestoneState[]; usage?: Usage; log: string[] }>(
+  status: S,
+  live: LiveProgress,
+): S {
+  return { ...status, milestones: live.milestones, usage: live.usage, log: mergeLogs(status.log, live.log) };
 }

@@ -9,7 +9,13 @@ import { DEFAULT_HEARTBEAT_TIMEOUT, DEFAULT_SAGA_CONFIG, handoffSettings, parseD
 import { EnvironmentSchema } from './environment';
 import { PlanSchema } from './plan';
 import { SagaContextSchema } from './saga-input';
-import { reduceProgress, type ProgressView } from './progress';
+import {
+  mergeLiveProgress,
+  reduceProgress,
+  SAGA_LOG_KEEP,
+  type LiveProgress,
+  type ProgressView,
+} from './progress';
 import {
   AnswerSchema,
   InteractionSchema,
@@ -22,8 +28,7 @@ import { zodIssueLines } from './zod-errors';
 /** Bump with a migration below whenever the state's shape changes. */
 export const SAGA_STATE_VERSION = 2;
 
-/** Log lines kept in the state (PROGRESS.md keeps the whole log on disk). */
-export const SAGA_LOG_KEEP = 100;
+export { SAGA_LOG_KEEP };
 
 export const SagaStateSchema = z.object({
   version: z.literal(SAGA_STATE_VERSION),
@@ -105,18 +110,26 @@ export function migrateSagaState(raw: unknown): SagaState {
 
 /**
  * A run's starting state with the progress its children reported since folded in (oldest first, each with
- * the time it was reported): what the saga knew, read from its history without replaying its code.
+ * the time it was reported): what the saga knew, read from its history without replaying its code. A
+ * `live` item is an implementation phase's own view (its result, or its running state): it replaces the
+ * task states and usage, and its log joins the saga's.
  */
 export function withReportedProgress(
   state: SagaState,
-  reported: readonly { at: string; event: ProgressEvent }[],
+  reported: readonly ({ at: string; event: ProgressEvent } | { live: LiveProgress })[],
 ): SagaState {
   let view: ProgressView = { milestones: state.milestones, usage: state.usage, planSummary: null };
-  const log = [...state.log];
-  for (const { at, event } of reported) {
-    const next = reduceProgress(view, event);
+  let log = [...state.log];
+  for (const item of reported) {
+    if ('live' in item) {
+      const merged = mergeLiveProgress({ ...view, log }, item.live);
+      view = { ...view, milestones: merged.milestones, usage: merged.usage };
+      log = merged.log;
+      continue;
+    }
+    const next = reduceProgress(view, item.event);
     view = next.view;
-    for (const line of next.log) log.unshift(`${at} ${line}`);
+    for (const line of next.log) log.unshift(`${item.at} ${line}`);
   }
   return { ...state, milestones: view.milestones, usage: view.usage, log: log.slice(0, SAGA_LOG_KEEP) };
 }

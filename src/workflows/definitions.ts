@@ -4,6 +4,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BudgetGrant } from '../domain/budget';
+import type { LiveProgress } from '../domain/progress';
 import type { SagaState } from '../domain/saga-state';
 import type { Answer, Interaction, ProgressEvent, RespondInput, SagaStatus, Usage } from '../domain/state';
 
@@ -16,13 +17,19 @@ export const answersQuery = defineQuery<Answer[]>('answers');
 /** The state a new run resumes from; null before the plan is approved. */
 export const carryQuery = defineQuery<SagaState | null>('carry');
 
+/**
+ * Implementation phase: its task and milestone states, usage and log lines as they are now (readers merge
+ * them into the saga's status while the phase runs; see src/client/live-status.ts).
+ */
+export const implementationProgressQuery = defineQuery<LiveProgress>('progress');
+
 /** Child → saga: a phase workflow needs a person (a batch of questions comes as one signal, in order). */
 export const interactionOpenedSignal = defineSignal<Interaction[]>('interactionOpened');
 /** Saga → child: the person answered. */
 export const interactionAnsweredSignal = defineSignal<[Answer]>('interactionAnswered');
-/** Child → saga: progress for the status view (task and milestone state, log lines). */
+/** Planning and validation → saga: progress for the status view (the plan summary, log lines). */
 export const progressSignal = defineSignal<[ProgressEvent]>('progress');
-/** Child → saga: several state changes in one signal (the fleet batches what piles up while one is sent). */
+/** Child → saga: several state changes in one signal (sent by implementation phases of older code). */
 export const progressBatchSignal = defineSignal<[ProgressEvent[]]>('progressBatch');
 
 /** Task → fleet after each agent run: the task delegation's usage so far (a total, not a delta). */

@@ -38,14 +38,14 @@ import { ownsWarning, type Plan, type PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import { SagaName } from '../domain/search-attributes';
 import { milestoneOrder, readyTasks } from '../domain/schedule';
-import type { Answer, MilestoneState, TaskState, Usage } from '../domain/state';
+import { applyLiveProgress, type LiveProgress } from '../domain/progress';
+import type { Answer, MilestoneState, ProgressEvent, TaskState, Usage } from '../domain/state';
 import { quickActivities } from './activities';
 import { ask } from './ask';
 import { FleetBudget } from './fleet-budget';
 import { taskInputFor } from './fleet-launch';
 import { integrateMilestone } from './integration';
-import { taskUsageSignal } from './definitions';
-import { progressOutbox } from './shared';
+import { implementationProgressQuery, taskUsageSignal } from './definitions';
 import { taskWorkflow } from './task';
 import { addUsage, noUsage } from '../domain/usage';
 
@@ -56,14 +56,15 @@ export interface ImplementationInput {
   milestoneIds: number[];
   round: number;
   lanes: number;
-  /** Carried over continue-as-new. */
-  carried?: { milestones: MilestoneState[]; usage: Usage };
+  /** Carried over continue-as-new (`log`: this phase's lines so far, newest first). */
+  carried?: { milestones: MilestoneState[]; usage: Usage; log?: string[] };
 }
 
-/** The saga already has the task and milestone states from the progress signals. */
 export interface ImplementationResult {
   outcome: 'integrated' | 'aborted';
   usage: Usage;
+  /** The task and milestone states and log lines the saga takes over (absent from runs of older code). */
+  progress?: LiveProgress;
 }
 
 type FleetEvent =
@@ -101,7 +102,18 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   const blockedStreak = new Map<string, number>();
   const events: FleetEvent[] = [];
   const inFlight = new Set<Promise<unknown>>();
-  const { post, delivered: reporting } = progressOutbox(ctx);
+  // Task and milestone states live here, read by the `progress` query: a signal to the saga per change cost
+  // its history four events each (the saga gets them with the result).
+  // (A copy: the fleet changes its own task objects in place.)
+  let live: LiveProgress = {
+    milestones: JSON.parse(JSON.stringify(known)) as MilestoneState[],
+    usage,
+    log: input.carried?.log ?? [],
+  };
+  const post = (event: ProgressEvent) => {
+    live = applyLiveProgress(live, event, new Date().toISOString());
+  };
+  setHandler(implementationProgressQuery, () => live);
   const budget = new FleetBudget({
     ctx,
     round: input.round,
@@ -123,15 +135,11 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
     m.status = status;
     post({ type: 'milestone', id: m.id, status, integrationCommit: m.integrationCommit });
   };
-  /** The result, once every progress signal has been delivered. */
   const finish = async (outcome: ImplementationResult['outcome']): Promise<ImplementationResult> => {
-    await reporting();
     await condition(allHandlersFinished);
-    return { outcome, usage };
+    return { outcome, usage, progress: live };
   };
 
-  // The saga knows the carried milestones already: sending them again with every run would put the whole
-  // plan's task states into the saga's history once per run.
   const added = milestones.filter((m) => !known.some((k) => k.id === m.id));
   if (added.length)
     post({ type: 'milestones', milestones: JSON.parse(JSON.stringify(added)) as MilestoneState[] });
@@ -149,9 +157,13 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       if (aborted) return finish('aborted');
       setMilestone(mState, 'integrating');
       setCurrentDetails(`Integrating milestone ${id}`);
-      await reporting(); // integration logs to the saga directly: keep the order
-      const result = await integrateMilestone(ctx, spec, mState, input.round, (spentByIntegration) =>
-        budget.resolverGate(spentByIntegration),
+      const result = await integrateMilestone(
+        ctx,
+        spec,
+        mState,
+        input.round,
+        (spentByIntegration) => budget.resolverGate(spentByIntegration),
+        logLine,
       );
       const beforeIntegration = budget.spent();
       usage = addUsage(usage, result.usage);
@@ -159,7 +171,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       if (budget.stopped) return finish('aborted');
       if (result.ok) {
         mState.integrationCommit = result.head;
-        // One signal for the milestone: the saga marks its passed tasks integrated itself (history stays small).
+        // One event for the milestone: the view marks its passed tasks integrated itself.
         for (const t of mState.tasks) if (t.status === 'passed') t.status = 'integrated';
         setMilestone(mState, 'integrated');
         break;
@@ -196,9 +208,11 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       (m) => input.milestoneIds.includes(m) && milestoneState(m).status !== 'integrated',
     );
     if ((info.continueAsNewSuggested || info.historyLength > HISTORY_SOFT_LIMIT) && moreToDo) {
-      await reporting();
       await condition(allHandlersFinished);
-      await continueAsNew<typeof implementationWorkflow>({ ...input, carried: { milestones, usage } });
+      await continueAsNew<typeof implementationWorkflow>({
+        ...input,
+        carried: { milestones, usage, log: live.log },
+      });
     }
   }
   return finish('integrated');

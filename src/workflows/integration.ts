@@ -10,7 +10,7 @@ import type { SagaContext } from '../domain/saga-input';
 import { mergeOrder } from '../domain/schedule';
 import type { MilestoneState, Usage } from '../domain/state';
 import { activitiesFor } from './activities';
-import { profileFor, sagaLog } from './shared';
+import { profileFor } from './shared';
 import { addUsage, noUsage } from '../domain/usage';
 
 /**
@@ -39,6 +39,8 @@ export async function integrateMilestone(
    * run (null: no budget), or 'stop' when the user stopped the saga instead of raising it.
    */
   resolverBudget: (spentHere: number) => Promise<number | null | 'stop'>,
+  /** A line for the saga's log (the implementation phase keeps it with its task states). */
+  log: (line: string) => void,
 ): Promise<IntegrationResult> {
   const { quick, long } = activitiesFor(ctx);
   const branch = integrationBranch(ctx.name);
@@ -82,15 +84,12 @@ export async function integrateMilestone(
     const task = state.tasks.find((t) => t.id === ref)!;
     const message = messageFor(ref);
     const merge = step.conflict;
-    await sagaLog(
-      ctx,
-      `Merge conflict integrating ${ref}: ${merge.conflictedFiles.join(', ')}; asking the resolver`,
-    );
+    log(`Merge conflict integrating ${ref}: ${merge.conflictedFiles.join(', ')}; asking the resolver`);
     const cap = await resolverBudget(usage.costUsd);
     if (cap === 'stop') {
       await quick.abortMerge({ worktree });
       conflicted.push({ ref, files: merge.conflictedFiles });
-      await sagaLog(ctx, `Resolver not started for ${ref}: the saga was stopped at its budget`);
+      log(`Resolver not started for ${ref}: the saga was stopped at its budget`);
       continue;
     }
     const resolver = await long.runRoleAgent({
@@ -111,12 +110,12 @@ export async function integrateMilestone(
     usage = addUsage(usage, resolver.usage);
     const done = await quick.completeMerge({ worktree, message });
     if (done.ok) {
-      await sagaLog(ctx, `Resolver fixed the conflict of ${ref}`);
+      log(`Resolver fixed the conflict of ${ref}`);
       continue;
     }
     await quick.abortMerge({ worktree });
     conflicted.push({ ref, files: merge.conflictedFiles });
-    await sagaLog(ctx, `Resolver could not fix ${ref} (markers left in ${done.remainingMarkers.join(', ')})`);
+    log(`Resolver could not fix ${ref} (markers left in ${done.remainingMarkers.join(', ')})`);
   }
 
   if (conflicted.length > 0) {
@@ -126,8 +125,7 @@ export async function integrateMilestone(
     const { commit: head } = await quick.headCommit({ worktree });
     await quick.resetHard({ worktree, commit: pre });
     await quick.removeWorktree({ repo: ctx.repo, worktree, copies });
-    await sagaLog(
-      ctx,
+    log(
       `Milestone ${spec.id} reverted to ${pre.slice(0, 10)}; re-delegating ${conflicted.map((c) => c.ref).join(', ')} on top of ${head.slice(0, 10)}`,
     );
     return {
@@ -154,8 +152,7 @@ export async function integrateMilestone(
   if (checks.passed) {
     const { commit: head } = await quick.headCommit({ worktree });
     await quick.removeWorktree({ repo: ctx.repo, worktree, copies });
-    await sagaLog(
-      ctx,
+    log(
       `Milestone ${spec.id} integrated at ${head.slice(0, 10)}; merge order ${toMerge.join(', ')}; validation passed`,
     );
     return { ok: true, head, usage };
@@ -178,8 +175,7 @@ export async function integrateMilestone(
     failures.map((f) => ({ check: f.check, output: f.tail, namedPaths: f.namedPaths })),
     suspects,
   );
-  await sagaLog(
-    ctx,
+  log(
     `Integration: milestone ${spec.id} validation ${failures.map((f) => `'${f.check}'`).join(', ')} failed; reverted to ${pre.slice(0, 10)}; re-delegating ${describeBlame(blame)}`,
   );
   const failed = failures.map((f) => `${f.text} (\`${f.check}\`)`).join('; ');

@@ -22,7 +22,7 @@ import { failureReason } from '../domain/failure';
 import { integrationBranch, phaseWorkflowId } from '../domain/naming';
 import { planOutline } from '../domain/plan';
 import { summarizePlan } from '../domain/planner';
-import { reduceProgress, unresolvedTasks, type ProgressView } from '../domain/progress';
+import { mergeLogs, reduceProgress, unresolvedTasks, type ProgressView } from '../domain/progress';
 import type { SagaInput } from '../domain/saga-input';
 import {
   migrateSagaState,
@@ -162,6 +162,8 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
   // `saga start` (even in the first workflow task) finds it.
   if (!carry) hub.open(toInteraction(confirmNameRequest(input)));
   hub.install();
+  // Planning and validation report here; the implementation phase keeps its own (children of older code
+  // still send it here).
   setHandler(progressSignal, (event: ProgressEvent) => applyProgress(event));
   setHandler(progressBatchSignal, (batch: ProgressEvent[]) => batch.forEach(applyProgress));
 
@@ -290,7 +292,13 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
           },
         ],
       });
-      progress = { ...progress, usage: impl.usage };
+      // The phase kept its task states and log lines itself (readers merged them while it ran): take them over.
+      progress = {
+        ...progress,
+        usage: impl.usage,
+        milestones: impl.progress?.milestones ?? progress.milestones,
+      };
+      if (impl.progress) log.splice(0, log.length, ...mergeLogs(log, impl.progress.log));
       if (impl.outcome === 'aborted') return finish('cancelled');
 
       setPhase('validation');

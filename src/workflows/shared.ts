@@ -1,10 +1,10 @@
 /** Small helpers every saga workflow uses. */
-import { ApplicationFailure, condition, getExternalWorkflowHandle, log } from '@temporalio/workflow';
+import { ApplicationFailure, getExternalWorkflowHandle, log } from '@temporalio/workflow';
 import type { ResolvedAgentProfile } from '../domain/config';
 import { worktreeDirName } from '../domain/naming';
 import type { SagaContext } from '../domain/saga-input';
 import type { ProgressEvent } from '../domain/state';
-import { progressBatchSignal, progressSignal } from './definitions';
+import { progressSignal } from './definitions';
 
 /** Sends a state change to the saga workflow; a saga that is gone must not fail the sender. */
 export async function report(ctx: SagaContext, event: ProgressEvent): Promise<void> {
@@ -13,42 +13,6 @@ export async function report(ctx: SagaContext, event: ProgressEvent): Promise<vo
   } catch (error) {
     log.warn('Could not report progress to the saga workflow', { error: String(error) });
   }
-}
-
-/** Several state changes in one signal, in order. */
-export async function reportBatch(ctx: SagaContext, events: ProgressEvent[]): Promise<void> {
-  try {
-    await getExternalWorkflowHandle(ctx.sagaWorkflowId).signal(progressBatchSignal, events);
-  } catch (error) {
-    log.warn('Could not report progress to the saga workflow', { error: String(error) });
-  }
-}
-
-/**
- * Progress to the saga in order without holding up the sender: awaiting each signal cost a workflow-task
- * round trip per state change. What piles up while one signal is in flight goes out as one batch, which
- * keeps the saga's history small.
- */
-export function progressOutbox(ctx: SagaContext) {
-  const outbox: ProgressEvent[] = [];
-  let sending = false;
-  const post = (event: ProgressEvent): void => {
-    outbox.push(event);
-    if (sending) return;
-    sending = true;
-    void (async () => {
-      // The rest of this activation runs first (it is synchronous), so its changes join the batch.
-      await Promise.resolve();
-      while (outbox.length) {
-        const batch = outbox.splice(0, outbox.length);
-        await (batch.length === 1 ? report(ctx, batch[0]!) : reportBatch(ctx, batch));
-      }
-      sending = false;
-    })();
-  };
-  /** Resolves when every event posted so far has been delivered. */
-  const delivered = () => condition(() => !sending && outbox.length === 0);
-  return { post, delivered };
 }
 
 export const sagaLog = (ctx: SagaContext, line: string): Promise<void> => report(ctx, { type: 'log', line });

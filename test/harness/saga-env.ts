@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { hostTaskQueue, sagaWorkflowId } from '../../src/domain/naming';
 import type { SagaStatus } from '../../src/domain/state';
-import { statusQuery } from '../../src/workflows/definitions';
+import { queryLiveStatus } from '../../src/client/live-status';
 import { createSagaWorkers } from '../../src/worker/worker';
 import { waitForStatus as waitForSagaStatus } from '../../src/client/saga-client';
 import { testServer, WORKFLOW_BUNDLE } from './server';
@@ -107,7 +107,7 @@ export async function createSagaTestEnv(label: string): Promise<SagaTestEnv> {
 export const hostQueueOf = (env: SagaTestEnv): string => hostTaskQueue(env.hostId);
 
 export async function sagaStatus(env: SagaTestEnv, name: string): Promise<SagaStatus> {
-  return env.client.workflow.getHandle(sagaWorkflowId(name)).query(statusQuery);
+  return queryLiveStatus(env.client, sagaWorkflowId(name));
 }
 
 /** Polls the saga's status until `predicate` holds (or fails with the last status seen). */

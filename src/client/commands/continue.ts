@@ -16,7 +16,13 @@ import type { SagaInput } from '../../domain/saga-input';
 import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/search-attributes';
 import { migrateSagaState, withReportedProgress, type SagaState } from '../../domain/saga-state';
 import type { MilestoneState, ProgressEvent, SagaStatus } from '../../domain/state';
-import { carryQuery } from '../../workflows/definitions';
+import type { LiveProgress } from '../../domain/progress';
+import { carryQuery, implementationProgressQuery } from '../../workflows/definitions';
+import {
+  implementationWorkflow,
+  type ImplementationInput,
+  type ImplementationResult,
+} from '../../workflows/implementation';
 import { sagaWorkflow } from '../../workflows/saga';
 import { createSagaWorkers, defaultSagaHome, installRuntime } from '../../worker/worker';
 import { workflowCode } from '../../worker/workflow-bundle';
@@ -251,9 +257,11 @@ async function replayProblem(history: History, workflowId: string): Promise<stri
 
 /**
  * The saga's last state without replaying its code: the state its run started from (a phase boundary),
- * migrated to this version, with the progress its children reported since. Null before a plan was approved.
+ * migrated to this version, with the progress its children reported since: signals from planning and
+ * validation, each finished implementation phase's result, and the task states of one still open when the
+ * run ended. Null before a plan was approved.
  */
-function stateFromHistory(name: string, history: History): SagaState | null {
+async function stateFromHistory(client: Client, name: string, history: History): Promise<SagaState | null> {
   const { state } = runStart(name, history);
   if (state === undefined) return null;
   let start: SagaState;
@@ -262,7 +270,13 @@ function stateFromHistory(name: string, history: History): SagaState | null {
   } catch (error) {
     throw new UserError(`Saga '${name}' cannot be continued: ${(error as Error).message}`);
   }
-  const reported = (history.events ?? []).flatMap((e) => {
+  const reported = (history.events ?? []).flatMap((e): Parameters<typeof withReportedProgress>[1] => {
+    const done = e.childWorkflowExecutionCompletedEventAttributes;
+    if (done?.workflowType?.name === implementationWorkflow.name) {
+      const result = done.result?.payloads?.[0];
+      const live = result && defaultPayloadConverter.fromPayload<ImplementationResult>(result).progress;
+      return live ? [{ live }] : [];
+    }
     const signal = e.workflowExecutionSignaledEventAttributes;
     const payload = signal?.input?.payloads?.[0];
     if (!payload || (signal.signalName !== 'progress' && signal.signalName !== 'progressBatch')) return [];
@@ -270,7 +284,42 @@ function stateFromHistory(name: string, history: History): SagaState | null {
     const body = defaultPayloadConverter.fromPayload<ProgressEvent | ProgressEvent[]>(payload);
     return (Array.isArray(body) ? body : [body]).map((event) => ({ at, event }));
   });
-  return withReportedProgress(start, reported);
+  const open = openImplementation(history);
+  const live = open && (await implementationProgress(client, open));
+  return withReportedProgress(start, live ? [...reported, { live }] : reported);
+}
+
+/** The implementation phase the run started and had not seen end (its workflow id), if any. */
+function openImplementation(history: History): string | null {
+  let open: string | null = null;
+  for (const e of history.events ?? []) {
+    const started = e.startChildWorkflowExecutionInitiatedEventAttributes;
+    if (started?.workflowType?.name === implementationWorkflow.name) open = started.workflowId ?? null;
+    const closed =
+      e.childWorkflowExecutionCompletedEventAttributes ??
+      e.childWorkflowExecutionFailedEventAttributes ??
+      e.childWorkflowExecutionCanceledEventAttributes ??
+      e.childWorkflowExecutionTerminatedEventAttributes ??
+      e.childWorkflowExecutionTimedOutEventAttributes;
+    if (closed?.workflowExecution?.workflowId === open) open = null;
+  }
+  return open;
+}
+
+/**
+ * An implementation phase's task states as it last knew them: its `progress` query (a worker replays a
+ * closed run); when its code cannot be replayed, the states its latest run started from.
+ */
+async function implementationProgress(client: Client, workflowId: string): Promise<LiveProgress | null> {
+  const handle = client.workflow.getHandle(workflowId);
+  try {
+    return await client.withDeadline(Date.now() + 30_000, () => handle.query(implementationProgressQuery));
+  } catch {
+    const first = (await handle.fetchHistory().catch(() => null))?.events?.[0];
+    const payload = first?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    const carried = payload && defaultPayloadConverter.fromPayload<ImplementationInput>(payload).carried;
+    return carried ? { milestones: carried.milestones, usage: carried.usage, log: carried.log ?? [] } : null;
+  }
 }
 
 /** A new run of the saga from `carry` (from the start when there is none); the old run is closed. */
@@ -329,7 +378,7 @@ export async function continueCommand(
     const unreplayable = await replayProblem(history, sagaWorkflowId(name));
     if (unreplayable) {
       // Made by other code (an upgrade): the saga crosses it by its state, not by replaying that code.
-      const carry = stateFromHistory(name, history);
+      const carry = await stateFromHistory(client, name, history);
       if (state === 'RUNNING')
         await run.terminate(`saga continue: this code cannot replay the run (${unreplayable})`);
       await startFromState(client, desc.taskQueue, input, carry, io);
@@ -339,7 +388,11 @@ export async function continueCommand(
       );
     } else if (state !== 'RUNNING') {
       // Queries on a closed run are answered by replaying its history on a worker.
-      const carry = await run.query(carryQuery);
+      const carried = await run.query(carryQuery);
+      // The task states of an implementation phase that was running are its own.
+      const open = carried && openImplementation(history);
+      const live = open && (await implementationProgress(client, open));
+      const carry = carried && live ? withReportedProgress(carried, [{ live }]) : carried;
       await startFromState(client, desc.taskQueue, input, carry, io);
       io.out(
         carry
