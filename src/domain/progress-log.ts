@@ -21,7 +21,8 @@ export const LOG_GAP_MARKER =
  * The full log, oldest first: `recorded` (oldest first, from disk) extended by the lines of the workflow's
  * recent window (`recentNewestFirst`, as `status.log` holds it) that it does not have yet. The window is
  * placed where its start lines up with the recorded tail (lines carry timestamps, so a match is the same
- * line); a window that lines up nowhere is appended whole, after a marker when lines may have been lost.
+ * line); a window that shares lines with the tail adds the lines it does not have; one that lines up nowhere
+ * is appended whole, after a marker when lines may have been lost.
  */
 export function mergeLog(recorded: string[], recentNewestFirst: string[]): string[] {
   const window = [...recentNewestFirst].reverse();
@@ -32,6 +33,11 @@ export function mergeLog(recorded: string[], recentNewestFirst: string[]): strin
     for (let j = 0; j < overlap && aligned; j++) aligned = recorded[i + j] === window[j];
     if (aligned) return overlap === window.length ? recorded : [...recorded, ...window.slice(overlap)];
   }
+  // The saga's and its implementation phase's lines are merged by time, so a line can appear between two
+  // already recorded (its workflow task ended after the other's newer line was read): add what is new.
+  const tail = new Set(recorded.slice(-(MAX_ALIGN_SCAN + window.length)));
+  const fresh = window.filter((line) => !tail.has(line));
+  if (fresh.length < window.length) return fresh.length ? [...recorded, ...fresh] : recorded;
   return [...recorded, ...(recorded.length ? [LOG_GAP_MARKER] : []), ...window];
 }
 

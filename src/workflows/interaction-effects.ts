@@ -2,7 +2,8 @@
  * What happens around an interaction besides waiting for it: chat notifications when it opens (and durable
  * reminders while it stays open, each waiting twice as long as the one before, at most `maxReminders`), and
  * the chat message's update when it is answered (only when chat was told of it: no activity otherwise).
- * All of it runs in the background: a chat outage never blocks or fails the saga. (decisions.md gets its
+ * All of it runs in the background: a chat outage never blocks or fails the saga. A host without chat is
+ * asked again only after CHAT_RECHECK_MS, not once per interaction. (decisions.md gets its
  * entry per answer from the saga's projector, outside this history.)
  */
 import { condition, log, proxyActivities } from '@temporalio/workflow';
@@ -21,6 +22,12 @@ export interface InteractionEffectsOptions {
 const DEFAULT_MAX_REMINDERS = 5;
 /** The wait before reminder n is remindAfterMs × 2^(n-1); it stops doubling after this many times. */
 const MAX_DOUBLINGS = 10;
+/**
+ * After the worker said it has nowhere to notify, interactions opened within this long are not sent to it
+ * (an activity each, six events of the saga's history); chat set up later (a worker restarted with it) is
+ * told of the interactions opened after that.
+ */
+export const CHAT_RECHECK_MS = 10 * 60_000;
 
 export class InteractionEffects {
   private readonly activities;
@@ -30,6 +37,8 @@ export class InteractionEffects {
   private readonly lastNotified = new Map<string, { at: number; reminder: number }>();
   /** Whether chat was told of an interaction (false: nowhere to notify), per interaction of this run. */
   private readonly toldChat = new Map<string, Promise<boolean>>();
+  /** When the worker last said it has nowhere to notify (null: it has, or it was not asked yet). */
+  private noChatSince: number | null = null;
   private changes = 0;
   /** Background activities not yet settled: the saga waits for them before it completes. */
   private inFlight = 0;
@@ -44,7 +53,9 @@ export class InteractionEffects {
 
   opened(interaction: Interaction): void {
     this.lastNotified.set(interaction.id, { at: Date.now(), reminder: 0 });
-    this.notify(interaction, 0);
+    if (this.noChatSince !== null && Date.now() - this.noChatSince < CHAT_RECHECK_MS)
+      this.toldChat.set(interaction.id, Promise.resolve(false));
+    else this.notify(interaction, 0);
     this.changes++;
   }
 
@@ -83,6 +94,7 @@ export class InteractionEffects {
         reminder,
       })
       .then(({ remindAfterMs, maxReminders }) => {
+        this.noChatSince = remindAfterMs === null ? Date.now() : null;
         if (remindAfterMs !== this.remindAfterMs) {
           this.remindAfterMs = remindAfterMs;
           this.changes++;

@@ -173,7 +173,11 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
     next.log.forEach(addLog);
   }
 
+  /** Whether this run has set its phase (each upsert is a history event: a phase set again is skipped). */
+  let phaseSet = false;
   const setPhase = (next: Phase) => {
+    if (phaseSet && next === phase) return;
+    phaseSet = true;
     phase = next;
     upsertSearchAttributes([{ key: SagaPhase, value: next }]);
     setCurrentDetails(`Phase: ${next}`);

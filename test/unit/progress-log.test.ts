@@ -34,3 +34,16 @@ test('decisionNotes: deviation lines newest first, then decisions.md headings', 
     'Decision 2026-01-01 09:00 — a answered q1: x (decisions.md)',
   ]);
 });
+
+test('mergeLog: a line that appears between two recorded ones (merged by time) is added once, nothing repeated', () => {
+  const recorded = [at(1), at(2), at(4)];
+  // The next window has line 3, recorded later than line 4 was.
+  expect(mergeLog(recorded, [at(5), at(4), at(3), at(2)])).toEqual([at(1), at(2), at(4), at(3), at(5)]);
+  expect(mergeLog([at(1), at(2), at(4), at(3), at(5)], [at(5), at(4), at(3), at(2)])).toEqual([
+    at(1),
+    at(2),
+    at(4),
+    at(3),
+    at(5),
+  ]);
+});
