@@ -12,6 +12,7 @@ import { startApprovedSaga } from './harness/fleet-saga';
 import {
   createInProcessSagaEnv,
   demoInvocations,
+  sagaStatus,
   waitForStatus,
   type InProcessSagaEnv,
 } from './harness/saga-env';
@@ -58,6 +59,11 @@ describe('saga cancel', () => {
     expect(cancelled.code).toBe(0);
     const result = await env.client.workflow.getHandle(sagaWorkflowId('cancel-me')).result();
     expect(result.phase).toBe('cancelled');
+    // The status still shows the task as the implementation phase last knew it (it keeps the task states).
+    const status = await sagaStatus(env, 'cancel-me');
+    expect(status.phase).toBe('cancelled');
+    expect(status.milestones[0]?.tasks[0]?.status).toBe('running');
+    expect(status.log.some((l) => l.includes('Task 1.1 add-greet: agent started'))).toBe(true);
 
     expect(alive(agentPid)).toBe(false);
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);

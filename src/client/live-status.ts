@@ -20,12 +20,21 @@ export async function queryLiveStatus(
 }
 
 /**
- * `status` with the running implementation phase's task states, usage and log merged in; as it is when that
- * phase cannot answer (not started yet, or a run of older code, whose tasks the saga itself keeps).
+ * `status` with the implementation phase's task states, usage and log merged in while it runs, and after a
+ * saga that ended during it (cancelled, failed): a phase that completed handed them to the saga already. As
+ * it is when that phase cannot answer (not started, or a run of older code, whose tasks the saga keeps).
  */
 export async function withLiveProgress(client: Client, status: SagaStatus): Promise<SagaStatus> {
-  if (status.phase !== 'implementation') return status;
+  const ended = status.phase === 'cancelled' || status.phase === 'failed';
+  if (status.phase !== 'implementation' && !ended) return status;
   const phase = client.workflow.getHandle(phaseWorkflowId(status.name, 'implementation', status.round));
+  if (ended) {
+    const closed = await phase.describe().then(
+      (d) => d.status.name,
+      () => 'NOT_FOUND',
+    );
+    if (closed === 'COMPLETED' || closed === 'NOT_FOUND') return status;
+  }
   const live = await phase.query(implementationProgressQuery).catch(() => null);
   return live ? mergeLiveProgress(status, live) : status;
 }
