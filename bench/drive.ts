@@ -15,7 +15,7 @@ export interface SagaRun {
   status: SagaStatus;
   /** workflow id → history; `tasks` holds the task workflows' ids. */
   histories: Map<string, temporal.api.history.v1.IHistory>;
-  phases: Record<'saga' | 'planning' | 'implementation' | 'validation' | 'acceptance', string>;
+  phases: Record<'saga' | 'planning' | 'implementation' | 'validation', string>;
   tasks: string[];
 }
 
@@ -66,7 +66,6 @@ export async function runSaga(
     planning: phaseWorkflowId(name, 'planning'),
     implementation: phaseWorkflowId(name, 'implementation'),
     validation: phaseWorkflowId(name, 'validation'),
-    acceptance: phaseWorkflowId(name, 'acceptance'),
   };
   const tasks = status.milestones.flatMap((m) => m.tasks.map((t) => t.workflowId!));
   const histories = new Map<string, temporal.api.history.v1.IHistory>();

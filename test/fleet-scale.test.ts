@@ -80,8 +80,8 @@ describe('fleet at scale', () => {
     const elapsedMs = Date.now() - started;
 
     const runs = await sagaRuns(env, input.name);
-    // saga, planning, 64 tasks, validation, acceptance, and at least two implementation runs.
-    expect(runs.length).toBeGreaterThanOrEqual(MILESTONES * TASKS_PER_MILESTONE + 6);
+    // saga, planning, 64 tasks, validation, and at least two implementation runs (acceptance runs in the saga).
+    expect(runs.length).toBeGreaterThanOrEqual(MILESTONES * TASKS_PER_MILESTONE + 5);
     const implementationRuns = runs.filter((r) => r.workflowId === `saga-${input.name}-implementation`);
     const largest = runs.reduce((a, b) => (b.historyLength > a.historyLength ? b : a));
     const byType = new Map<string, number>();

@@ -138,7 +138,6 @@ describe('workflow histories replay', () => {
         phaseWorkflowId(name, 'planning'),
         phaseWorkflowId(name, 'implementation'),
         phaseWorkflowId(name, 'validation'),
-        phaseWorkflowId(name, 'acceptance'),
         ...taskIds,
       ];
       const histories = await Promise.all(
@@ -150,8 +149,9 @@ describe('workflow histories replay', () => {
       const twoAttempts = histories.find((h) => h.workflowId === taskIds[0])!;
       expect(status.milestones[0]!.tasks[0]!.attempts).toBe(2);
       if (process.env.RECORD_HISTORIES === '1') {
-        // The saga and planning fixtures come from test/planning.test.ts (a richer planning phase).
-        const phases = ['implementation', 'validation', 'acceptance'] as const;
+        // The saga and planning fixtures come from test/planning.test.ts (a richer planning phase); the
+        // acceptance workflow's was recorded when sagas still started it (sagas of earlier versions do).
+        const phases = ['implementation', 'validation'] as const;
         for (const [i, phase] of phases.entries())
           writeFileSync(
             fixtureOf(`${phase}Workflow`),
@@ -164,7 +164,7 @@ describe('workflow histories replay', () => {
         if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
       }
       expect(failures).toEqual([]);
-      expect(histories).toHaveLength(5 + 3);
+      expect(histories).toHaveLength(4 + 3);
     });
   });
 });

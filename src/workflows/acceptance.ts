@@ -14,6 +14,7 @@ import {
 import { issuesMilestone } from '../domain/fleet';
 import type { PlanMilestone, PlanOutline } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
+import type { Answer, InteractionRequest } from '../domain/state';
 import { ask, askAll } from './ask';
 import type { ValidationResult } from './validation';
 
@@ -37,18 +38,32 @@ export const ACCEPTANCE_OPTIONS = ['accept', 'accept and fast-forward', 'report 
 export const issueCheckInteractionId = (round: number, n: number): string =>
   `acceptance-${round}-issue-${n}-check`;
 
-export async function acceptanceWorkflow({
-  ctx,
-  plan,
-  round,
-  validation,
-  reportPath,
-  unresolved = [],
-}: AcceptanceInput): Promise<AcceptanceResult> {
+/** How acceptance asks: the saga asks in-process; a child workflow asks the saga by signal. */
+export interface Asker {
+  ask: (request: InteractionRequest) => Promise<Answer>;
+  askAll: (requests: InteractionRequest[]) => Promise<Answer[]>;
+}
+
+/**
+ * Acceptance as a child workflow: what sagas of earlier versions start (the saga now runs `acceptRound`
+ * itself: acceptance only asks, and a child cost the saga's history a start, a result and a signal each way).
+ */
+export async function acceptanceWorkflow(input: AcceptanceInput): Promise<AcceptanceResult> {
+  const saga = input.ctx.sagaWorkflowId;
+  return acceptRound(input, {
+    ask: (request) => ask(saga, request),
+    askAll: (requests) => askAll(saga, requests),
+  });
+}
+
+export async function acceptRound(
+  { plan, round, validation, reportPath, unresolved = [] }: AcceptanceInput,
+  asker: Asker,
+): Promise<AcceptanceResult> {
   const summary = validation.criteria.map((c) => `${c.id} ${c.result}`).join(', ');
   // Exit criteria that pass do not make a saga done while a task (a reported issue's fix, say) never landed.
   const notLanded = unresolved.length ? ` Not integrated: ${unresolved.join('; ')}.` : '';
-  const answer = await ask(ctx.sagaWorkflowId, {
+  const answer = await asker.ask({
     id: `acceptance-${round}`,
     kind: 'acceptance',
     prompt:
@@ -73,7 +88,7 @@ export async function acceptanceWorkflow({
         .map((l) => l.trim())
         .filter(Boolean)
         .map((text) => ({ text, check: null }));
-  issues = await askMissingChecks(ctx, round, issues);
+  issues = await askMissingChecks(asker, round, issues);
   return {
     accepted: false,
     issues: issues.map((i) => i.text),
@@ -84,14 +99,13 @@ export async function acceptanceWorkflow({
 
 /** One question per issue reported without a check, all open at once: a command, or `none` (review only). */
 async function askMissingChecks(
-  ctx: SagaContext,
+  asker: Asker,
   round: number,
   issues: AcceptanceIssue[],
 ): Promise<AcceptanceIssue[]> {
   const missing = issues.map((issue, i) => ({ issue, n: i + 1 })).filter(({ issue }) => issue.check === null);
   if (!missing.length) return issues;
-  const answers = await askAll(
-    ctx.sagaWorkflowId,
+  const answers = await asker.askAll(
     missing.map(({ issue, n }) => ({
       id: issueCheckInteractionId(round, n),
       kind: 'question' as const,

@@ -1,7 +1,8 @@
 /**
  * The saga: one workflow per feature (`saga-<name>`), the single address for every user interaction.
- * It runs the phases as child workflows (planning → implementation → validation → acceptance, looping
- * on reported issues) and keeps the status that `saga status` and the Web UI show.
+ * It runs the phases (planning → implementation → validation as child workflows, then acceptance, which
+ * only asks the user, itself; looping on reported issues) and keeps the status that `saga status` and the
+ * Web UI show.
  */
 import {
   allHandlersFinished,
@@ -34,9 +35,9 @@ import {
 import { SagaAwaitingInput, SagaName, SagaPhase } from '../domain/search-attributes';
 import type { Interaction, Phase, ProgressEvent, SagaStatus } from '../domain/state';
 import { addUsage, noUsage } from '../domain/usage';
-import { acceptanceWorkflow } from './acceptance';
+import { acceptRound } from './acceptance';
 import { quickActivities } from './activities';
-import { ask, toInteraction } from './ask';
+import { ask, askAll, toInteraction } from './ask';
 import { answersQuery, carryQuery, progressBatchSignal, progressSignal, statusQuery } from './definitions';
 import { implementationWorkflow } from './implementation';
 import { InteractionEffects } from './interaction-effects';
@@ -201,7 +202,8 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
     }
   };
 
-  const askHere = (request: Parameters<typeof ask>[1]) => ask(self, request, (i: Interaction) => hub.open(i));
+  const open = (i: Interaction) => hub.open(i);
+  const askHere = (request: Parameters<typeof ask>[1]) => ask(self, request, open);
 
   try {
     setPhase(carry ? 'implementation' : 'planning');
@@ -321,21 +323,18 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
       }));
 
       setPhase('acceptance');
-      const acceptance = await executeChild(acceptanceWorkflow, {
-        workflowId: phaseWorkflowId(input.name, 'acceptance', round),
-        staticSummary: `Acceptance, round ${round}`,
-        typedSearchAttributes: [{ key: SagaName, value: input.name }],
-        args: [
-          {
-            ctx,
-            plan: planOutline(plan),
-            round,
-            validation,
-            reportPath: reportPath!,
-            unresolved: unresolvedTasks(progress.milestones),
-          },
-        ],
-      });
+      // Acceptance only asks the user: the saga asks itself (no child, no signals either way).
+      const acceptance = await acceptRound(
+        {
+          ctx,
+          plan: planOutline(plan),
+          round,
+          validation,
+          reportPath: reportPath!,
+          unresolved: unresolvedTasks(progress.milestones),
+        },
+        { ask: askHere, askAll: (requests) => askAll(self, requests, open) },
+      );
       if (acceptance.accepted) {
         addLog(`Accepted by ${acceptance.by}`);
         if (acceptance.fastForward) {
