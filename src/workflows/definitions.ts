@@ -29,7 +29,7 @@ export const interactionOpenedSignal = defineSignal<Interaction[]>('interactionO
 export const interactionAnsweredSignal = defineSignal<[Answer]>('interactionAnswered');
 /** Planning and validation → saga: progress for the status view (the plan summary, log lines). */
 export const progressSignal = defineSignal<[ProgressEvent]>('progress');
-/** Child → saga: several state changes in one signal (sent by implementation phases of older code). */
+/** Child → saga: several state changes in one signal. */
 export const progressBatchSignal = defineSignal<[ProgressEvent[]]>('progressBatch');
 
 /** Task → fleet after each agent run: the task delegation's usage so far (a total, not a delta). */

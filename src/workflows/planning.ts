@@ -34,13 +34,13 @@ import {
 } from '../domain/planner';
 import { sagaWorkflowId } from '../domain/naming';
 import type { SagaContext } from '../domain/saga-input';
-import type { Answer, PlanSummary, Usage } from '../domain/state';
+import type { Answer, PlanSummary, ProgressEvent, Usage } from '../domain/state';
 import { noUsage } from '../domain/usage';
 import { activitiesFor, quickActivities } from './activities';
 import { ask, askAll } from './ask';
 import { plannerRuns, type PlanningSpend } from './planner-runs';
 import { reviewLoop } from './review-loop';
-import { planningWorktree, report, sagaLog } from './shared';
+import { planningWorktree, report, reportAll, sagaLog } from './shared';
 
 export interface PlanningInput {
   ctx: SagaContext;
@@ -58,15 +58,19 @@ export interface PlanningResult {
   usage?: Usage;
   /** The saga budget after any raise answered during planning (null: none). */
   sagaBudgetUsd?: number | null;
+  /** Progress of the phase's end (the plan's fate, the scratch worktree): the saga applies it, in order. */
+  progress?: ProgressEvent[];
 }
 
 export async function planningWorkflow(input: PlanningInput): Promise<PlanningResult> {
   const { ctx } = input;
   const scratch = planningWorktree(ctx);
   const spend: PlanningSpend = { usage: noUsage(), sagaBudgetUsd: ctx.settings.budget.sagaUsd };
+  // The phase's last progress goes back with the result (signals would cost the saga four events each).
+  const closing: ProgressEvent[] = [];
+  let result: PlanningResult | undefined;
   try {
-    const result = await runPlanning(input, scratch, spend);
-    return { ...result, usage: spend.usage, sagaBudgetUsd: spend.sagaBudgetUsd };
+    result = await runPlanning(input, scratch, spend, closing);
   } finally {
     const finished = await CancellationScope.nonCancellable(() =>
       quickActivities(ctx.hostQueue).finishPlanningWorktree({
@@ -75,19 +79,25 @@ export async function planningWorkflow(input: PlanningInput): Promise<PlanningRe
         sagaDir: ctx.sagaDir,
       }),
     );
-    await sagaLog(
-      ctx,
-      finished.checkoutUnchanged === false
-        ? `Warning: the main checkout changed during planning: ${finished.differences.join('; ')}`
-        : `Planning worktree ${finished.removed ? 'removed' : 'already gone'}; main checkout unchanged`,
-    );
+    closing.push({
+      type: 'log',
+      line:
+        finished.checkoutUnchanged === false
+          ? `Warning: the main checkout changed during planning: ${finished.differences.join('; ')}`
+          : `Planning worktree ${finished.removed ? 'removed' : 'already gone'}; main checkout unchanged`,
+    });
+    // Failed or cancelled: no result carries them.
+    if (!result) await reportAll(ctx, closing);
   }
+  return { ...result, usage: spend.usage, sagaBudgetUsd: spend.sagaBudgetUsd, progress: closing };
 }
 
 async function runPlanning(
   { ctx, plan: givenPlan }: PlanningInput,
   scratch: string,
   spend: PlanningSpend,
+  /** Where the phase's final progress goes (returned with the result). */
+  closing: ProgressEvent[],
 ): Promise<PlanningResult> {
   const { quick, long } = activitiesFor(ctx, 60 * 60_000);
   const { planner, budgetStopped } = plannerRuns(ctx, scratch, spend);
@@ -263,11 +273,11 @@ async function runPlanning(
   if (!first) return { approved: false, plan: null, environment, problem, versions: 0 };
   let plan: Plan = first;
   /** `saga status` shows the plan under review and what became of it. */
-  const publish = (version: number, state: PlanSummary['state']) =>
-    report(ctx, {
-      type: 'plan',
-      summary: summarizePlan(plan, { version, state, specPath: `${ctx.sagaDir}/SAGA.md` }),
-    });
+  const planEvent = (version: number, state: PlanSummary['state']): ProgressEvent => ({
+    type: 'plan',
+    summary: summarizePlan(plan, { version, state, specPath: `${ctx.sagaDir}/SAGA.md` }),
+  });
+  const publish = (version: number, state: PlanSummary['state']) => report(ctx, planEvent(version, state));
 
   for (let version = 1; ; version++) {
     await writeSpecTree(plan);
@@ -318,13 +328,14 @@ async function runPlanning(
       textRequiredFor: ['revise'],
     });
     if (answer.choice === 'approve') {
-      await publish(version, 'approved');
-      await sagaLog(ctx, `Plan version ${version} approved by ${answer.user}`);
+      closing.push(planEvent(version, 'approved'), {
+        type: 'log',
+        line: `Plan version ${version} approved by ${answer.user}`,
+      });
       return { approved: true, plan, environment, problem, versions: version };
     }
     if (answer.choice === 'reject') {
-      await publish(version, 'rejected');
-      await sagaLog(ctx, `Plan rejected by ${answer.user}`);
+      closing.push(planEvent(version, 'rejected'), { type: 'log', line: `Plan rejected by ${answer.user}` });
       return { approved: false, plan, environment, problem, versions: version };
     }
     await publish(version, 'revising');

@@ -12,7 +12,7 @@ import { phaseWorkflowId } from '../domain/naming';
 import type { Plan } from '../domain/plan';
 import type { SagaContext, SagaInput } from '../domain/saga-input';
 import { SagaName } from '../domain/search-attributes';
-import type { Answer, InteractionRequest, Usage } from '../domain/state';
+import type { Answer, InteractionRequest, ProgressEvent, Usage } from '../domain/state';
 import { noUsage } from '../domain/usage';
 import { quickActivities } from './activities';
 import { planningWorkflow } from './planning';
@@ -34,6 +34,8 @@ export interface IntakeHooks {
   modesResolved: (modes: { lanes: number; executionModeLabel: string }) => void;
   /** The saga directory exists: PROGRESS.md may be written. */
   sagaDirReady: () => void;
+  /** Progress a finished phase returned with its result (applied in order). */
+  progress: (events: ProgressEvent[]) => void;
 }
 
 export interface PlannedSaga {
@@ -119,6 +121,7 @@ export async function intakeAndPlan(
     typedSearchAttributes: [{ key: SagaName, value: input.name }],
     args: [{ ctx, plan: input.plan }],
   });
+  hooks.progress(planning.progress ?? []);
   // A raise answered during planning holds for the rest of the saga.
   if (planning.sagaBudgetUsd !== undefined)
     ctx = {

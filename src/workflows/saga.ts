@@ -218,6 +218,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
         sagaDirReady: () => {
           sagaDirReady = true;
         },
+        progress: (events) => events.forEach(applyProgress),
       });
       // Planner runs count in the saga's total.
       progress = { ...progress, usage: addUsage(progress.usage, intake.usage) };
@@ -314,6 +315,9 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
         typedSearchAttributes: [{ key: SagaName, value: input.name }],
         args: [{ ctx, plan: planOutline(plan), round }],
       });
+      addLog(
+        `Exit criteria: ${validation.criteria.filter((c) => c.result === 'passed').length}/${validation.criteria.length} passed`,
+      );
       // The report needs the whole saga's status, which the activity reads through the queries.
       ({ path: reportPath } = await quick.writeSagaReport({
         sagaDir: input.sagaDir,

@@ -4,12 +4,22 @@ import type { ResolvedAgentProfile } from '../domain/config';
 import { worktreeDirName } from '../domain/naming';
 import type { SagaContext } from '../domain/saga-input';
 import type { ProgressEvent } from '../domain/state';
-import { progressSignal } from './definitions';
+import { progressBatchSignal, progressSignal } from './definitions';
 
 /** Sends a state change to the saga workflow; a saga that is gone must not fail the sender. */
 export async function report(ctx: SagaContext, event: ProgressEvent): Promise<void> {
   try {
     await getExternalWorkflowHandle(ctx.sagaWorkflowId).signal(progressSignal, event);
+  } catch (error) {
+    log.warn('Could not report progress to the saga workflow', { error: String(error) });
+  }
+}
+
+/** Several state changes in one signal, in order (one workflow task in the saga). */
+export async function reportAll(ctx: SagaContext, events: ProgressEvent[]): Promise<void> {
+  if (!events.length) return;
+  try {
+    await getExternalWorkflowHandle(ctx.sagaWorkflowId).signal(progressBatchSignal, events);
   } catch (error) {
     log.warn('Could not report progress to the saga workflow', { error: String(error) });
   }
