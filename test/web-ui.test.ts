@@ -123,7 +123,7 @@ describe('Temporal Web UI', () => {
       phaseWorkflowId(name, 'planning'),
       phaseWorkflowId(name, 'implementation', 1),
       taskWorkflowId(name, 1, 1),
-      phaseWorkflowId(name, 'acceptance', 1),
+      phaseWorkflowId(name, 'validation', 1),
     ];
     for (const id of expected) {
       await page.getByRole('link', { name: id, exact: true }).first().waitFor({ timeout: 30_000 });

@@ -19,6 +19,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { failureReason } from '../domain/failure';
 import { integrationBranch, phaseWorkflowId } from '../domain/naming';
 import { planOutline } from '../domain/plan';
@@ -99,6 +100,19 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
     uiUrl: () => status().uiUrl,
     pending: () => hub.list(),
   });
+  /**
+   * Search attribute changes of one workflow task go out as one upsert (each upsert is a history event): a
+   * phase change and the question it opens, an answer and the phase it ends.
+   */
+  const attributeChanges = new Map<string, SearchAttributeUpdatePair>();
+  const upsert = (change: SearchAttributeUpdatePair) => {
+    if (!attributeChanges.size)
+      void Promise.resolve().then(() => {
+        upsertSearchAttributes([...attributeChanges.values()]);
+        attributeChanges.clear();
+      });
+    attributeChanges.set(change.key.name, change);
+  };
   /** The SagaAwaitingInput search attribute as last set (a new run starts with the default, false). */
   let awaitingInput = false;
   const hub = new InteractionHub(carry?.hub, ({ opened, answered }) => {
@@ -111,7 +125,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
       );
     // Only a change of the value is recorded (each upsert is a history event).
     const waiting = hub.list().length > 0;
-    if (waiting !== awaitingInput) upsertSearchAttributes([{ key: SagaAwaitingInput, value: waiting }]);
+    if (waiting !== awaitingInput) upsert({ key: SagaAwaitingInput, value: waiting });
     awaitingInput = waiting;
   });
 
@@ -180,7 +194,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
     if (phaseSet && next === phase) return;
     phaseSet = true;
     phase = next;
-    upsertSearchAttributes([{ key: SagaPhase, value: next }]);
+    upsert({ key: SagaPhase, value: next });
     setCurrentDetails(`Phase: ${next}`);
     addLog(`Phase: ${next}`);
   };
