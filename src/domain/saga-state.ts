@@ -45,6 +45,11 @@ export const SagaStateSchema = z.object({
   hub: z.object({ pending: z.array(InteractionSchema), answered: z.array(AnswerSchema) }),
   log: z.array(z.string()),
   usage: UsageSchema,
+  /**
+   * When the host last said it has nowhere to notify (ms since the epoch; null: it has, or was not asked).
+   * Optional: states written before it simply ask again.
+   */
+  noChatSince: z.number().nullable().optional(),
 });
 export type SagaState = z.infer<typeof SagaStateSchema>;
 

@@ -3,7 +3,7 @@
  * reminders while it stays open, each waiting twice as long as the one before, at most `maxReminders`), and
  * the chat message's update when it is answered (only when chat was told of it: no activity otherwise).
  * All of it runs in the background: a chat outage never blocks or fails the saga. A host without chat is
- * asked again only after CHAT_RECHECK_MS, not once per interaction. (decisions.md gets its
+ * asked again only after CHAT_RECHECK_MS (its next runs too), not once per interaction. (decisions.md gets its
  * entry per answer from the saga's projector, outside this history.)
  */
 import { condition, log, proxyActivities } from '@temporalio/workflow';
@@ -16,6 +16,8 @@ export interface InteractionEffectsOptions {
   hostQueue: string;
   uiUrl: () => string;
   pending: () => Interaction[];
+  /** Carried from the saga's previous run: when the host last said it has nowhere to notify. */
+  noChatSince?: number | null;
 }
 
 /** Reminders per interaction when the worker does not say (a result recorded before the limit existed). */
@@ -38,17 +40,23 @@ export class InteractionEffects {
   /** Whether chat was told of an interaction (false: nowhere to notify), per interaction of this run. */
   private readonly toldChat = new Map<string, Promise<boolean>>();
   /** When the worker last said it has nowhere to notify (null: it has, or it was not asked yet). */
-  private noChatSince: number | null = null;
+  private noChatSince: number | null;
   private changes = 0;
   /** Background activities not yet settled: the saga waits for them before it completes. */
   private inFlight = 0;
 
   constructor(private readonly options: InteractionEffectsOptions) {
+    this.noChatSince = options.noChatSince ?? null;
     this.activities = proxyActivities<SagaActivities>({
       taskQueue: options.hostQueue,
       startToCloseTimeout: '1m',
       retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 6 },
     });
+  }
+
+  /** What the saga's next run starts from (see InteractionEffectsOptions.noChatSince). */
+  carried(): number | null {
+    return this.noChatSince;
   }
 
   opened(interaction: Interaction): void {

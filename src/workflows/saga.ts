@@ -99,6 +99,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
     hostQueue: input.hostQueue,
     uiUrl: () => status().uiUrl,
     pending: () => hub.list(),
+    noChatSince: carry?.noChatSince ?? null,
   });
   /**
    * Search attribute changes of one workflow task go out as one upsert (each upsert is a history event): a
@@ -169,6 +170,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
           hub: hub.snapshot(),
           log,
           usage: progress.usage,
+          noChatSince: effects.carried(),
         }
       : null;
   setHandler(carryQuery, carryState);

@@ -81,6 +81,14 @@ describe('saga state migrations', () => {
     expect(migrateSagaState(structuredClone(state))).toEqual(state);
   });
 
+  test('when the host last had no chat is carried; a state written before it knew that passes without it', async () => {
+    const state = await currentState();
+    expect(migrateSagaState({ ...state, noChatSince: 1_764_633_600_000 }).noChatSince).toBe(
+      1_764_633_600_000,
+    );
+    expect(migrateSagaState(structuredClone(state)).noChatSince).toBeUndefined();
+  });
+
   test('a state from newer code is refused, naming both versions', async () => {
     const state = { ...(await currentState()), version: SAGA_STATE_VERSION + 1 };
     expect(() => migrateSagaState(state)).toThrow(
