@@ -17,6 +17,10 @@ export interface SagaRun {
   histories: Map<string, temporal.api.history.v1.IHistory>;
   phases: Record<'saga' | 'planning' | 'implementation' | 'validation', string>;
   tasks: string[];
+  /** Events of the saga workflow's runs together (it continues as new at phase boundaries). */
+  sagaEvents: number;
+  /** Interactions answered (confirm the name, approve the plan, accept). */
+  answers: number;
 }
 
 /** Waits until the saga asks interaction `id`. */
@@ -74,5 +78,9 @@ export async function runSaga(
       histories.set(id, await client.workflow.getHandle(id).fetchHistory()),
     ),
   );
-  return { name, status, histories, phases, tasks };
+  let sagaEvents = 0;
+  for await (const run of client.workflow.list({ query: `WorkflowId = '${sagaWorkflowId(name)}'` }))
+    sagaEvents +=
+      (await client.workflow.getHandle(sagaWorkflowId(name), run.runId).fetchHistory()).events?.length ?? 0;
+  return { name, status, histories, phases, tasks, sagaEvents, answers: 3 };
 }

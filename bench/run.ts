@@ -51,6 +51,19 @@ function dumpHistories(run: SagaRun, agentLog: string): void {
     writeFileSync(path.join(dir, run.name, `${id}.json`), historyToJSON(history));
 }
 
+/** The saga workflow's events (its runs together) against the lean-parent budget of issue #19. */
+function leanParentFigure(run: SagaRun, label: string): Figure {
+  const budget = 40 + 6 * run.tasks.length + 10 * run.answers;
+  return figure(
+    'saga_history_events',
+    label,
+    run.sagaEvents,
+    'events',
+    budget + 1,
+    `all runs; budget 40 + 6 x ${run.tasks.length} tasks + 10 x ${run.answers} answers = ${budget}`,
+  );
+}
+
 function overheadFigures(
   prefix: string,
   scenario: string,
@@ -135,6 +148,7 @@ async function main(): Promise<void> {
         figure('makespan_ms', label, makespan, 'ms', null, `ideal ${ideal} ms, lower bound ${bound} ms`),
       );
       overheads.push(...taskOverheads(timings, dag.deps, lanes, readAgentLog(bench.agentLog)));
+      figures.push(leanParentFigure(run, label));
     }
     figures.unshift(
       ...overheadFigures(
@@ -186,6 +200,7 @@ async function main(): Promise<void> {
       const many = await runSaga(client, manyBench, 'bench-many', 4, 280_000);
       runs.push(many);
       dumpHistories(many, manyBench.agentLog);
+      figures.push(leanParentFigure(many, `${MANY_TASKS} tasks`));
       const manyTimings = implementationTimings(many.histories.get(many.phases.implementation)!);
       figures.push(
         ...overheadFigures(

@@ -12,29 +12,17 @@ import {
 import { withReportedProgress, type SagaState } from '../../src/domain/saga-state';
 import type { MilestoneState, TaskState } from '../../src/domain/state';
 import { noUsage } from '../../src/domain/usage';
+import { initialTaskState } from '../../src/domain/fleet';
+import type { PlanMilestone, PlanTask } from '../../src/domain/plan';
 
 const at = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;
 
-const task = (id: string, patch: Partial<TaskState> = {}): TaskState => ({
-  id,
-  key: `m1t${id.split('.')[1]}`,
-  milestone: 1,
-  task: Number(id.split('.')[1]),
-  slug: `task-${id}`,
-  title: `Task ${id}`,
-  status: 'pending',
-  branch: `saga/x/${id}`,
-  commit: null,
-  attempts: 0,
-  delegations: 0,
-  evidence: [],
-  workflowId: null,
-  runId: null,
-  worktree: null,
-  reason: null,
-  changedFiles: [],
-  ...patch,
-});
+/** Task `1.n` of milestone 1 as the fleet starts it, with `patch` applied. */
+const task = (id: string, patch: Partial<TaskState> = {}): TaskState => {
+  const n = Number(id.split('.')[1]);
+  const spec = { id: n, slug: `task-${id}`, title: `Task ${id}` } as PlanTask;
+  return { ...initialTaskState('x', { id: 1 } as PlanMilestone, spec), ...patch };
+};
 const milestone = (tasks: TaskState[]): MilestoneState => ({
   id: 1,
   slug: 'core',
