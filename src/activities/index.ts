@@ -37,7 +37,7 @@ export function createActivities(deps: ActivityDeps) {
     ...roleAgents,
     ...createSagaSetupActivities({ artifacts }),
     ...createMemoryActivities({ sagaHome: deps.sagaHome, artifacts }),
-    ...createProgressActivities({ artifacts }),
+    ...createProgressActivities({ artifacts, cleanupSagaWorktrees: git.cleanupSagaWorktrees }),
     // Chat notifications; configured from the worker's environment (DESIGN.md 4.7).
     ...createNotifyActivities({ sagaHome: deps.sagaHome }),
   };

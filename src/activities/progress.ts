@@ -12,6 +12,7 @@ import { answerDecisionEntry } from '../domain/interactions';
 import { queryLiveStatus } from '../client/live-status';
 import { answersQuery, carryQuery } from '../workflows/definitions';
 import type { createArtifactActivities } from './artifacts';
+import type { createGitActivities } from './git';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 
@@ -80,29 +81,56 @@ export async function recordSagaAnswers(
   await serialized(input.sagaDir, () => recordAnswers(artifacts, input.sagaDir, answers));
 }
 
-export function createProgressActivities(deps: { artifacts: Artifacts }) {
+type Git = ReturnType<typeof createGitActivities>;
+
+export function createProgressActivities(deps: {
+  artifacts: Artifacts;
+  cleanupSagaWorktrees: Git['cleanupSagaWorktrees'];
+}) {
   const write = (sagaDir: string, status: SagaStatus, carry: SagaState | null) =>
     deps.artifacts.writeProgress({
       sagaDir,
       status,
       ...(carry ? { plan: carry.plan, environment: carry.environment } : {}),
     });
+  /** One write of the saga's projection, of its state now; `line` (stamped) is the newest log line. */
+  async function snapshot(
+    input: { sagaDir: string; workflowId: string; runId: string },
+    line: string | null = null,
+  ): Promise<{ path: string }> {
+    generations.set(input.sagaDir, (generations.get(input.sagaDir) ?? 0) + 1);
+    const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
+    // The approved plan (with any acceptance milestones) and environment; null before approval.
+    const carry = await handle.query(carryQuery).catch(() => null);
+    const answers = await answersOf(handle);
+    const shown = line ? { ...status, log: [line, ...status.log] } : status;
+    return serialized(input.sagaDir, async () => {
+      await recordAnswers(deps.artifacts, input.sagaDir, answers);
+      return write(input.sagaDir, shown, carry);
+    });
+  }
   return {
-    /** One write of the saga's projection, of its state now (its end, a failure). */
-    async writeProgressSnapshot(input: {
+    /** One write of the saga's projection, of its state now (a failure). */
+    writeProgressSnapshot: (input: { sagaDir: string; workflowId: string; runId: string }) => snapshot(input),
+
+    /**
+     * The saga's end in one activity (one, not two, in its history): its worktrees removed (dirty ones kept,
+     * branches stay), then PROGRESS.md's last write. The log line about kept worktrees is returned as it was
+     * written, so the saga's log holds the very same line.
+     */
+    async finishSagaRun(input: {
+      repo: string;
+      sagaName: string;
       sagaDir: string;
       workflowId: string;
       runId: string;
-    }): Promise<{ path: string }> {
-      generations.set(input.sagaDir, (generations.get(input.sagaDir) ?? 0) + 1);
-      const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
-      // The approved plan (with any acceptance milestones) and environment; null before approval.
-      const carry = await handle.query(carryQuery).catch(() => null);
-      const answers = await answersOf(handle);
-      return serialized(input.sagaDir, async () => {
-        await recordAnswers(deps.artifacts, input.sagaDir, answers);
-        return write(input.sagaDir, status, carry);
-      });
+    }): Promise<{ kept: { path: string; reason: string }[]; logLine: string | null }> {
+      const { kept } = await deps.cleanupSagaWorktrees({ repo: input.repo, sagaName: input.sagaName });
+      const logLine = kept.length
+        ? `${new Date().toISOString()} Kept worktrees with uncommitted work: ${kept.map((k) => k.path).join(', ')}`
+        : null;
+      await snapshot(input, logLine);
+      return { kept, logLine };
     },
 
     /**

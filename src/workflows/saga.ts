@@ -279,12 +279,16 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
   async function finish(end: SagaOutcome['phase']): Promise<SagaOutcome> {
     setPhase(end);
     if (sagaDirReady) {
-      // No saga worktree outlives the saga (branches stay).
-      const cleanup = await quick.cleanupSagaWorktrees({ repo: input.repo, sagaName: input.name });
-      if (cleanup.kept.length)
-        addLog(`Kept worktrees with uncommitted work: ${cleanup.kept.map((k) => k.path).join(', ')}`);
+      // No saga worktree outlives the saga (branches stay); PROGRESS.md's last write in the same activity.
       projector.cancel();
-      await writeProgress();
+      const { logLine } = await quick.finishSagaRun({
+        repo: input.repo,
+        sagaName: input.name,
+        sagaDir: input.sagaDir,
+        workflowId: self,
+        runId: workflowInfo().runId,
+      });
+      if (logLine) log.splice(0, log.length, logLine, ...log.slice(0, SAGA_LOG_KEEP - 1));
     }
     await settle();
     return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };
