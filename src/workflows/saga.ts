@@ -87,11 +87,13 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
   const log: string[] = carry?.log ?? [];
   let sagaDirReady = carry !== undefined;
 
-  const addLog = (line: string) => {
-    log.unshift(`${new Date().toISOString()} ${line}`);
+  /** A line already stamped with its time (as an activity wrote it) becomes the newest. */
+  const addStampedLog = (stamped: string) => {
+    log.unshift(stamped);
     // PROGRESS.md keeps the whole log, merged from this window at every write.
     log.length = Math.min(log.length, SAGA_LOG_KEEP);
   };
+  const addLog = (line: string) => addStampedLog(`${new Date().toISOString()} ${line}`);
   // Chat notifications, reminders and decisions.md entries around interactions (never blocking the hub).
   const effects = new InteractionEffects({
     saga: input.name,
@@ -288,7 +290,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
         workflowId: self,
         runId: workflowInfo().runId,
       });
-      if (logLine) log.splice(0, log.length, logLine, ...log.slice(0, SAGA_LOG_KEEP - 1));
+      if (logLine) addStampedLog(logLine);
     }
     await settle();
     return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };

@@ -284,9 +284,14 @@ async function stateFromHistory(client: Client, name: string, history: History):
     const body = defaultPayloadConverter.fromPayload<ProgressEvent | ProgressEvent[]>(payload);
     return (Array.isArray(body) ? body : [body]).map((event) => ({ at, event }));
   });
-  const open = openImplementation(history);
-  const live = open && (await implementationProgress(client, open));
+  const live = await openImplementationProgress(client, history);
   return withReportedProgress(start, live ? [...reported, { live }] : reported);
+}
+
+/** The task states of the implementation phase the run had started and not seen end, if there is one. */
+async function openImplementationProgress(client: Client, history: History): Promise<LiveProgress | null> {
+  const open = openImplementation(history);
+  return open ? implementationProgress(client, open) : null;
 }
 
 /** The implementation phase the run started and had not seen end (its workflow id), if any. */
@@ -390,8 +395,7 @@ export async function continueCommand(
       // Queries on a closed run are answered by replaying its history on a worker.
       const carried = await run.query(carryQuery);
       // The task states of an implementation phase that was running are its own.
-      const open = carried && openImplementation(history);
-      const live = open && (await implementationProgress(client, open));
+      const live = carried && (await openImplementationProgress(client, history));
       const carry = carried && live ? withReportedProgress(carried, [{ live }]) : carried;
       await startFromState(client, desc.taskQueue, input, carry, io);
       io.out(
