@@ -15,28 +15,47 @@ import {
   isAncestorCommit,
   requireWorktreeDir,
   splitZ,
-  stagedFiles,
   unmergedFiles,
 } from './queries';
 import { execGit, GitError, identityArgs, OUTPUT_TAIL, runGit, runGitRaw } from './run';
 import { CommitHandoffInputSchema, parseInput } from './schemas';
 import { listWorktrees } from './worktrees';
 
+/** What `git add -A` staged: every path, and those whose new content is written (added, modified, type). */
+interface StagedWork {
+  paths: string[];
+  written: Set<string>;
+}
+
+/** Staged paths with their status in one git call (renames as delete + add, so every path is listed). */
+async function stagedWork(worktree: string): Promise<StagedWork> {
+  const tokens = splitZ(await runGit(worktree, ['diff', '--cached', '--name-status', '-z', '--no-renames']));
+  const paths: string[] = [];
+  const written = new Set<string>();
+  for (let i = 0; i + 1 < tokens.length; i += 2) {
+    const [status, file] = [tokens[i]!, tokens[i + 1]!];
+    paths.push(file);
+    if (/^[AMT]/.test(status)) written.add(file);
+  }
+  return { paths, written };
+}
+
 /**
  * Stages all the work in a worktree but `worktree.copy` paths (taken out again when the agent un-ignored or
- * force-added them; the files stay in the worktree). Returns the staged paths.
+ * force-added them; the files stay in the worktree).
  */
-async function stageWork(worktree: string, copies: readonly string[], notes: string[]): Promise<string[]> {
+async function stageWork(worktree: string, copies: readonly string[], notes: string[]): Promise<StagedWork> {
   await runGit(worktree, ['add', '-A'], notes);
-  const staged = await stagedFiles(worktree);
-  const caught = staged.filter((f) => matchesCopyEntry(f, copies));
+  const staged = await stagedWork(worktree);
+  const caught = staged.paths.filter((f) => matchesCopyEntry(f, copies));
   if (caught.length === 0) return staged;
   const entries = copies
     .map(copyEntryPath)
     .filter((e) => e !== '' && caught.some((f) => matchesCopyEntry(f, [e])));
   await runGit(worktree, ['reset', '-q', '--', ...entries.map((e) => `:(literal)${e}`)], notes);
   notes.push(`not committed (worktree.copy): ${samplePaths(caught)}`);
-  return staged.filter((f) => !matchesCopyEntry(f, copies));
+  const kept = staged.paths.filter((f) => !matchesCopyEntry(f, copies));
+  return { paths: kept, written: new Set(kept.filter((f) => staged.written.has(f))) };
 }
 
 /**
@@ -49,10 +68,10 @@ async function stageWork(worktree: string, copies: readonly string[], notes: str
 async function returnToTaskBranch(
   worktree: string,
   branch: string,
+  headRef: string,
   exclude: readonly string[],
   notes: string[],
 ): Promise<void> {
-  const headRef = (await execGit(worktree, ['symbolic-ref', '--quiet', 'HEAD'])).stdout.trim();
   if (headRef === `refs/heads/${branch}`) return;
   const notTheTasks = (why: string) =>
     fail(
@@ -128,7 +147,7 @@ async function returnToTaskBranch(
 /** Refuses (before committing) a handoff that would commit too many files or too large ones. */
 async function enforceHandoffLimits(
   worktree: string,
-  staged: string[],
+  { paths: staged, written }: StagedWork,
   limits: { maxFiles: number; maxFileBytes: number; skipHooks: boolean },
 ): Promise<void> {
   const refuse = async (what: string, offenders: string[], count: number) => {
@@ -149,7 +168,6 @@ async function enforceHandoffLimits(
       staged.length,
     );
   }
-  const written = new Set(await stagedFiles(worktree, 'AMT'));
   const large: string[] = [];
   for (const file of staged.filter((f) => written.has(f))) {
     const stat = await fs.lstat(path.join(worktree, file)).catch(() => null);
@@ -164,73 +182,96 @@ async function enforceHandoffLimits(
   }
 }
 
+/** What a handoff commit left: whether it committed, and where the task's own changes start. */
+export interface CommittedWork {
+  committed: boolean;
+  /** HEAD before the commit. */
+  previousHead: string;
+  /** The start of the task's changes (the base commit, or the previous HEAD). */
+  from: string;
+  notes: string[];
+}
+
+/**
+ * Commits everything in the worktree onto the task branch; nothing to commit is not an error. Never commits
+ * a `worktree.copy` path, nor more than the configured files and sizes, and runs the user's commit hooks
+ * unless the config says to skip them.
+ */
+export async function commitWork(raw: z.input<typeof CommitHandoffInputSchema>): Promise<CommittedWork> {
+  const input = parseInput('commitHandoff', CommitHandoffInputSchema, raw);
+  const worktree = await requireWorktreeDir(input.worktree);
+  const notes: string[] = [];
+  // Read together: where HEAD points, its commit and the committer identity (one round of processes).
+  const [headRef, headBefore, id] = await Promise.all([
+    execGit(worktree, ['symbolic-ref', '--quiet', 'HEAD']).then((out) => out.stdout.trim()),
+    headOf(worktree),
+    identityArgs(worktree),
+  ]);
+  let previousHead = headBefore;
+  if (input.branch && headRef !== `refs/heads/${input.branch}`) {
+    await returnToTaskBranch(worktree, input.branch, headRef, input.exclude, notes);
+    previousHead = await headOf(worktree);
+  }
+  const staged = await stageWork(worktree, input.exclude, notes);
+  // `a...b` diffs from the merge base, so a base the branch has moved away from still works.
+  const from = input.baseCommit ?? previousHead;
+  if (input.exclude.length > 0 && from !== previousHead) {
+    const earlier = splitZ(await runGit(worktree, ['diff', '--name-only', '-z', `${from}...HEAD`]));
+    const committedCopies = earlier.filter((f) => matchesCopyEntry(f, input.exclude));
+    if (committedCopies.length > 0) {
+      throw fail(
+        'CopiedFileCommitted',
+        `The agent committed ${samplePaths(committedCopies)} in '${worktree}', a worktree.copy file ` +
+          '(often a secret); the handoff does not hand that on. Nothing more was committed',
+      );
+    }
+  }
+  await enforceHandoffLimits(worktree, staged, input);
+  const committed = staged.paths.length > 0;
+  if (committed) {
+    const args = [...id, 'commit', ...(input.skipHooks ? ['--no-verify'] : []), '-q', '-m', input.message];
+    const out = await runGitRaw(worktree, args, notes);
+    if (out.code !== 0 && input.skipHooks) throw new GitError(args, worktree, out.code, out.stderr);
+    if (out.code !== 0) {
+      const said = (out.stderr || out.stdout).trim().slice(-OUTPUT_TAIL);
+      await execGit(worktree, ['reset', '-q']);
+      throw fail(
+        'CommitRefused',
+        `The handoff commit in '${worktree}' was refused (exit ${out.code}; a commit hook?): ${said}. ` +
+          'Nothing was committed; fix what the hook reports, or set handoff.skip_hooks: true',
+      );
+    }
+  }
+  return { committed, previousHead, from, notes };
+}
+
+/**
+ * The handed-off commit (`tip`: HEAD in the worktree, or the task branch read from the repository, which
+ * lets the worktree's removal run meanwhile) and the files the task changed since `from`.
+ */
+export async function handedOff(cwd: string, tip: string, work: CommittedWork) {
+  const [commit, changed] = await Promise.all([
+    runGit(cwd, ['rev-parse', '--verify', '--end-of-options', `${tip}^{commit}`]).then((out) => out.trim()),
+    work.from === work.previousHead && !work.committed
+      ? ''
+      : runGit(cwd, ['diff', '--name-only', '-z', `${work.from}...${tip}`]),
+  ]);
+  const changedFiles = splitZ(changed);
+  return {
+    commit,
+    committed: work.committed,
+    changedFiles: listedPaths(changedFiles),
+    changedFileCount: changedFiles.length,
+    notes: work.notes,
+  };
+}
+
 export function createHandoffActivities() {
   return {
-    /**
-     * The durable handoff: commit everything in the worktree onto the task branch; nothing to commit is not
-     * an error. Never commits a `worktree.copy` path, nor more than the configured files and sizes, and runs
-     * the user's commit hooks unless the config says to skip them.
-     */
+    /** The durable handoff's commit (see commitWork), and what it handed off. */
     async commitHandoff(raw: z.input<typeof CommitHandoffInputSchema>) {
-      const input = parseInput('commitHandoff', CommitHandoffInputSchema, raw);
-      const worktree = await requireWorktreeDir(input.worktree);
-      const notes: string[] = [];
-      if (input.branch) await returnToTaskBranch(worktree, input.branch, input.exclude, notes);
-      const [previousHead, id, staged] = await Promise.all([
-        headOf(worktree),
-        identityArgs(worktree),
-        stageWork(worktree, input.exclude, notes),
-      ]);
-      // `a...b` diffs from the merge base, so a base the branch has moved away from still works.
-      const from = input.baseCommit ?? previousHead;
-      if (input.exclude.length > 0 && from !== previousHead) {
-        const earlier = splitZ(await runGit(worktree, ['diff', '--name-only', '-z', `${from}...HEAD`]));
-        const committedCopies = earlier.filter((f) => matchesCopyEntry(f, input.exclude));
-        if (committedCopies.length > 0) {
-          throw fail(
-            'CopiedFileCommitted',
-            `The agent committed ${samplePaths(committedCopies)} in '${worktree}', a worktree.copy file ` +
-              '(often a secret); the handoff does not hand that on. Nothing more was committed',
-          );
-        }
-      }
-      await enforceHandoffLimits(worktree, staged, input);
-      const committed = staged.length > 0;
-      if (committed) {
-        const args = [
-          ...id,
-          'commit',
-          ...(input.skipHooks ? ['--no-verify'] : []),
-          '-q',
-          '-m',
-          input.message,
-        ];
-        const out = await runGitRaw(worktree, args, notes);
-        if (out.code !== 0 && input.skipHooks) throw new GitError(args, worktree, out.code, out.stderr);
-        if (out.code !== 0) {
-          const said = (out.stderr || out.stdout).trim().slice(-OUTPUT_TAIL);
-          await execGit(worktree, ['reset', '-q']);
-          throw fail(
-            'CommitRefused',
-            `The handoff commit in '${worktree}' was refused (exit ${out.code}; a commit hook?): ${said}. ` +
-              'Nothing was committed; fix what the hook reports, or set handoff.skip_hooks: true',
-          );
-        }
-      }
-      const [commit, changed] = await Promise.all([
-        committed ? headOf(worktree) : previousHead,
-        from === previousHead && !committed
-          ? ''
-          : runGit(worktree, ['diff', '--name-only', '-z', `${from}...HEAD`]),
-      ]);
-      const changedFiles = splitZ(changed);
-      return {
-        commit,
-        committed,
-        changedFiles: listedPaths(changedFiles),
-        changedFileCount: changedFiles.length,
-        notes,
-      };
+      const work = await commitWork(raw);
+      return handedOff(raw.worktree, 'HEAD', work);
     },
   };
 }

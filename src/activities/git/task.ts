@@ -4,6 +4,7 @@
  * order: the worktree goes only after its work is committed).
  */
 import type { GitActivities } from './activities';
+import { commitWork, handedOff } from './handoff';
 import { listedPaths, pathExists } from './paths';
 import { runGit } from './run';
 
@@ -91,7 +92,7 @@ export function createTaskGitActivities(deps: { git: GitActivities }) {
           notes: [] as string[],
         };
       }
-      const handoff = await git.commitHandoff({
+      const work = await commitWork({
         worktree: input.worktree,
         message: input.message,
         baseCommit: input.baseCommit,
@@ -99,17 +100,19 @@ export function createTaskGitActivities(deps: { git: GitActivities }) {
         exclude: input.excludePaths ?? [],
         ...input.settings,
       });
-      const removal = await git.removeWorktree({
-        repo: input.repo,
-        worktree: input.worktree,
-        copies: input.excludePaths ?? [],
-      });
+      const removal = () =>
+        git.removeWorktree({ repo: input.repo, worktree: input.worktree, copies: input.excludePaths ?? [] });
+      // With the branch known, the commit is read from the repository while the worktree is removed (the
+      // work is committed by now); inputs of older code read it in the worktree first.
+      const [handoff, removed] = input.branch
+        ? await Promise.all([handedOff(input.repo, `refs/heads/${input.branch}`, work), removal()])
+        : [await handedOff(input.worktree, 'HEAD', work), await removal()];
       return {
         commit: handoff.commit,
         committed: handoff.committed,
         changedFiles: handoff.changedFiles,
         changedFileCount: handoff.changedFileCount,
-        removed: removal.removed,
+        removed: removed.removed,
         notes: handoff.notes,
       };
     },
