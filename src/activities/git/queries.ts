@@ -1,4 +1,4 @@
-/** Small git queries the activities share: commits, branch heads, merge state, changed and staged paths. */
+/** Small git queries the activities share: commits, branch heads, merge state, changed paths. */
 import { ApplicationFailure } from '@temporalio/common';
 import { pathExists } from './paths';
 import { execGit, GitError, runGit } from './run';
@@ -48,12 +48,6 @@ export async function dirtyFiles(cwd: string): Promise<string[]> {
 
 export async function unmergedFiles(cwd: string): Promise<string[]> {
   return splitZ(await runGit(cwd, ['diff', '--name-only', '-z', '--diff-filter=U']));
-}
-
-/** Paths with staged changes against HEAD (renames as delete + add, so every path is listed). */
-export async function stagedFiles(cwd: string, filter?: string): Promise<string[]> {
-  const args = ['diff', '--cached', '--name-only', '-z', '--no-renames'];
-  return splitZ(await runGit(cwd, filter ? [...args, `--diff-filter=${filter}`] : args));
 }
 
 export async function repoToplevel(repo: string): Promise<string> {
