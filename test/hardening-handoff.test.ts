@@ -5,7 +5,7 @@
  * processes and a real Temporal server for the task workflow runs.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createGitActivities, createTaskGitActivities } from '../src/activities/git';
 import { parseSagaConfigText } from '../src/domain/config-text';
@@ -233,6 +233,20 @@ describe('item 2: copied files, limits and hooks', () => {
       type: 'HandoffTooLarge',
       message: expect.stringContaining('big.bin (5000 bytes)'),
     });
+  });
+
+  test('deleting a file over handoff.max_file_bytes is not refused: only written content counts', async () => {
+    writeFileSync(path.join(repo, 'old.bin'), Buffer.alloc(5000));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'a large file');
+    await prepare([]);
+    rmSync(path.join(worktree, 'old.bin'));
+    writeFileSync(path.join(worktree, 'work.txt'), 'done\n');
+    const out = await handoff({ settings: { maxFiles: 10, maxFileBytes: 4096, skipHooks: false } });
+    expect(out).toMatchObject({ committed: true, removed: true, changedFileCount: 2 });
+    expect([...out.changedFiles].sort()).toEqual(['old.bin', 'work.txt']);
+    expect(out.commit).toBe(git(repo, 'rev-parse', branch));
+    expect(git(repo, 'ls-tree', '-r', '--name-only', branch)).not.toMatch(/^old\.bin$/m);
   });
 
   test("the user's pre-commit hook runs (and can refuse); handoff.skip_hooks skips it", async () => {
