@@ -64,6 +64,7 @@ async function stageWork(worktree: string, copies: readonly string[], notes: str
  * HEAD that only went forward from the branch moves the branch there; anything else is cherry-picked onto
  * the branch (the work is kept under refs/saga-archive/ meanwhile). No other ref is ever moved. Fails
  * without committing when the worktree is not this task's or the work does not apply to the branch.
+ * `headRef` is what HEAD points at now (empty when detached), never the task branch itself.
  */
 async function returnToTaskBranch(
   worktree: string,
@@ -72,7 +73,6 @@ async function returnToTaskBranch(
   exclude: readonly string[],
   notes: string[],
 ): Promise<void> {
-  if (headRef === `refs/heads/${branch}`) return;
   const notTheTasks = (why: string) =>
     fail(
       'WorktreeConflict',

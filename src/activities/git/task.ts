@@ -107,14 +107,7 @@ export function createTaskGitActivities(deps: { git: GitActivities }) {
       const [handoff, removed] = input.branch
         ? await Promise.all([handedOff(input.repo, `refs/heads/${input.branch}`, work), removal()])
         : [await handedOff(input.worktree, 'HEAD', work), await removal()];
-      return {
-        commit: handoff.commit,
-        committed: handoff.committed,
-        changedFiles: handoff.changedFiles,
-        changedFileCount: handoff.changedFileCount,
-        removed: removed.removed,
-        notes: handoff.notes,
-      };
+      return { ...handoff, removed: removed.removed };
     },
   };
 }
