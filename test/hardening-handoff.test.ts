@@ -82,7 +82,8 @@ async function startTask(repo: string, name: string) {
 
 describe('item 1: the handoff commits on the task branch only', () => {
   test('an agent that checks out main: its work ends up on the task branch, main is unchanged', async () => {
-    const repo = repoWithAgent('checkout-main', agentThat([['checkout', '-q', 'main']]));
+    // Unconfined (`sandbox: none`): confined, its git could not leave the branch at all (test/rogue-agent).
+    const repo = repoWithAgent('checkout-main', agentThat([['checkout', '-q', 'main']]), 'sandbox: none\n');
     // The user's checkout stands on another branch, so nothing stops `git checkout main` in the worktree.
     git(repo, 'checkout', '-q', '-b', 'elsewhere');
     const mainBefore = git(repo, 'rev-parse', 'main');
@@ -105,6 +106,7 @@ describe('item 1: the handoff commits on the task branch only', () => {
         [['checkout', '-q', '--detach']],
         `fs.writeFileSync('NOTES.md', 'detached work\\n');\nrun(['add', 'NOTES.md']);\nrun(['commit', '-q', '-m', 'agent commit on a detached HEAD']);`,
       ),
+      'sandbox: none\n',
     );
     const mainBefore = git(repo, 'rev-parse', 'main');
     const { handle, input } = await startTask(repo, 'ho-detach');
@@ -249,32 +251,36 @@ describe('item 2: copied files, limits and hooks', () => {
     expect(git(repo, 'ls-tree', '-r', '--name-only', branch)).not.toMatch(/^old\.bin$/m);
   });
 
-  test("the user's pre-commit hook runs (and can refuse); handoff.skip_hooks skips it", async () => {
+  test("with handoff.run_hooks the user's pre-commit hook runs confined (and can refuse); by default it does not", async () => {
     await prepare([]);
     const hook = path.join(repo, '.git', 'hooks', 'pre-commit');
     writeFileSync(hook, '#!/bin/sh\necho "secret scanner: found a key" >&2\nexit 1\n');
     chmodSync(hook, 0o755);
     writeFileSync(path.join(worktree, 'work.txt'), 'done\n');
     const before = git(repo, 'rev-parse', branch);
-    await expect(handoff()).rejects.toMatchObject({
+    await expect(
+      handoff({ settings: { maxFiles: 10, maxFileBytes: 4096, skipHooks: false } }),
+    ).rejects.toMatchObject({
       type: 'CommitRefused',
       nonRetryable: true,
       message: expect.stringContaining('secret scanner: found a key'),
     });
     expect(git(repo, 'rev-parse', branch)).toBe(before);
-    const out = await handoff({ settings: { maxFiles: 10, maxFileBytes: 4096, skipHooks: true } });
+    const out = await handoff(); // the default: the worker's git runs no hook at all
     expect(out.committed).toBe(true);
     expect(git(repo, 'show', `${branch}:work.txt`)).toBe('done');
   });
 
   test('the handoff settings parse from saga.config.yaml, with clear errors', () => {
     const ok = parseSagaConfigText(
-      'handoff: { max_files: 50, max_file_bytes: 1MB, skip_hooks: true }',
+      'handoff: { max_files: 50, max_file_bytes: 1MB, run_hooks: true }',
       'c.yaml',
     );
-    expect(ok).toMatchObject({ ok: true, config: { handoff: { max_files: 50, skip_hooks: true } } });
+    expect(ok).toMatchObject({ ok: true, config: { handoff: { max_files: 50, run_hooks: true } } });
     const defaults = parseSagaConfigText('', 'c.yaml');
-    expect(defaults).toMatchObject({ ok: true, config: { handoff: { max_files: 2000, skip_hooks: false } } });
+    expect(defaults).toMatchObject({ ok: true, config: { handoff: { max_files: 2000, run_hooks: false } } });
+    // Before run_hooks: still accepted (hooks run only when run_hooks says so).
+    expect(parseSagaConfigText('handoff: { skip_hooks: true }', 'c.yaml')).toMatchObject({ ok: true });
     expect(parseSagaConfigText('handoff: { max_file_bytes: lots }', 'c.yaml')).toEqual({
       ok: false,
       errors: [expect.stringMatching(/^c\.yaml: handoff\.max_file_bytes: Invalid size 'lots'/)],

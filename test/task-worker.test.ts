@@ -213,6 +213,9 @@ describe('task workflow', () => {
       [{ files: { 'notes.txt': 'partial work\n' }, hang: true }],
       [
         'attempts: 1',
+        // The process-group kill of unconfined runs; confined ones die with their PID namespace
+        // (test/unit/sandbox.test.ts).
+        'sandbox: none',
         'agents:',
         `  hang: { command: ${JSON.stringify(demo)}, idle_timeout: 2s, timeout: 1m, env: { SAGA_DEMO_LOG: ${JSON.stringify(log)} } }`,
         `  slow: { command: ${JSON.stringify(wrapped)}, idle_timeout: 1m, timeout: 3s, env: { SAGA_DEMO_LOG: ${JSON.stringify(log)}, SLEEPERS: ${JSON.stringify(sleepers)} } }`,

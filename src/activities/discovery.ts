@@ -11,9 +11,10 @@ import { z } from 'zod';
 import { commandEnvironment } from '../domain/agent-env';
 import { detectProject, MANIFESTS, type CommandCandidate, type RepoFiles } from '../domain/discovery';
 import { type DiscoveredCommand, type Environment, EnvironmentSchema } from '../domain/environment';
+import { CommandSandboxSchema, type CommandSandbox } from '../domain/sandbox';
 import { zodIssueLines } from '../domain/zod-errors';
 import { ensurePlanningWorktree, finishPlanningWorktree } from './planning-worktree';
-import { runProcess } from './process';
+import { commandSandbox, runConfined } from './sandbox';
 
 /** Heartbeats when called inside an activity; a no-op when tests call the function directly. */
 function heartbeatIfInActivity(details: unknown): void {
@@ -58,6 +59,8 @@ export const DiscoverEnvironmentInputSchema = z.object({
     .min(1)
     .refine((b) => !b.startsWith('-'), "base must not start with '-'")
     .optional(),
+  /** Discovery commands run confined like checks (saga.config.yaml `sandbox`, `network`). */
+  sandbox: CommandSandboxSchema.default({}),
 });
 
 /**
@@ -99,12 +102,14 @@ export function createDiscoveryActivities(
     repo: string,
     outputPath: string,
     timeoutMs: number,
+    sandbox: CommandSandbox,
+    sagaHome: string,
   ): Promise<DiscoveredCommand> {
     await fs.mkdir(path.dirname(outputPath), { recursive: true });
     await fs.writeFile(outputPath, `$ ${JSON.stringify(candidate.argv)}\n# cwd: ${repo}\n`);
     const started = Date.now();
     try {
-      const run = await runProcess({
+      const run = await runConfined(commandSandbox(sandbox, sagaHome), {
         argv: candidate.argv,
         cwd: repo,
         env: commandEnvironment(env, CONFIRM_ENV), // never the worker's secrets
@@ -183,7 +188,14 @@ export function createDiscoveryActivities(
           continue;
         }
         commands.push(
-          await confirm(candidate, workdir, path.join(logDir, `${purpose}.log`), parsed.data.timeoutMs),
+          await confirm(
+            candidate,
+            workdir,
+            path.join(logDir, `${purpose}.log`),
+            parsed.data.timeoutMs,
+            parsed.data.sandbox,
+            path.dirname(path.resolve(parsed.data.sagaDir)),
+          ),
         );
         const last = commands[commands.length - 1];
         if (last.confirmed !== 'passed') {

@@ -90,6 +90,7 @@ export function createSagaSetupActivities(deps: { artifacts: Artifacts }) {
         },
         handoff: handoffSettings(config),
         passEnv: config.pass_env,
+        sandbox: { mode: config.sandbox, network: config.network },
       };
     },
 

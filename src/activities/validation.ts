@@ -11,7 +11,9 @@ import { z } from 'zod';
 import { commandEnvironment } from '../domain/agent-env';
 import { namedPathsIn } from '../domain/milestone-failure';
 import { zodIssueLines } from '../domain/zod-errors';
-import { runDirectory, runProcess, SpawnError } from './process';
+import { CommandSandboxSchema } from '../domain/sandbox';
+import { runDirectory, SpawnError } from './process';
+import { commandSandbox, runConfined, SandboxUnavailableError } from './sandbox';
 
 const TAIL_MAX = 1024;
 
@@ -28,6 +30,8 @@ export const RunChecksInputSchema = z.object({
   passEnv: z.array(z.string()).optional(),
   /** Also list the paths a failing check's whole output names (milestone checks: who is to blame). */
   namePaths: z.boolean().optional(),
+  /** Checks run confined like agents (saga.config.yaml `sandbox`, `network`). */
+  sandbox: CommandSandboxSchema.default({}),
 });
 export type RunChecksInput = z.input<typeof RunChecksInputSchema>;
 
@@ -80,7 +84,7 @@ export function createValidationActivities(deps: { shell?: string; killGraceMs?:
         const outputPath = path.join(runDir, `check-${n}.log`);
         await fs.writeFile(outputPath, `$ ${check}\n`); // a retried run starts its evidence afresh
         ctx?.heartbeat({ check: n, of: input.checks.length, outputBytes: 0, lastLine: '', elapsedMs: 0 });
-        const run = await runProcess({
+        const run = await runConfined(commandSandbox(input.sandbox, path.dirname(input.sagaDir)), {
           argv: [shell, '-c', check],
           cwd: input.cwd,
           env: commandEnvironment(process.env, input.env, input.passEnv), // never the worker's secrets
@@ -91,6 +95,12 @@ export function createValidationActivities(deps: { shell?: string; killGraceMs?:
           killGraceMs: deps.killGraceMs,
         }).catch((err: unknown) => {
           if (err instanceof SpawnError) throw ApplicationFailure.nonRetryable(err.message, 'SpawnError');
+          if (err instanceof SandboxUnavailableError) {
+            throw ApplicationFailure.nonRetryable(
+              `checks cannot run confined: ${err.message}`,
+              'SandboxUnavailable',
+            );
+          }
           throw err;
         });
         if (run.aborted) {

@@ -65,6 +65,17 @@ export interface AgentPreset {
    * an agent gets these and the base allow-list of src/domain/agent-env.ts, never the whole environment.
    */
   passEnv: string[];
+  /** host:port pairs of its model API, reachable from saga's sandbox (issue 29). */
+  network?: string[];
+  /** Its own state and caches under $HOME, writable inside saga's sandbox. */
+  stateFiles?: string[];
+  /** Variables naming files it writes (its own logs), writable inside saga's sandbox. */
+  writableEnv?: string[];
+  /**
+   * Arguments replaced when saga's sandbox confines it: a CLI's own sandbox would nest namespaces inside
+   * saga's (Codex runs bwrap itself), so inside saga's it runs without its own.
+   */
+  insideSandbox?: { replace: string[]; with: string[] };
   /** For `saga doctor`; absent for saga's own demo agent. */
   cli?: {
     program: string;
@@ -105,6 +116,8 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
     // Checked between turns, so a run can overshoot by one turn (../shared/AGENT-CLI-NOTES.md).
     budgetArgs: ['--max-budget-usd', '{usd}'],
     passEnv: ['ANTHROPIC_*', 'CLAUDE_CODE_*', 'CLAUDE_CONFIG_DIR', 'DISABLE_AUTOUPDATER'],
+    network: ['api.anthropic.com:443'],
+    stateFiles: ['.claude', '.claude.json'],
     permits:
       'edits files in its worktree (acceptEdits) and runs any shell command (Bash allowed) as your user; ' +
       "no permission bypass, so it also works as root. Narrow it with e.g. `--allowedTools 'Bash(npm test:*)'`.",
@@ -132,6 +145,12 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
     // `codex exec [OPTIONS] resume ID -`: the exec options stay in front, the prompt still comes on stdin.
     resume: { args: ['resume', '{session}'], before: '-' },
     passEnv: ['OPENAI_*', 'CODEX_*'],
+    network: ['api.openai.com:443', 'chatgpt.com:443'],
+    stateFiles: ['.codex'],
+    insideSandbox: {
+      replace: ['--sandbox', 'workspace-write'],
+      with: ['--dangerously-bypass-approvals-and-sandbox'],
+    },
     permits:
       "runs in Codex's workspace-write sandbox: edits and commands inside its worktree (and /tmp), no network " +
       'and no writes elsewhere; saga, not the agent, makes the commit. Narrow it with `--sandbox read-only`.',
@@ -163,6 +182,12 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
     // 0.61 takes a session UUID (besides `latest` and an index, which could pick another run's session).
     resume: { args: ['--resume', '{session}'] },
     passEnv: ['GEMINI_*', 'GOOGLE_*'],
+    network: [
+      'generativelanguage.googleapis.com:443',
+      'cloudcode-pa.googleapis.com:443',
+      'oauth2.googleapis.com:443',
+    ],
+    stateFiles: ['.gemini'],
     permits:
       'edits files (auto_edit) and runs shell commands (run_shell_command allowed) in its worktree as your user. ' +
       'Narrow it with `--allowed-tools "run_shell_command(npm test)"`.',
@@ -189,6 +214,14 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
     },
     resume: { args: ['--session', '{session}'] },
     passEnv: ['OPENCODE_*', 'ANTHROPIC_*', 'OPENAI_*', 'GEMINI_*', 'GOOGLE_*', 'OPENROUTER_*'],
+    network: [
+      'api.anthropic.com:443',
+      'api.openai.com:443',
+      'openrouter.ai:443',
+      'models.dev:443',
+      'opencode.ai:443',
+    ],
+    stateFiles: ['.local/share/opencode', '.config/opencode', '.cache/opencode', '.local/state/opencode'],
     permits:
       "edits files and runs shell commands in its worktree as your user (opencode's default permissions). " +
       'Narrow it with a `permission` block in opencode.json.',
@@ -230,6 +263,8 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       output: 'aider',
     },
     passEnv: ['AIDER_*', 'ANTHROPIC_*', 'OPENAI_*', 'GEMINI_*', 'OPENROUTER_*'],
+    network: ['api.anthropic.com:443', 'api.openai.com:443', 'openrouter.ai:443'],
+    stateFiles: ['.aider'],
     permits:
       'edits files in its worktree; never runs shell commands (`--yes-always` answers no to them): the ' +
       "task's checks are run by saga and their failures fed back. Narrow it with `--read FILE`.",
@@ -248,6 +283,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
     profile: { command: ['{node}', '{saga_root}/agents/demo-agent.js'], subagent_dispatch: true },
     permits: "saga's own scripted agent: writes the files its task owns; no model, no network.",
     passEnv: ['SAGA_DEMO_*'],
+    writableEnv: ['SAGA_DEMO_LOG'],
   },
 };
 
@@ -268,4 +304,14 @@ export function budgetArgsFor(name: string, usd: number | null | undefined): str
   // A CLI cap must be above 0 and not above what is left: down to a hundredth of a cent, at least that.
   const cap = Math.max(Math.floor(usd * 10_000), 1) / 10_000;
   return args.map((a) => a.replace('{usd}', String(cap)));
+}
+
+/** The command as it runs inside saga's sandbox: the preset's own sandbox flags swapped (see `insideSandbox`). */
+export function commandInsideSandbox(name: string, command: readonly string[]): string[] {
+  const swap = AGENT_PRESETS[name]?.insideSandbox;
+  if (!swap) return [...command];
+  const at = command.findIndex((_, i) => swap.replace.every((arg, k) => command[i + k] === arg));
+  return at < 0
+    ? [...command]
+    : [...command.slice(0, at), ...swap.with, ...command.slice(at + swap.replace.length)];
 }

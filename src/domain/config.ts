@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ENV_NAME, envEntryProblems, isWorkerSecret } from './agent-env';
 import { BUDGET_ON_EXHAUSTED } from './budget';
+import { NetworkEntrySchema, SandboxModeSchema } from './sandbox';
 import {
   AGENT_OUTPUT_FORMATS,
   AGENT_PRESETS,
@@ -110,6 +111,10 @@ export const AgentProfileSchema = z
     pass_env: PassEnvSchema.optional(),
     /** `false`: a retry or a crashed run starts a fresh session instead of resuming the CLI's last one. */
     resume: z.boolean().optional(),
+    /** `auto` confines the agent (default: the top-level `sandbox`); `none` runs it unconfined. */
+    sandbox: SandboxModeSchema.optional(),
+    /** host:port pairs the confined agent may reach besides its preset's model API (e.g. a local model). */
+    network: z.array(NetworkEntrySchema).optional(),
   })
   .strict();
 export type AgentProfile = z.infer<typeof AgentProfileSchema>;
@@ -155,8 +160,13 @@ export const HandoffConfigSchema = z
   .object({
     max_files: z.number().int().min(1).default(2000),
     max_file_bytes: SizeSchema.default('5MB'),
-    /** `git commit --no-verify` for handoff commits; off by default, so the repo's own hooks (secret scans) run. */
-    skip_hooks: z.boolean().default(false),
+    /**
+     * The repository's own commit hooks run on handoff commits only when asked, and then confined like an
+     * agent: an agent could have written them (issue 29). Off by default.
+     */
+    run_hooks: z.boolean().default(false),
+    /** Before `run_hooks`: hooks are skipped unless `run_hooks` is set, so this is accepted and ignored. */
+    skip_hooks: z.boolean().optional(),
   })
   .strict();
 export type HandoffConfig = z.infer<typeof HandoffConfigSchema>;
@@ -165,7 +175,7 @@ export type HandoffConfig = z.infer<typeof HandoffConfigSchema>;
 export const handoffSettings = (config: Pick<SagaConfig, 'handoff'>) => ({
   maxFiles: config.handoff.max_files,
   maxFileBytes: parseSize(config.handoff.max_file_bytes),
-  skipHooks: config.handoff.skip_hooks,
+  skipHooks: !config.handoff.run_hooks,
 });
 
 export const DEFAULT_AGENT_TIMEOUT = '45m';
@@ -208,6 +218,10 @@ export const SagaConfigSchema = z
       .default({}),
     /** $ per million tokens by model, for CLIs that report tokens but no cost (costs are then estimates). */
     prices: z.record(z.string().min(1), ModelPriceSchema).default({}),
+    /** `auto`: every agent, check and set-up command runs confined (issue 29); `none`: unconfined. */
+    sandbox: SandboxModeSchema.default('auto'),
+    /** host:port pairs checks and worktree `setup` commands may reach (e.g. registry.npmjs.org:443). */
+    network: z.array(NetworkEntrySchema).default([]),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -252,6 +266,10 @@ export const ResolvedAgentProfileSchema = z.object({
   configFile: z.string().nullable().default(null),
   /** The command that resumes a session (`{session}`); null: runs always start fresh. */
   resumeCommand: z.array(z.string()).nullable().default(null),
+  /** Profiles of histories before issue 29 had none: they run confined now. */
+  sandbox: SandboxModeSchema.default('auto'),
+  /** host:port pairs the confined agent may reach (its preset's model API and the profile's `network`). */
+  network: z.array(z.string()).default([]),
 });
 export type ResolvedAgentProfile = z.infer<typeof ResolvedAgentProfileSchema>;
 
@@ -298,6 +316,8 @@ export function resolveAgentProfile(config: SagaConfig, name?: string): Resolved
       merged.resume === false || !preset?.output || merged.output !== preset.output
         ? null
         : resumeCommandFor(wanted, merged.command),
+    sandbox: user?.sandbox ?? config.sandbox,
+    network: [...new Set([...(AGENT_PRESETS[wanted]?.network ?? []), ...(user?.network ?? [])])],
   };
 }
 

@@ -3,6 +3,7 @@
  * Paths are computed by the client (Node) so workflow code never touches `path` or `fs`.
  */
 import { z } from 'zod';
+import { CommandSandboxSchema } from './sandbox';
 import { BUDGET_ON_EXHAUSTED } from './budget';
 import { ResolvedAgentProfileSchema } from './config';
 import { FlagsResultSchema } from './flags';
@@ -37,6 +38,8 @@ export const RunSettingsSchema = z.object({
   }),
   /** Worker variables checks and worktree set-up also get (`pass_env`). */
   passEnv: z.array(z.string()),
+  /** How checks and worktree set-up run (saga.config.yaml `sandbox` and `network`); older sagas: confined. */
+  sandbox: CommandSandboxSchema.default({}),
 });
 export type RunSettings = z.infer<typeof RunSettingsSchema>;
 

@@ -55,6 +55,7 @@ export async function integrateMilestone(
     copyFiles: ctx.settings.worktree.copy,
     setup: ctx.settings.worktree.setup,
     passEnv: ctx.settings.passEnv,
+    sandbox: ctx.settings.sandbox,
   });
   const copies = ctx.settings.worktree.copy;
   const label = `m${spec.id}-r${round}`;
@@ -148,6 +149,7 @@ export async function integrateMilestone(
     label: `${label}-validation`,
     timeoutMs: ctx.settings.checkTimeoutMs,
     passEnv: ctx.settings.passEnv,
+    sandbox: ctx.settings.sandbox,
   });
   if (checks.passed) {
     const { commit: head } = await quick.headCommit({ worktree });

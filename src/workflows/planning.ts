@@ -109,6 +109,7 @@ async function runPlanning(
     timeoutMs: 5 * 60_000,
     worktree: scratch,
     base: ctx.base,
+    sandbox: ctx.settings.sandbox,
   });
   await sagaLog(
     ctx,

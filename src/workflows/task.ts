@@ -86,6 +86,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     setup: ctx.settings.worktree.setup,
     env,
     passEnv: ctx.settings.passEnv,
+    sandbox: ctx.settings.sandbox,
     mergeBranches: input.mergeBranches,
     mergeMessage: `saga(${ctx.name}): bring into ${input.ref} its dependency`,
   };
@@ -192,6 +193,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       timeoutMs: ctx.settings.checkTimeoutMs,
       env, // checks that start servers need the task's own port range too
       passEnv: ctx.settings.passEnv,
+      sandbox: ctx.settings.sandbox,
     };
     const result = await long.runTaskAttempt({
       prepare: prepared ? undefined : prepareInput,

@@ -49,6 +49,7 @@ export async function validationWorkflow(input: ValidationInput): Promise<Valida
     copyFiles: ctx.settings.worktree.copy,
     setup: ctx.settings.worktree.setup,
     passEnv: ctx.settings.passEnv,
+    sandbox: ctx.settings.sandbox,
   });
   setCurrentDetails('Running the saga exit criteria');
   const checks = await long.runChecks({
@@ -58,6 +59,7 @@ export async function validationWorkflow(input: ValidationInput): Promise<Valida
     label: `validation-r${input.round}`,
     timeoutMs: ctx.settings.checkTimeoutMs,
     passEnv: ctx.settings.passEnv,
+    sandbox: ctx.settings.sandbox,
   });
   await quick.removeWorktree({ repo: ctx.repo, worktree });
 

@@ -1,5 +1,5 @@
 /** Process checks the tests share. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Alive and not a zombie: this machine's init never reaps orphans, so dead processes linger as zombies
@@ -17,4 +17,26 @@ export function isRunning(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * Host pids of the running processes whose environment holds `entry` (`NAME=value`). A confined agent
+ * logs its pid inside its own PID namespace, which means nothing on the host; its environment does.
+ */
+export function processesWithEnv(entry: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (
+        readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(entry) &&
+        isRunning(Number(name))
+      ) {
+        pids.push(Number(name));
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
 }

@@ -87,6 +87,8 @@ budget: { task_usd: 2, saga_usd: 20 }
       passEnv: [],
       configFile: null,
       resumeCommand: null, // its output is plain text: no session id to resume
+      sandbox: 'auto',
+      network: ['api.anthropic.com:443'],
     });
     expect(resolveAgentProfile(config, 'mine')).toMatchObject({
       command: ['node', 'tools/my-agent.js', '{prompt_file}'],
@@ -142,6 +144,30 @@ describe('resolveAgentProfile', () => {
       passEnv: [],
       configFile: null,
       resumeCommand: [...BUILTIN_AGENTS.claude!.command!, '--resume', '{session}'],
+      sandbox: 'auto',
+      network: ['api.anthropic.com:443'],
+    });
+  });
+
+  test('sandbox: auto by default, none at the top level or per profile; network entries checked', () => {
+    expect(resolveAgentProfile(DEFAULT_SAGA_CONFIG, 'demo').sandbox).toBe('auto');
+    const config = parseOk(
+      'sandbox: none\nagents:\n  claude: { sandbox: auto, network: ["127.0.0.1:4100"] }\n',
+    );
+    expect(resolveAgentProfile(config, 'demo').sandbox).toBe('none');
+    expect(resolveAgentProfile(config, 'claude')).toMatchObject({
+      sandbox: 'auto',
+      network: ['api.anthropic.com:443', '127.0.0.1:4100'],
+    });
+    expect(parseSagaConfigText('sandbox: off', 'c.yaml')).toMatchObject({
+      ok: false,
+      errors: [expect.stringMatching(/^c\.yaml: sandbox: .*'auto' \| 'none'/)],
+    });
+    expect(
+      parseSagaConfigText('agents:\n  claude: { network: [api.anthropic.com] }', 'c.yaml'),
+    ).toMatchObject({
+      ok: false,
+      errors: [expect.stringMatching(/agents\.claude\.network\[0\]: 'api\.anthropic\.com' is not host:port/)],
     });
   });
 

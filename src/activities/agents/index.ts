@@ -24,7 +24,11 @@ export {
 export { executeAgentRun } from './run';
 
 export function createAgentActivities(deps: { sagaHome: string; nodePath?: string; sagaRoot?: string }) {
-  const machine = { nodePath: deps.nodePath ?? process.execPath, sagaRoot: deps.sagaRoot ?? findSagaRoot() };
+  const machine = {
+    nodePath: deps.nodePath ?? process.execPath,
+    sagaRoot: deps.sagaRoot ?? findSagaRoot(),
+    sagaHome: deps.sagaHome,
+  };
 
   return {
     async runAgent(rawInput: RunAgentInput): Promise<RunAgentResult> {

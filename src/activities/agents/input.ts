@@ -102,4 +102,6 @@ export interface AgentRunHooks {
 export interface AgentMachine {
   nodePath: string;
   sagaRoot: string;
+  /** Hidden from confined agents; default: the saga directory's parent. */
+  sagaHome?: string;
 }

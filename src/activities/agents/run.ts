@@ -17,11 +17,19 @@ import {
 } from '../../domain/agent-cli-output';
 import { agentEnvironment, EnvReferenceError } from '../../domain/agent-env';
 import { extractReport, parseUsage } from '../../domain/agent-output';
-import { AGENT_EVENTS_FILE, AGENT_RUN_FILE, budgetArgsFor } from '../../domain/agent-presets';
+import {
+  AGENT_EVENTS_FILE,
+  AGENT_PRESETS,
+  AGENT_RUN_FILE,
+  budgetArgsFor,
+  commandInsideSandbox,
+} from '../../domain/agent-presets';
+import { endpointsFromEnv, parseEndpoint } from '../../domain/sandbox';
 import { createAgentStreamReader } from '../../domain/agent-stream';
 import { expandCommand } from '../../domain/config';
 import { readBackConfigSecrets } from '../config-loader';
-import { processGroupRecord, runDirectory, runProcess, SpawnError, type ProcessProgress } from '../process';
+import { processGroupRecord, runDirectory, SpawnError, type ProcessProgress } from '../process';
+import { runConfined, SandboxUnavailableError, type SandboxRequest } from '../sandbox';
 import {
   RunAgentInputSchema,
   type AgentMachine,
@@ -108,7 +116,9 @@ async function runAgentOnce(
       }),
     );
   await recordRun(resumeId);
-  const baseCommand = resumeId ? profile.resumeCommand! : profile.command;
+  const ownCommand = resumeId ? profile.resumeCommand! : profile.command;
+  const baseCommand =
+    profile.sandbox === 'none' ? ownCommand : commandInsideSandbox(profile.name, ownCommand);
   const command = [...baseCommand.map(markSession), ...budgetArgsFor(profile.name, input.maxBudgetUsd)];
   const argv = expandCommand(command, {
     prompt:
@@ -150,21 +160,36 @@ async function runAgentOnce(
   let lastReadable = '';
   let lastProgress: ProcessProgress = { outputBytes: 0, lastLine: '', elapsedMs: 0 };
   hooks.heartbeat(progressOf(lastProgress));
-  const spawned = await runProcess({
+  // An allow-list, never the worker's whole environment (its secrets would let the agent approve itself).
+  const env = withEnvFailures(agentEnvironment, process.env, await readBackConfigSecrets(profile), {
+    ...input.extraEnv,
+    SAGA_NAME: input.sagaName,
+    SAGA_TASK_ID: input.taskId,
+    SAGA_ROLE: input.role,
+    SAGA_STAGE: input.stage,
+    SAGA_ATTEMPT: String(input.attempt),
+    SAGA_PROMPT_FILE: promptPath,
+    SAGA_REPORT_FILE: reportPath,
+    SAGA_WORKTREE: input.workdir,
+  });
+  // Confined (issue 29): it reads its prompt, writes its report and the run files its command names, and
+  // reaches its model API; the rest of the saga directory, the host's processes and the server are out of reach.
+  const sandbox: SandboxRequest = {
+    mode: profile.sandbox,
+    sagaHome: machine.sagaHome ?? path.dirname(input.sagaDir),
+    readableFiles: [promptPath, ...(resumeId ? [resumePromptPath] : [])],
+    writableFiles: [
+      reportPath,
+      ...argv.filter((arg) => path.dirname(arg) === runDir && arg !== promptPath),
+      ...(AGENT_PRESETS[profile.name]?.writableEnv ?? []).flatMap((name) => (env[name] ? [env[name]] : [])),
+    ],
+    stateFiles: AGENT_PRESETS[profile.name]?.stateFiles ?? [],
+    network: [...profile.network.map(parseEndpoint), ...endpointsFromEnv(env)],
+  };
+  const spawned = await runConfined(sandbox, {
     argv,
     cwd: input.workdir,
-    // An allow-list, never the worker's whole environment (its secrets would let the agent approve itself).
-    env: withEnvFailures(agentEnvironment, process.env, await readBackConfigSecrets(profile), {
-      ...input.extraEnv,
-      SAGA_NAME: input.sagaName,
-      SAGA_TASK_ID: input.taskId,
-      SAGA_ROLE: input.role,
-      SAGA_STAGE: input.stage,
-      SAGA_ATTEMPT: String(input.attempt),
-      SAGA_PROMPT_FILE: promptPath,
-      SAGA_REPORT_FILE: reportPath,
-      SAGA_WORKTREE: input.workdir,
-    }),
+    env,
     outputPath: transcriptPath,
     timeoutMs: profile.timeoutMs,
     idleTimeoutMs: profile.idleTimeoutMs,
@@ -196,6 +221,12 @@ async function runAgentOnce(
       return notInstalledFailure(profile.name, argv[0]!, err.message.replace(/^Cannot run '[^']*': /, ''));
     }
     if (err instanceof SpawnError) throw ApplicationFailure.nonRetryable(err.message, 'SpawnError');
+    if (err instanceof SandboxUnavailableError) {
+      throw ApplicationFailure.nonRetryable(
+        `agent ${profile.name} cannot run confined: ${err.message}`,
+        'SandboxUnavailable',
+      );
+    }
     throw err;
   });
   if (!('exitCode' in spawned)) {

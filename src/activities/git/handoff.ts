@@ -17,6 +17,10 @@ import {
   splitZ,
   unmergedFiles,
 } from './queries';
+import os from 'node:os';
+import { commandEnvironment } from '../../domain/agent-env';
+import { CommandSandboxSchema } from '../../domain/sandbox';
+import { commandSandbox, runConfined } from '../sandbox';
 import { execGit, GitError, identityArgs, OUTPUT_TAIL, runGit, runGitRaw } from './run';
 import { CommitHandoffInputSchema, parseInput } from './schemas';
 import { listWorktrees } from './worktrees';
@@ -229,16 +233,17 @@ export async function commitWork(raw: z.input<typeof CommitHandoffInputSchema>):
   await enforceHandoffLimits(worktree, staged, input);
   const committed = staged.paths.length > 0;
   if (committed) {
-    const args = [...id, 'commit', ...(input.skipHooks ? ['--no-verify'] : []), '-q', '-m', input.message];
-    const out = await runGitRaw(worktree, args, notes);
-    if (out.code !== 0 && input.skipHooks) throw new GitError(args, worktree, out.code, out.stderr);
-    if (out.code !== 0) {
-      const said = (out.stderr || out.stdout).trim().slice(-OUTPUT_TAIL);
+    // The worker's git runs no hook (SAFE_GIT_CONFIG); the user's pre-commit runs confined, when asked.
+    const refused = input.skipHooks ? null : await preCommitRefusal(worktree);
+    const args = [...id, 'commit', '--no-verify', '-q', '-m', input.message];
+    const out = refused ? null : await runGitRaw(worktree, args, notes);
+    if (out && out.code !== 0) throw new GitError(args, worktree, out.code, out.stderr);
+    if (refused !== null) {
       await execGit(worktree, ['reset', '-q']);
       throw fail(
         'CommitRefused',
-        `The handoff commit in '${worktree}' was refused (exit ${out.code}; a commit hook?): ${said}. ` +
-          'Nothing was committed; fix what the hook reports, or set handoff.skip_hooks: true',
+        `The handoff commit in '${worktree}' was refused by the repository's pre-commit hook: ${refused}. ` +
+          'Nothing was committed; fix what the hook reports, or set handoff.run_hooks: false',
       );
     }
   }
@@ -274,4 +279,30 @@ export function createHandoffActivities() {
       return handedOff(raw.worktree, 'HEAD', work);
     },
   };
+}
+
+/**
+ * Runs the repository's pre-commit hook (its common git dir's `hooks/`) confined like an agent, as the
+ * hook may be an agent's work; returns what it said when it refused, or null (passed, or no hook).
+ */
+async function preCommitRefusal(worktree: string): Promise<string | null> {
+  const common = path.resolve(worktree, (await runGit(worktree, ['rev-parse', '--git-common-dir'])).trim());
+  const hook = path.join(common, 'hooks', 'pre-commit');
+  const stat = await fs.stat(hook).catch(() => null);
+  if (!stat?.isFile() || (stat.mode & 0o111) === 0) return null;
+  const outputPath = path.join(os.tmpdir(), `saga-hook-${process.pid}-${Date.now()}.log`);
+  try {
+    const run = await runConfined(commandSandbox(CommandSandboxSchema.parse({})), {
+      argv: [hook],
+      cwd: worktree,
+      env: commandEnvironment(process.env),
+      outputPath,
+      timeoutMs: 5 * 60_000,
+    });
+    return run.exitCode === 0
+      ? null
+      : `exit ${run.exitCode ?? run.signal}: ${run.tail.trim().slice(-OUTPUT_TAIL)}`;
+  } finally {
+    await fs.rm(outputPath, { force: true });
+  }
 }

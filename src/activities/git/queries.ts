@@ -1,4 +1,6 @@
 /** Small git queries the activities share: commits, branch heads, merge state, changed paths. */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { pathExists } from './paths';
 import { execGit, GitError, runGit } from './run';
@@ -61,5 +63,33 @@ export async function repoToplevel(repo: string): Promise<string> {
 
 export async function requireWorktreeDir(worktree: string): Promise<string> {
   if (!(await pathExists(worktree))) throw fail('WorktreeMissing', `Worktree '${worktree}' does not exist`);
+  await assertWorktreePointer(worktree);
   return worktree;
+}
+
+/**
+ * A linked worktree's `.git` file must still point at the admin folder git made for it, and that folder
+ * back at it: an agent that re-pointed it (at the user's repository, at a folder of its own) would have the
+ * worker's git work there (issue 29). A plain checkout (a `.git` folder) has nothing to check.
+ */
+export async function assertWorktreePointer(worktree: string): Promise<void> {
+  const dotGit = path.join(worktree, '.git');
+  const stat = await fs.lstat(dotGit).catch(() => null);
+  if (!stat || stat.isDirectory()) return;
+  const text = stat.isFile() ? await fs.readFile(dotGit, 'utf8') : '';
+  const admin = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
+  const back = admin
+    ? await fs.readFile(path.join(path.resolve(worktree, admin), 'gitdir'), 'utf8').catch(() => '')
+    : '';
+  const linked =
+    admin !== undefined &&
+    path.basename(path.dirname(path.resolve(worktree, admin))) === 'worktrees' &&
+    (await fs.realpath(path.resolve(back.trim())).catch(() => '')) === (await fs.realpath(dotGit));
+  if (!linked) {
+    throw fail(
+      'WorktreePointerChanged',
+      `The worktree '${worktree}' no longer points at its git admin folder (its .git file says ` +
+        `'${text.trim().slice(0, 200)}'); saga runs no git there. Remove the worktree and run the task again`,
+    );
+  }
 }

@@ -29,14 +29,38 @@ export interface GitOutput {
   stderr: string;
 }
 
-/** Variables from a surrounding git process (e.g. a hook running the worker) would redirect our commands. */
-const INHERITED_GIT_VARS = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_PREFIX'];
-
+/**
+ * git run by the worker is not the agent's (issue 29): a minimal environment (no worker secret for a hook
+ * or filter to read, no GIT_* variable redirecting the command) ...
+ */
 function gitEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
-  for (const name of INHERITED_GIT_VARS) delete env[name];
+  const env: NodeJS.ProcessEnv = { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'TZ', 'XDG_CONFIG_HOME']) {
+    if (process.env[name] !== undefined) env[name] = process.env[name];
+  }
   return env;
 }
+
+/**
+ * ... and nothing of a repository an agent touched runs: no hooks (the user's own run confined, with
+ * handoff.run_hooks), no fsmonitor or other configured program, no ext:: transport.
+ */
+export const SAFE_GIT_CONFIG = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.sshCommand=ssh',
+  '-c',
+  'core.editor=true',
+  '-c',
+  'core.pager=cat',
+  '-c',
+  'diff.external=',
+  '-c',
+  'protocol.ext.allow=never',
+];
 
 /** How long one git command may run (worktree add/remove and merges in a big repo can take minutes). */
 export const DEFAULT_GIT_TIMEOUT_MS = 10 * 60_000;
@@ -92,7 +116,7 @@ export async function execGit(cwd: string, args: string[]): Promise<GitOutput> {
       }, heartbeatEveryMs(context.info.heartbeatTimeoutMs))
     : undefined;
   try {
-    const out = await runCommand('git', args, {
+    const out = await runCommand('git', [...SAFE_GIT_CONFIG, ...args], {
       cwd,
       env: gitEnv(),
       maxBuffer: 64 * 1024 * 1024,

@@ -3,6 +3,7 @@ import { zodIssueLines } from '../../domain/zod-errors';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { SAGA_NAME_PATTERN } from '../../domain/naming';
+import { CommandSandboxSchema } from '../../domain/sandbox';
 import { fail } from './queries';
 
 const nonOption = (what: string) =>
@@ -39,6 +40,8 @@ export const PrepareWorktreeInputSchema = z.object({
     .int()
     .positive()
     .default(20 * 60_000),
+  /** Set-up commands run confined like agents (saga.config.yaml `sandbox`, `network`). */
+  sandbox: CommandSandboxSchema.default({}),
 });
 export const DEFAULT_HANDOFF_MAX_FILES = 2000;
 export const DEFAULT_HANDOFF_MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -52,8 +55,8 @@ export const CommitHandoffInputSchema = z.object({
   exclude: z.array(z.string().min(1)).default([]),
   maxFiles: z.number().int().positive().default(DEFAULT_HANDOFF_MAX_FILES),
   maxFileBytes: z.number().int().positive().default(DEFAULT_HANDOFF_MAX_FILE_BYTES),
-  /** `git commit --no-verify`: only when the user's config asks for it (their hooks may scan for secrets). */
-  skipHooks: z.boolean().default(false),
+  /** No pre-commit hook, unless the config says `handoff.run_hooks` (then it runs confined). */
+  skipHooks: z.boolean().default(true),
 });
 export const RemoveWorktreeInputSchema = z.object({
   repo: repoPath,

@@ -6,7 +6,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { z } from 'zod';
 import { commandEnvironment } from '../../domain/agent-env';
 import { slugify } from '../../domain/naming';
-import { runProcess } from '../process';
+import { commandSandbox, runConfined } from '../sandbox';
 import { isInside, pathExists } from './paths';
 import { fail } from './queries';
 import { execGit, GitError, OUTPUT_TAIL } from './run';
@@ -74,9 +74,9 @@ export async function runSetup(
     logs.push(logPath);
     await fs.mkdir(path.dirname(logPath), { recursive: true });
     await fs.writeFile(logPath, `$ ${JSON.stringify(argv)}\n# cwd: ${worktree}\n`);
-    let run: Awaited<ReturnType<typeof runProcess>>;
+    let run: Awaited<ReturnType<typeof runConfined>>;
     try {
-      run = await runProcess({
+      run = await runConfined(commandSandbox(input.sandbox, sagaHome), {
         argv,
         cwd: worktree,
         env: commandEnvironment(process.env, input.env, input.passEnv), // never the worker's secrets
