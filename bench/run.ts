@@ -15,6 +15,7 @@ import { installRuntime } from '../src/worker/worker';
 import { runNaiveBaseline } from './baseline';
 import { cliStartupFigures } from './cli-startup';
 import { runSaga, type SagaRun } from './drive';
+import { sandboxFigures } from './sandbox';
 import { figure, figureLine, quantile, table, type Figure } from './figures';
 import {
   eventCount,
@@ -287,6 +288,9 @@ async function main(): Promise<void> {
         ),
       );
     }
+
+    progress('sandbox: the added cost per confined run');
+    figures.push(...(await sandboxFigures()));
 
     const { overall } = await worker.peak();
     if (rss4 !== null)

@@ -42,6 +42,11 @@ interface CliCase {
   hasSession?: boolean;
   /** aider never runs commands: its script only writes, and its check only looks for the file. */
   editsOnly?: boolean;
+  /**
+   * Its endpoint lives in the CLI's own config file, not in a `*_BASE_URL` variable saga sees: the profile
+   * allows it by `network:` (saga's sandbox lets nothing else through).
+   */
+  endpointInConfigFile?: boolean;
 }
 
 const CASES: CliCase[] = [
@@ -54,6 +59,7 @@ const CASES: CliCase[] = [
     profile: { model: 'gpt-5.5' },
     prices: { 'gpt-5.5': { input: 2, output: 16, cached: 0.2 } },
     reportsCost: false,
+    endpointInConfigFile: true,
   },
   {
     agent: 'gemini',
@@ -62,7 +68,13 @@ const CASES: CliCase[] = [
     prices: { 'gemini-3.8-flash': { input: 0.5, output: 3 } },
     reportsCost: false,
   },
-  { agent: 'opencode', start: startOpenAIChatStandIn, endpoint: opencodeEndpoint, reportsCost: true },
+  {
+    agent: 'opencode',
+    start: startOpenAIChatStandIn,
+    endpoint: opencodeEndpoint,
+    reportsCost: true,
+    endpointInConfigFile: true,
+  },
   {
     agent: 'aider',
     start: startOpenAIChatStandIn,
@@ -130,7 +142,14 @@ async function repoFor(c: CliCase, standIn: StandIn, name: string) {
   const home = path.join(dir, 'agent-home');
   mkdirSync(home, { recursive: true });
   const config = {
-    agents: { [c.agent]: { ...c.profile, ...RUN_LIMITS, env: await c.endpoint(standIn, home) } },
+    agents: {
+      [c.agent]: {
+        ...c.profile,
+        ...RUN_LIMITS,
+        env: await c.endpoint(standIn, home),
+        ...(c.endpointInConfigFile ? { network: [`127.0.0.1:${new URL(standIn.url).port}`] } : {}),
+      },
+    },
     ...(c.prices ? { prices: c.prices } : {}),
   };
   return createFleetRepo(dir, {
@@ -251,7 +270,14 @@ describe.each(CASES.filter((c) => !c.editsOnly))(
         mkdirSync(home, { recursive: true });
         const config = parseSagaConfigText(
           YAML.stringify({
-            agents: { [c.agent]: { ...c.profile, ...RUN_LIMITS, env: await c.endpoint(standIn, home) } },
+            agents: {
+              [c.agent]: {
+                ...c.profile,
+                ...RUN_LIMITS,
+                env: await c.endpoint(standIn, home),
+                ...(c.endpointInConfigFile ? { network: [`127.0.0.1:${new URL(standIn.url).port}`] } : {}),
+              },
+            },
           }),
           'saga.config.yaml',
         );

@@ -86,8 +86,18 @@ async function sagaRepo(
   const marker = path.join(dir, 'checked-once');
   const check = `if [ -f '${marker}' ]; then test "$(cat alpha.txt)" = hello; else touch '${marker}'; exit 1; fi`;
   const config = {
+    // The check keeps its state outside the worktree (its first run fails): checks run unconfined here,
+    // the agent stays confined (its profile's `sandbox: auto`).
+    sandbox: 'none',
     agents: {
-      [c.agent]: { ...c.profile, ...RUN_LIMITS, ...profileExtra, env: await c.endpoint(standIn, home) },
+      [c.agent]: {
+        ...c.profile,
+        ...RUN_LIMITS,
+        ...profileExtra,
+        sandbox: 'auto',
+        network: [`127.0.0.1:${new URL(standIn.url).port}`],
+        env: await c.endpoint(standIn, home),
+      },
     },
   };
   const plan = {
@@ -206,7 +216,14 @@ describe.each(CASES)('$agent: sessions across attempts', (c) => {
       mkdirSync(home, { recursive: true });
       const config = parseSagaConfigText(
         YAML.stringify({
-          agents: { [c.agent]: { ...c.profile, ...RUN_LIMITS, env: await c.endpoint(standIn, home) } },
+          agents: {
+            [c.agent]: {
+              ...c.profile,
+              ...RUN_LIMITS,
+              network: [`127.0.0.1:${new URL(standIn.url).port}`],
+              env: await c.endpoint(standIn, home),
+            },
+          },
         }),
         'saga.config.yaml',
       );

@@ -283,6 +283,9 @@ describe('a worker restart during a merge', () => {
       'default_agent: merger',
       'attempts: 1',
       'heartbeat_timeout: 2s',
+      // The resolver logs its host pid for the test to see it run on: unconfined (a confined pid is its
+      // namespace's; the sandbox's own crash behaviour is in test/unit/sandbox.test.ts).
+      'sandbox: none',
       'agents:',
       `  merger: { command: ["{node}", ${JSON.stringify(agent)}], subagent_dispatch: true, env: { RESOLVER_LOG: ${JSON.stringify(resolverLog)} } }`,
       '',

@@ -12,6 +12,8 @@ import { promisify } from 'node:util';
 import { resolveEnvReferences } from '../domain/agent-env';
 import { AGENT_PRESETS } from '../domain/agent-presets';
 import type { ResolvedAgentProfile } from '../domain/config';
+import { endpointKey, endpointsFromEnv, parseEndpoint, uniqueEndpoints } from '../domain/sandbox';
+import { detectSandbox } from './sandbox';
 import { executeAgentRun, type AgentMachine } from './agents';
 
 const run = promisify(execFile);
@@ -58,7 +60,55 @@ export async function quickAgentChecks(
   }
   const results: CheckResult[] = [{ name, level: 'ok', detail: `${program} found at ${found}` }];
   if (sameProgram) results.push(await credentialCheck(profile, preset, env));
+  results.push(await agentSandboxCheck(profile, env));
   return results;
+}
+
+/**
+ * Whether the profile's agent runs confined here, and what it can reach from there (issue 29); a profile
+ * that would run unconfined says so loudly (a warning, as the config asked for it).
+ */
+export async function agentSandboxCheck(
+  profile: ResolvedAgentProfile,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CheckResult> {
+  const name = `agent ${profile.name} sandbox`;
+  if (profile.sandbox === 'none') {
+    return {
+      name,
+      level: 'warn',
+      detail:
+        'UNCONFINED (sandbox: none): the agent runs as your user and can read your files, other processes, ' +
+        'and reach the Temporal server and the network',
+    };
+  }
+  try {
+    const tool = await detectSandbox();
+    const resolved = resolvedEnvOf(profile, env);
+    const reach = uniqueEndpoints([...profile.network.map(parseEndpoint), ...endpointsFromEnv(resolved)]);
+    return {
+      name,
+      level: 'ok',
+      detail:
+        `confined by bubblewrap ${tool.version}: its worktree writable, the repository read-only, no saga ` +
+        `home, no other process; network only to ${reach.map(endpointKey).join(', ') || 'nothing'}`,
+    };
+  } catch (error) {
+    return { name, level: 'fail', detail: (error as Error).message };
+  }
+}
+
+/** The profile's env entries that resolve from `env` (a missing reference is another check's finding). */
+function resolvedEnvOf(profile: ResolvedAgentProfile, env: NodeJS.ProcessEnv): Record<string, string> {
+  const resolved: Record<string, string> = {};
+  for (const [key, value] of Object.entries(profile.env)) {
+    try {
+      Object.assign(resolved, resolveEnvReferences({ [key]: value }, env, `agent ${profile.name}`));
+    } catch {
+      // reported by credentialCheck
+    }
+  }
+  return resolved;
 }
 
 async function credentialCheck(
@@ -68,14 +118,7 @@ async function credentialCheck(
 ): Promise<CheckResult> {
   const name = `agent ${profile.name} credentials`;
   // A `${VAR}` reference counts only when the worker's environment has VAR.
-  const resolvable = Object.entries(profile.env).flatMap(([key, value]) => {
-    try {
-      return Object.entries(resolveEnvReferences({ [key]: value }, env, `agent ${profile.name}`));
-    } catch {
-      return [];
-    }
-  });
-  const merged = { ...env, ...Object.fromEntries(resolvable) };
+  const merged = { ...env, ...resolvedEnvOf(profile, env) };
   const variable = preset.credentialEnv.find((v) => merged[v]);
   if (variable) return { name, level: 'ok', detail: `${variable} is set` };
   const home = merged.HOME ?? os.homedir();

@@ -185,7 +185,9 @@ export async function confine(request: ConfineRequest): Promise<Confined> {
   }
   const layout = await layoutFor(request, program);
   const bridge = routes.length > 0 ? await startNetworkBridge(routes, tool.socat!) : null;
-  layout.network = bridge ? { dir: bridge.dir, hosts: bridge.hosts } : null;
+  layout.network = bridge
+    ? { dir: bridge.dir, hosts: bridge.hosts, lowPorts: routes.some((r) => r.endpoint.port < 1024) }
+    : null;
   return {
     argv: [tool.path, ...bwrapArguments(layout, request.argv, existsSync('/run'))],
     // bwrap itself is visible inside (the namespace's pid 1): it gets only what the process gets.
@@ -346,8 +348,17 @@ export async function runConfined(
   );
   const confined = await confine({ ...request, argv: opts.argv, cwd: opts.cwd, env });
   try {
-    return await runProcess({ ...opts, argv: confined.argv, env: confined.env });
+    const result = await runProcess({ ...opts, argv: confined.argv, env: confined.env });
+    // bwrap exits 128 + N when its command died of signal N: report the signal, as an unconfined run would.
+    const signal = confined.confined && result.exitCode !== null ? signalOfExit(result.exitCode) : null;
+    return signal ? { ...result, exitCode: null, signal } : result;
   } finally {
     await confined.close();
   }
+}
+
+function signalOfExit(code: number): NodeJS.Signals | null {
+  if (code <= 128) return null;
+  const found = Object.entries(os.constants.signals).find(([, n]) => n === code - 128);
+  return found ? (found[0] as NodeJS.Signals) : null;
 }

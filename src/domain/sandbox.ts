@@ -141,7 +141,7 @@ export function networkEntryScript(routes: readonly NetworkRoute[], socat: strin
   for (const r of routes) {
     const listening = ` ${procNetTcpAddress(r.address, r.endpoint.port)} 00000000:0000 0A `;
     lines.push(
-      `n=0; until grep -q '${listening}' /proc/net/tcp; do n=$((n+1)); [ $n -lt 500 ] || exit 97; sleep 0.01; done`,
+      `n=0; until grep -q '${listening}' /proc/net/tcp; do n=$((n+1)); [ $n -lt 1000 ] || exit 97; sleep 0.005; done`,
     );
   }
   lines.push('exec "$@"');
@@ -161,8 +161,9 @@ export interface SandboxLayout {
   writable: string[];
   /** Read-only after the writable ones (the worktree's `.git` pointer file). */
   readOnlyOver: string[];
-  /** With network routes: the folder holding the entry script and sockets, and the hosts file. */
-  network: { dir: string; hosts: string } | null;
+  /** With network routes: the folder holding the entry script and sockets, the hosts file, and whether a
+   * port below 1024 is forwarded. */
+  network: { dir: string; hosts: string; lowPorts: boolean } | null;
 }
 
 const isInside = (parent: string, child: string) =>
@@ -203,6 +204,11 @@ export function bwrapArguments(layout: SandboxLayout, argv: readonly string[], h
   for (const p of layout.writable) args.push('--bind', p, p);
   for (const p of layout.readOnlyOver) args.push('--ro-bind', p, p);
   let command = [...argv];
+  if (layout.network?.lowPorts) {
+    // The forwarder listens on the endpoint's own port (443): binding it needs this one capability, which
+    // reaches no further than the sandbox's own network namespace.
+    args.push('--cap-add', 'CAP_NET_BIND_SERVICE');
+  }
   if (layout.network) {
     args.push('--ro-bind', layout.network.hosts, '/etc/hosts', '--bind', layout.network.dir, SANDBOX_NET_DIR);
     command = ['/bin/sh', `${SANDBOX_NET_DIR}/entry.sh`, ...argv];

@@ -11,6 +11,7 @@ import type { Client } from '@temporalio/client';
 import { probeAgent, quickAgentChecks, versionCheck, type CheckResult } from '../../activities/agent-checks';
 import { findSagaRoot, loadSagaConfig } from '../../activities/config-loader';
 import { createGitActivities } from '../../activities/git';
+import { detectSandbox } from '../../activities/sandbox';
 import {
   DEFAULT_SAGA_CONFIG,
   knownAgentNames,
@@ -47,6 +48,7 @@ export async function doctorCommand(argv: string[], io: Io, connect: () => Promi
     results.push({ name: 'config', level: 'fail', detail: (error as Error).message });
   }
 
+  results.push(await commandSandboxCheck(config));
   if (agentName && !knownAgentNames(config).includes(agentName))
     throw new UserError(
       `saga doctor: --agent ${agentName}: unknown agent profile. Known: ${knownAgentNames(config).join(', ')}.`,
@@ -76,6 +78,30 @@ export async function doctorCommand(argv: string[], io: Io, connect: () => Promi
     io.out(JSON.stringify({ ok: results.every((r) => r.level !== 'fail'), checks: results }, null, 2));
   else for (const r of results) io.out(`${r.level.toUpperCase().padEnd(4)}  ${r.name}: ${r.detail}`);
   return results.some((r) => r.level === 'fail') ? EXIT.environment : EXIT.ok;
+}
+
+/** How checks and set-up commands run (agents have their own line each). */
+async function commandSandboxCheck(config: SagaConfig): Promise<CheckResult> {
+  const name = 'sandbox (checks, set-up)';
+  if (config.sandbox === 'none') {
+    return {
+      name,
+      level: 'warn',
+      detail: 'UNCONFINED (sandbox: none): checks and set-up commands run as your user',
+    };
+  }
+  try {
+    const tool = await detectSandbox();
+    const socat = tool.socat ? `socat ${tool.socat}` : 'no socat (no endpoint can be allowed)';
+    const reach = config.network.length ? config.network.join(', ') : 'nothing';
+    return {
+      name,
+      level: 'ok',
+      detail: `bubblewrap ${tool.version} (${tool.path}), ${socat}; network only to ${reach}`,
+    };
+  } catch (error) {
+    return { name, level: 'fail', detail: (error as Error).message };
+  }
 }
 
 /** The default agent and every profile the config declares. */

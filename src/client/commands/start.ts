@@ -4,6 +4,7 @@ import path from 'node:path';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { createGitActivities } from '../../activities/git';
 import { loadSagaConfig } from '../../activities/config-loader';
+import { detectSandbox } from '../../activities/sandbox';
 import { quickAgentChecks } from '../../activities/agent-checks';
 import { knownAgentNames, resolveAgentProfile, type SagaConfig } from '../../domain/config';
 import { announceModes, parseFlags } from '../../domain/flags';
@@ -136,6 +137,15 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
  * a plan task names): installed and with credentials. Nothing has started yet when it refuses.
  */
 async function refuseAgentsThatCannotRun(config: SagaConfig, agent: string | undefined, plan: Plan | null) {
+  // Checks and set-up commands run confined too (issue 29): no sandbox here, no saga, unless `sandbox: none`.
+  if (config.sandbox === 'auto') {
+    await detectSandbox().catch((error: Error) => {
+      throw new EnvironmentError(
+        `Cannot start: checks and set-up commands cannot run confined: ${error.message}. Pass ` +
+          '--skip-agent-check when the agents run on another machine.',
+      );
+    });
+  }
   const names = new Set([agent ?? config.default_agent]);
   for (const m of plan?.milestones ?? []) for (const t of m.tasks) if (t.agent) names.add(t.agent);
   for (const name of names) {
