@@ -152,8 +152,9 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       with: ['--dangerously-bypass-approvals-and-sandbox'],
     },
     permits:
-      "runs in Codex's workspace-write sandbox: edits and commands inside its worktree (and /tmp), no network " +
-      'and no writes elsewhere; saga, not the agent, makes the commit. Narrow it with `--sandbox read-only`.',
+      "edits and runs commands in its worktree; inside saga's sandbox without Codex's own (namespaces do not " +
+      "nest), else in Codex's workspace-write sandbox; saga, not the agent, makes the commit. Narrow it with " +
+      '`--sandbox read-only`.',
     cli: {
       program: 'codex',
       versionArgs: ['--version'],
