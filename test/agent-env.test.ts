@@ -216,7 +216,8 @@ async function gitRepo(files: Record<string, string>): Promise<string> {
 
 test('a worktree setup command does not get the worker secrets', async () => {
   const repo = await gitRepo({ 'README.md': '# r\n' });
-  const out = path.join(dir, 'setup-env.json');
+  // Inside the worktree: the setup command runs confined, its worktree the one place it writes.
+  const out = path.join(dir, 'wt', 'setup-env.json');
   const activities = createGitActivities({ sagaHome: path.join(dir, 'home') });
   await activities.prepareWorktree({
     repo,
@@ -232,7 +233,8 @@ test('a worktree setup command does not get the worker secrets', async () => {
 });
 
 test('a discovery command does not get the worker secrets', async () => {
-  const out = path.join(dir, 'discovery-env.json');
+  // Inside the repo it runs in: the command is confined, its working directory the one place it writes.
+  const out = path.join(dir, 'repo', 'discovery-env.json');
   const repo = await gitRepo({
     'package.json': JSON.stringify({ name: 'envcheck', scripts: { test: 'node dump.js' } }),
     'dump.js': `${dumpEnv(out)};\n`,

@@ -10,6 +10,7 @@ import type { SagaStatus } from '../src/domain/state';
 import { createFleetRepo, git, planTask, sagaWorktrees, startApprovedSaga } from './harness/fleet-saga';
 import { startHttpRecorder, type HttpRecorder } from './harness/http-recorder';
 import { saveEnv } from './harness/process-env';
+import { processesWithEnv } from './harness/processes';
 import {
   createSagaTestEnv,
   demoInvocations,
@@ -69,14 +70,8 @@ const useDemoLog = (name: string) => {
   demoLog = `${env.tmp(`log-${name}`)}/demo.jsonl`;
   process.env.SAGA_DEMO_LOG = demoLog;
 };
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+/** Demo agents of this saga still running (a confined agent's logged pid is its namespace's: by environment). */
+const agentsRunning = () => processesWithEnv(`SAGA_DEMO_LOG=${demoLog}`);
 const budgetWarnings = (name: string) =>
   receiver.requests.filter((r) => {
     const body = JSON.parse(r.rawBody || '{}') as { saga?: string; interaction?: { kind?: string } };
@@ -122,7 +117,7 @@ test('finish: the running agent finishes its run, no later attempt or task start
   expect(byId(waiting).get('1.3')!.status).toBe('pending');
   expect(runsOf('1.2').map((r) => r.attempt)).toEqual([1]);
   expect(runsOf('1.3')).toEqual([]);
-  expect(demoInvocations(demoLog).every((r) => !alive(r.pid))).toBe(true);
+  expect(agentsRunning()).toEqual([]);
   expect(sagaWorktrees(repo, name)).toEqual([]);
   // The first run's work is on the task branch.
   expect(git(repo, 'show', `${byId(waiting).get('1.2')!.branch}:wip2.txt`)).toBe('x');
@@ -164,7 +159,7 @@ test('stop: running agents are stopped, their work is on their branch; answering
   expect(stopped.pending.some((p) => p.kind === 'budget')).toBe(true);
   const run = runsOf('1.2');
   expect(run).toHaveLength(1);
-  expect(alive(run[0]!.pid)).toBe(false);
+  expect(agentsRunning()).toEqual([]);
   expect(git(repo, 'show', `${byId(stopped).get('1.2')!.branch}:wip.txt`)).toBe('half done');
   expect(sagaWorktrees(repo, name)).toEqual([]);
   const question = asked.pending.find((p) => p.kind === 'budget')!;

@@ -1,11 +1,11 @@
 /**
  * Issue 20, item 6: git never hangs an activity and never looks like a dead worker. A command that runs past
- * its timeout is killed with everything it started (here git's fsmonitor hook, a real process git runs for
- * `status`), with an error naming the timeout; a slow git command heartbeats, so a heartbeat timeout
+ * its timeout is killed with everything it started (here the user's clean filter, a real process git runs
+ * for `status`), with an error naming the timeout; a slow git command heartbeats, so a heartbeat timeout
  * shorter than the work does not start a second attempt beside it; quick activities' start-to-close leaves
  * room for git's own timeout.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,22 +17,26 @@ import { isRunning as alive } from './harness/processes';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'saga-git-timeout-'));
 
-/** A repo whose `git status` runs an fsmonitor hook that sleeps `seconds` (recording its pid first). */
+/**
+ * A repo whose `git status` runs the user's clean filter, which sleeps `seconds` (recording its pid first).
+ * (Not an fsmonitor hook: the worker's git runs none, issue 29.) The filter is configured after the commit
+ * and the file's time changed, so status must read the file through it to compare.
+ */
 function repoWithSlowStatus(name: string, seconds: number): { repo: string; pidFile: string } {
   const repo = path.join(root, name);
   const pidFile = path.join(root, `${name}.pid`);
   execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-  execFileSync(
-    'git',
-    ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'init'],
-    {
-      cwd: repo,
-    },
-  );
-  const hook = path.join(root, `${name}-fsmonitor.sh`);
-  writeFileSync(hook, `#!/bin/sh\necho $$ > '${pidFile}'\nsleep ${seconds}\n`);
-  chmodSync(hook, 0o755);
-  execFileSync('git', ['config', 'core.fsmonitor', hook], { cwd: repo });
+  writeFileSync(path.join(repo, 'data.txt'), 'data\n');
+  writeFileSync(path.join(repo, '.gitattributes'), 'data.txt filter=slow\n');
+  const commit = ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'init'];
+  execFileSync('git', ['add', '-A'], { cwd: repo });
+  execFileSync('git', commit, { cwd: repo });
+  const filter = path.join(root, `${name}-filter.sh`);
+  writeFileSync(filter, `#!/bin/sh\necho $$ > '${pidFile}'\nsleep ${seconds}\ncat\n`);
+  chmodSync(filter, 0o755);
+  execFileSync('git', ['config', 'filter.slow.clean', filter], { cwd: repo });
+  const later = new Date(Date.now() + 5000);
+  utimesSync(path.join(repo, 'data.txt'), later, later);
   return { repo, pidFile };
 }
 

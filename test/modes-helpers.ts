@@ -92,6 +92,9 @@ export async function startModesSaga(env: SagaTestEnv, opts: ModesSagaOptions): 
   createSampleRepo(repo, {
     script: opts.script,
     configExtra:
+      // The wrapper logs every run to a file outside its worktree, which confinement would not let it
+      // write: these tests of the modes run unconfined (confinement: test/rogue-agent.test.ts and others).
+      'sandbox: none\n' +
       'agents:\n' +
       `  demo:\n    command: ${command}\n    subagent_dispatch: true\n` +
       `  solo:\n    command: ${command}\n` +

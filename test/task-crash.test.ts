@@ -94,6 +94,9 @@ describe('task workflow survives a worker crash', () => {
       [
         'default_agent: crashy',
         'heartbeat_timeout: 3s',
+        // Unconfined: what a crash leaves running (an orphaned process group) is ended by the retry. Confined
+        // runs die with their worker (bwrap --die-with-parent; test/unit/sandbox.test.ts).
+        'sandbox: none',
         'agents:',
         `  crashy: { command: ${JSON.stringify(command)}, env: { SAGA_DEMO_LOG: ${JSON.stringify(demoLog)}, SLEEPERS: ${JSON.stringify(sleepers)} } }`,
         'worktree:',
@@ -160,6 +163,8 @@ describe('task workflow survives a worker crash', () => {
         'default_agent: logged',
         'heartbeat_timeout: 3s',
         'attempts: 1',
+        // The check logs to a file outside its checkout for the test to follow: unconfined.
+        'sandbox: none',
         // Checks get only an allow-listed environment: the log path is passed on by name.
         'pass_env: [CHECK_LOG]',
         'agents:',

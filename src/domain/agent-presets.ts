@@ -72,8 +72,8 @@ export interface AgentPreset {
   /** Variables naming files it writes (its own logs), writable inside saga's sandbox. */
   writableEnv?: string[];
   /**
-   * Arguments replaced when saga's sandbox confines it: a CLI's own sandbox would nest namespaces inside
-   * saga's (Codex runs bwrap itself), so inside saga's it runs without its own.
+   * Arguments replaced (or, with none to replace, added) when saga's sandbox confines it: a CLI's own
+   * sandbox would nest namespaces inside saga's (Codex runs bwrap itself), so there it runs without its own.
    */
   insideSandbox?: { replace: string[]; with: string[] };
   /** For `saga doctor`; absent for saga's own demo agent. */
@@ -266,6 +266,8 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
     passEnv: ['AIDER_*', 'ANTHROPIC_*', 'OPENAI_*', 'GEMINI_*', 'OPENROUTER_*'],
     network: ['api.anthropic.com:443', 'api.openai.com:443', 'openrouter.ai:443'],
     stateFiles: ['.aider'],
+    // It `git add`s the files it creates; confined, the repository's index is read-only (saga commits).
+    insideSandbox: { replace: [], with: ['--no-git'] },
     permits:
       'edits files in its worktree; never runs shell commands (`--yes-always` answers no to them): the ' +
       "task's checks are run by saga and their failures fed back. Narrow it with `--read FILE`.",
@@ -311,6 +313,7 @@ export function budgetArgsFor(name: string, usd: number | null | undefined): str
 export function commandInsideSandbox(name: string, command: readonly string[]): string[] {
   const swap = AGENT_PRESETS[name]?.insideSandbox;
   if (!swap) return [...command];
+  if (swap.replace.length === 0) return [...command, ...swap.with];
   const at = command.findIndex((_, i) => swap.replace.every((arg, k) => command[i + k] === arg));
   return at < 0
     ? [...command]

@@ -40,3 +40,21 @@ export function processesWithEnv(entry: string): number[] {
   }
   return pids;
 }
+
+/**
+ * Host pids of the running processes whose command line contains `text` (e.g. `sleep 61.25`): a process
+ * started inside the sandbox is found by what it runs, as the pid it sees is its namespace's.
+ */
+export function processesRunning(text: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ').includes(text);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number)
+    .filter(isRunning);
+}

@@ -3,12 +3,13 @@
  * processes in a real git worktree: what a confined process can see, write and reach, and that nothing it
  * starts outlives its run.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { runConfined, type SandboxRequest } from '../../src/activities/sandbox';
+import { processesWithEnv } from '../harness/processes';
 import {
   bwrapArguments,
   endpointsFromEnv,
@@ -168,5 +169,26 @@ describe('a confined process', () => {
       allowed.close();
       temporal.close();
     }
+  });
+});
+
+describe('a confined run and its worker', () => {
+  test('a worker killed with SIGKILL takes its confined run with it (nothing is orphaned)', async () => {
+    const mark = `SAGA_TEST_ORPHAN=${process.pid}-${Date.now()}`;
+    const script = `
+      const { runConfined } = require(${JSON.stringify(path.resolve(__dirname, '../../dist/src/activities/sandbox.js'))});
+      runConfined({ mode: 'auto', sagaHome: ${JSON.stringify(sagaHome)} }, {
+        argv: ['/bin/sh', '-c', 'setsid sleep 300 & sleep 300'], cwd: ${JSON.stringify(worktree)},
+        env: { PATH: process.env.PATH, HOME: ${JSON.stringify(os.homedir())}, ${JSON.stringify(mark.split('=')[0])}: ${JSON.stringify(mark.split('=')[1])} },
+        outputPath: ${JSON.stringify(path.join(root, 'orphan.log'))},
+      });`;
+    const worker = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    for (let i = 0; i < 100 && processesWithEnv(mark).length < 2; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(processesWithEnv(mark).length).toBeGreaterThanOrEqual(2);
+    worker.kill('SIGKILL');
+    for (let i = 0; i < 40 && processesWithEnv(mark).length > 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(processesWithEnv(mark)).toEqual([]);
   });
 });
