@@ -88,6 +88,17 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       io.err(error.message);
       return EXIT.environment;
     }
+    // By name: the codec module (and the Temporal protos it loads) stays out of commands that never use it.
+    if (error instanceof Error && error.name === 'CodecError') {
+      io.err(error.message);
+      return EXIT.environment;
+    }
+    if (error instanceof Error && /Unknown encoding: binary\/encrypted/.test(error.message)) {
+      io.err(
+        `${error.message}: the saga's payloads are encrypted. Set SAGA_CODEC_KEY or SAGA_CODEC_KEY_FILE to the key its workers use.`,
+      );
+      return EXIT.environment;
+    }
     throw error;
   } finally {
     await client?.connection.close().catch(() => undefined);

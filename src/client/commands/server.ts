@@ -2,6 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
+import { dataConverterFromEnv } from '../../codec/config';
 import { connectClient, connectionSettings, uiUrlFor } from '../connection';
 import { EnvironmentError, UserError } from '../errors';
 import { bool, packageVersion, parseArgs, str } from '../args';
@@ -66,6 +67,8 @@ export async function ensureDevServer(
 export async function devCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs('dev', argv);
   const sagaHome = defaultSagaHome();
+  // Read before anything starts: a bad codec key is reported at once.
+  const dataConverter = dataConverterFromEnv();
   const uiPortText = str(args, 'ui-port');
   const dev = await ensureDevServer(io, { sagaHome, uiPort: uiPortText ? Number(uiPortText) : undefined });
   const connection = await NativeConnection.connect({
@@ -75,7 +78,7 @@ export async function devCommand(argv: string[], io: Io): Promise<number> {
   io.out(`Temporal Web UI: ${dev.uiUrl ?? '(not available)'}`);
   io.out(`Worker for host '${defaultHostId()}' running; saga home ${sagaHome}. Press Ctrl-C to stop.`);
   try {
-    await runSagaWorkers({ connection, namespace: dev.namespace, sagaHome });
+    await runSagaWorkers({ connection, namespace: dev.namespace, sagaHome, dataConverter });
   } finally {
     // A worker that failed to start still holds the connection: its own error is the one to report.
     await connection.close().catch(() => undefined);
@@ -90,6 +93,7 @@ export async function devCommand(argv: string[], io: Io): Promise<number> {
 export async function workerCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs('worker', argv);
   const settings = connectionSettings();
+  const dataConverter = dataConverterFromEnv();
   let connection: NativeConnection;
   try {
     connection = await NativeConnection.connect(settings.connectionOptions);
@@ -116,6 +120,7 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
       namespace: settings.namespace,
       sagaHome: defaultSagaHome(),
       hostId,
+      dataConverter,
       ...(deployment ? { deployment } : {}),
     });
     if (deployment && bool(args, 'make-current'))
