@@ -32,6 +32,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   cleanup: async () => (await import('./commands/cleanup')).cleanupCommand,
   flags: async () => (await import('./commands/flags')).flagsCommand,
   chat: async () => (await import('./commands/chat')).chatCommand,
+  codec: async () => (await import('./commands/codec')).codecCommand,
   continue: async () => withRuntime((await import('./commands/continue')).continueCommand),
   demo: async () => withRuntime((await import('./commands/demo')).demoCommand),
   doctor: async () => (await import('./commands/doctor')).doctorCommand,
