@@ -6,16 +6,18 @@
  * `continue` replays the encrypted history); without the key the CLI says which variable to set. And
  * `saga dev --codec-port` serves the codec endpoint and starts its Web UI pointed at it.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { dataConverterFromEnv } from '../src/codec/config';
+import { codecFromEnv, dataConverterFromEnv } from '../src/codec/config';
+import { startCodecServer } from '../src/codec/server';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { getStatus, respond, waitForStatus } from '../src/client/saga-client';
 import { createSampleRepo } from '../src/demo/sample-repo';
 import { freePort } from '../src/worker/dev-server';
+import { findTemporalBinary } from '../src/worker/temporal-binary';
 import { runSaga, SAGA_BIN } from './harness/cli';
 import { sagaRuns } from './harness/fleet-saga';
 import { writeOneTaskPlan } from './harness/one-task-plan';
@@ -45,6 +47,27 @@ function payloadsOf(value: unknown, at: string, out: { at: string; payload: Payl
     if (key !== 'searchAttributes') payloadsOf(item, `${at}.${key}`, out);
   return out;
 }
+
+/**
+ * `temporal workflow show` of the saga as JSON, optionally through a codec endpoint, with every payload's
+ * data (base64 in that output) decoded as text.
+ */
+const temporalShow = (extra: string[] = []): Promise<string> =>
+  new Promise((resolve, reject) =>
+    execFile(
+      findTemporalBinary(),
+      ['workflow', 'show', '-w', `saga-${NAME}`, '--address', env.address, '--output', 'json', ...extra],
+      { timeout: 30_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        error
+          ? reject(new Error(`${error.message}: ${stderr}`))
+          : resolve(
+              [...stdout.matchAll(/"data": "([A-Za-z0-9+/=]*)"/g)]
+                .map((m) => Buffer.from(m[1]!, 'base64').toString('utf8'))
+                .join('\n'),
+            ),
+    ),
+  );
 
 const text = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? []).toString('utf8');
 
@@ -150,6 +173,15 @@ test('an encrypted saga: ciphertext in every history, readable with the key', as
     });
   }
   expect(total).toBeGreaterThan(30);
+
+  // Temporal's own CLI reads it through the codec endpoint (no Origin: not a browser), and not without it.
+  const endpoint = await startCodecServer({ codec: codecFromEnv()!, port: 0 });
+  try {
+    expect(await temporalShow()).not.toContain(GOAL);
+    expect(await temporalShow(['--codec-endpoint', endpoint.url])).toContain(GOAL);
+  } finally {
+    await endpoint.close();
+  }
 }, 300_000);
 
 test('saga dev --codec-port: the endpoint beside the worker, and the Web UI configured to call it', async () => {
