@@ -17,7 +17,10 @@ export const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** A payload that cannot be encrypted or decrypted: names the key id and what is wrong (never key material). */
+/**
+ * A codec setting, payload or endpoint that cannot be used: says what is wrong and what to set (never key
+ * material). The CLI reports it as an environment error (exit 2).
+ */
 export class CodecError extends Error {
   override name = 'CodecError';
 }

@@ -148,15 +148,18 @@ export async function startCodecServer(options: {
         if (!res.headersSent) send(500, { error: 'Internal error.' });
       });
   });
+  const [host, port] = [options.host ?? '127.0.0.1', options.port ?? 0];
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    server.once('error', (error) =>
+      reject(new CodecError(`The codec endpoint cannot listen on ${host}:${port}: ${error.message}.`)),
+    );
+    server.listen(port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const bound = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     port: address.port,
-    url: `http://${host}:${address.port}`,
+    url: `http://${bound}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -140,3 +140,9 @@ test("the Web UI's origins: both loopback names for a local UI, the origin itsel
   expect(uiOrigins('https://temporal.example.com/ui')).toEqual(['https://temporal.example.com']);
   expect(uiOrigins(null)).toEqual(['http://localhost:8233', 'http://127.0.0.1:8233']);
 });
+
+test('a port in use is an error naming the address', async () => {
+  await expect(startCodecServer({ codec, port: server.port })).rejects.toThrow(
+    new RegExp(`^The codec endpoint cannot listen on 127\\.0\\.0\\.1:${server.port}: .*EADDRINUSE`),
+  );
+});

@@ -37,11 +37,6 @@ export async function codecCommand(argv: string[], io: Io): Promise<number> {
     host,
     origins: origins.length ? origins : DEFAULT_UI_ORIGINS,
     log: (line) => io.out(line),
-  }).catch((error: unknown) => {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
-      throw new UserError(`saga codec serve: cannot listen on ${host}: ${(error as Error).message}.`);
-    throw error;
   });
   io.out(
     `Codec endpoint listening on ${server.url} (key id ${codec.keyId}); Web UI origins allowed: ` +

@@ -36,7 +36,7 @@ export async function ensureDevServer(
     io.out(`Using the Temporal server already answering at ${settings.address}.`);
     if (opts.uiCodecEndpoint)
       io.out(
-        `Its Web UI was started without this codec endpoint: set ${opts.uiCodecEndpoint} in the UI's codec server setting (Data Encoder).`,
+        `Its Web UI calls the codec endpoint ${opts.uiCodecEndpoint} only if it was started with --ui-codec-endpoint or has it in its codec server setting (Data Encoder).`,
       );
     return {
       address: settings.address,
