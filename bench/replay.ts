@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { dataConverterFromEnv } from '../src/codec/config';
 import { bundleSagaWorkflows, prebuiltWorkflowBundle } from '../src/worker/workflow-bundle';
 import { eventCount } from './history';
 
@@ -51,7 +52,10 @@ export async function replayHistories(
   const failures: string[] = [];
   const start = performance.now();
   const cpuAtStart = process.cpuUsage();
-  for await (const result of Worker.runReplayHistories({ workflowBundle }, feed())) {
+  for await (const result of Worker.runReplayHistories(
+    { workflowBundle, dataConverter: dataConverterFromEnv() },
+    feed(),
+  )) {
     const history = histories.find((h) => h.workflowId === result.workflowId)!.history;
     timings.push({
       workflowId: result.workflowId,

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { dataConverterFromEnv } from '../src/codec/config';
 import { idealMakespan, lowerBoundMakespan } from '../src/domain/schedule';
 import { startDevServerOnFreePorts } from '../src/worker/dev-server';
 import { installRuntime } from '../src/worker/worker';
@@ -107,7 +108,7 @@ async function main(): Promise<void> {
   try {
     worker = await startWorker({ ...process.env, ...sagaEnv, TEMPORAL_ADDRESS: server.address });
     connection = await Connection.connect({ address: server.address });
-    const client = new Client({ connection, namespace: 'default' });
+    const client = new Client({ connection, namespace: 'default', dataConverter: dataConverterFromEnv() });
     const scenario = (label: string) => {
       const dir = path.join(root, label);
       mkdirSync(dir);

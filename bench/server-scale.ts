@@ -23,6 +23,7 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { startBenchSaga } from './drive';
 import { getStatus, respond, waitForStatus } from '../src/client/saga-client';
+import { dataConverterFromEnv } from '../src/codec/config';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
 import type { SagaStatus } from '../src/domain/state';
 import { PROJECT_ROOT } from '../src/project-root';
@@ -218,7 +219,7 @@ async function measure(label: 'server' | 'dev', root: string, workflowCode: stri
     progress(`${label}: Temporal at ${target.address}`);
     worker = await startWorker(workerEnv);
     connection = await Connection.connect({ address: target.address });
-    const client = new Client({ connection, namespace: 'default' });
+    const client = new Client({ connection, namespace: 'default', dataConverter: dataConverterFromEnv() });
     const dir = (name: string) => {
       const d = path.join(root, label, name);
       mkdirSync(d, { recursive: true });
@@ -352,7 +353,11 @@ async function measure(label: 'server' | 'dev', root: string, workflowCode: stri
     for (const [workflowId, history] of all) {
       const started = performance.now();
       try {
-        await Worker.runReplayHistory({ workflowBundle: { code: workflowCode } }, history, workflowId);
+        await Worker.runReplayHistory(
+          { workflowBundle: { code: workflowCode }, dataConverter: dataConverterFromEnv() },
+          history,
+          workflowId,
+        );
       } catch (error) {
         replayFailures++;
         progress(`replay of ${workflowId} failed: ${String(error)}`);

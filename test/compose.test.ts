@@ -112,6 +112,7 @@ describe('docker-compose.yml', () => {
     // Present without a value: compose passes them through from the caller's environment.
     expect(env).toHaveProperty('ANTHROPIC_API_KEY', null);
     expect(env).toHaveProperty('OPENAI_API_KEY', null);
+    expect(env).toHaveProperty('SAGA_CODEC_KEY', null);
     const targets = worker.volumes!.map((v) => v.split(':')[1]);
     expect(targets).toEqual(expect.arrayContaining(['/repos', '/sagas']));
     expect(worker.depends_on).toEqual({ 'temporal-setup': { condition: 'service_completed_successfully' } });

@@ -163,3 +163,20 @@ export const str = (args: ParsedArgs, name: string): string | undefined =>
 export const strs = (args: ParsedArgs, name: string): string[] =>
   (args.options[name] as string[] | undefined) ?? [];
 export const bool = (args: ParsedArgs, name: string): boolean => args.options[name] === true;
+
+/** A TCP port option (`--port 8888`); 0 (any free port) only where `allowZero`. A bad one is a UserError. */
+export function port(
+  args: ParsedArgs,
+  name: string,
+  command: string,
+  { allowZero = false }: { allowZero?: boolean } = {},
+): number | undefined {
+  const text = str(args, name);
+  if (text === undefined) return undefined;
+  const value = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(value >= (allowZero ? 0 : 1) && value <= 65535))
+    throw new UserError(
+      `saga ${command}: --${name} '${text}' is not a port: expected a whole number from ${allowZero ? 0 : 1} to 65535.`,
+    );
+  return value;
+}

@@ -32,6 +32,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   cleanup: async () => (await import('./commands/cleanup')).cleanupCommand,
   flags: async () => (await import('./commands/flags')).flagsCommand,
   chat: async () => (await import('./commands/chat')).chatCommand,
+  codec: async () => (await import('./commands/codec')).codecCommand,
   continue: async () => withRuntime((await import('./commands/continue')).continueCommand),
   demo: async () => withRuntime((await import('./commands/demo')).demoCommand),
   doctor: async () => (await import('./commands/doctor')).doctorCommand,
@@ -86,6 +87,17 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     }
     if (error instanceof EnvironmentError) {
       io.err(error.message);
+      return EXIT.environment;
+    }
+    // By name: the codec module (and the Temporal protos it loads) stays out of commands that never use it.
+    if (error instanceof Error && error.name === 'CodecError') {
+      io.err(error.message);
+      return EXIT.environment;
+    }
+    if (error instanceof Error && /Unknown encoding: binary\/encrypted/.test(error.message)) {
+      io.err(
+        `${error.message}: the saga's payloads are encrypted. Set SAGA_CODEC_KEY or SAGA_CODEC_KEY_FILE to the key its workers use.`,
+      );
       return EXIT.environment;
     }
     throw error;

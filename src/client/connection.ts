@@ -6,6 +6,7 @@ import {
   type GrpcRetryOptions,
 } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { dataConverterFromEnv } from '../codec/config';
 import { EnvironmentError } from '../worker/temporal-binary';
 
 export interface ConnectionSettings {
@@ -54,13 +55,19 @@ export const sagaClientInterceptors = () => [makeGrpcRetryInterceptor(SAGA_CLIEN
 export async function connectClient(
   settings = connectionSettings(),
 ): Promise<{ client: Client; connection: Connection; settings: ConnectionSettings }> {
+  // Before connecting: a bad codec key is the error to report, whether or not a server answers.
+  const dataConverter = dataConverterFromEnv();
   try {
     const connection = await Connection.connect({
       ...settings.connectionOptions,
       connectTimeout: '5s',
       interceptors: sagaClientInterceptors(),
     } as Parameters<typeof Connection.connect>[0]);
-    return { client: new Client({ connection, namespace: settings.namespace }), connection, settings };
+    return {
+      client: new Client({ connection, namespace: settings.namespace, dataConverter }),
+      connection,
+      settings,
+    };
   } catch (error) {
     throw new EnvironmentError(
       `Cannot reach a Temporal server at ${settings.address} (${(error as Error).message}). ` +

@@ -44,7 +44,15 @@ export const COMMAND_DECLS: readonly CommandDecl[] = [
   {
     name: 'dev',
     summary: 'embedded Temporal dev server (persistent, with Web UI) + worker',
-    options: [{ name: 'ui-port', value: 'PORT', description: 'port of the Temporal Web UI' }],
+    options: [
+      { name: 'ui-port', value: 'PORT', description: 'port of the Temporal Web UI' },
+      {
+        name: 'codec-port',
+        value: 'PORT',
+        description:
+          'also serve the payload codec endpoint here (needs SAGA_CODEC_KEY or SAGA_CODEC_KEY_FILE) and point the Web UI at it',
+      },
+    ],
   },
   {
     name: 'worker',
@@ -181,6 +189,30 @@ export const COMMAND_DECLS: readonly CommandDecl[] = [
         notes:
           'Configured by SAGA_CHAT_PORT, SAGA_APPROVERS, SLACK_*, SAGA_WEBHOOK_CALLERS or SAGA_WEBHOOK_SECRET\n' +
           'with SAGA_WEBHOOK_USER, SAGA_NOTIFY_URL with SAGA_NOTIFY_SECRET.',
+      },
+    ],
+  },
+  {
+    name: 'codec',
+    summary: "the payload codec's endpoint for the Temporal Web UI",
+    subcommands: [
+      {
+        name: 'serve',
+        summary: 'decrypt (and encrypt) payloads for the Web UI: POST /decode, POST /encode',
+        options: [
+          { name: 'port', value: 'N', description: 'port to listen on (default 8888; 0: any free port)' },
+          { name: 'host', value: 'ADDRESS', description: 'address to bind (default 127.0.0.1)' },
+          {
+            name: 'origin',
+            value: 'URL',
+            repeatable: true,
+            description:
+              "the Web UI's origin allowed to call it (repeatable; default http://localhost:8233 and http://127.0.0.1:8233)",
+          },
+        ],
+        notes:
+          "Configured by SAGA_CODEC_KEY or SAGA_CODEC_KEY_FILE (the workers' key), SAGA_CODEC_KEY_ID and\n" +
+          'SAGA_CODEC_OLD_KEYS. Whoever reaches it can decrypt: keep it on 127.0.0.1.',
       },
     ],
   },

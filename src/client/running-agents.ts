@@ -5,10 +5,10 @@
  * The Web UI's pending-activity view shows the same details. Nothing here changes a saga.
  */
 import type { Client } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
 import type { AgentProgress } from '../activities/agents';
 import type { MilestoneState, SagaStatus, Usage } from '../domain/state';
 import { addUsage, formatUsage, noUsage } from '../domain/usage';
+import { fromRawPayload } from './payloads';
 
 export interface RunningAgent {
   taskId: string;
@@ -71,7 +71,10 @@ export async function runningAgents(
         if (current) {
           agent.activity = current.activityType?.name ?? null;
           const payload = current.heartbeatDetails?.payloads?.[0];
-          const beat = payload ? (defaultPayloadConverter.fromPayload(payload) as Heartbeat | null) : null;
+          // Heartbeat details are encrypted like any payload when the codec is set.
+          const beat = payload
+            ? await fromRawPayload<Heartbeat | null>(client, payload).catch(() => null)
+            : null;
           const started = tsMs(current.lastStartedTime);
           agent.elapsedMs = beat?.elapsedMs ?? (started === null ? null : now - started);
           agent.lastLine = beat?.lastLine ?? '';

@@ -72,7 +72,8 @@ export function isWorkerSecret(name: string): boolean {
   const upper = name.toUpperCase();
   return (
     /^(TEMPORAL|SLACK)_/.test(upper) ||
-    /^SAGA_(WEBHOOK|NOTIFY|CHAT|APPROVERS|CALLER)/.test(upper) ||
+    // The payload codec's key (SAGA_CODEC_KEY, _KEY_FILE, _OLD_KEYS): an agent must not read histories.
+    /^SAGA_(WEBHOOK|NOTIFY|CHAT|APPROVERS|CALLER|CODEC)/.test(upper) ||
     (upper.startsWith('SAGA_') && SECRET_NAME.test(upper))
   );
 }

@@ -22,6 +22,8 @@ export interface DevServerOptions {
   binary?: string;
   /** How long to wait for the server to answer health checks. */
   startTimeoutMs?: number;
+  /** The Web UI decodes payloads through this codec endpoint (`saga codec serve`). */
+  uiCodecEndpoint?: string;
 }
 
 export interface DevServer {
@@ -128,6 +130,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       `history.MaxBufferedQueryCount=${MAX_BUFFERED_QUERIES}`,
     ].flatMap((value) => ['--dynamic-config-value', value]),
     ...(options.headless ? ['--headless'] : options.uiPort ? ['--ui-port', String(options.uiPort)] : []),
+    ...(options.uiCodecEndpoint && !options.headless ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
   ];
   const logFd = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
   const child = spawn(binary, args, { stdio: ['ignore', logFd, logFd], detached: true });

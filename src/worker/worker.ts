@@ -11,7 +11,9 @@ import {
   type LogMetadata,
   type WorkerDeploymentOptions,
 } from '@temporalio/worker';
+import type { DataConverter } from '@temporalio/common';
 import { createActivities } from '../activities';
+import { dataConverterFromEnv } from '../codec/config';
 import { hostTaskQueue } from '../domain/naming';
 import { defaultHostId, shutdownGraceMs, workflowTaskQueue } from './host-settings';
 import { prebuiltWorkflowBundle, workflowCode } from './workflow-bundle';
@@ -31,6 +33,8 @@ export interface SagaWorkerOptions {
    * saga stays pinned to the build that started it, so an upgrade never replays old sagas on new code.
    */
   deployment?: { name: string; buildId: string };
+  /** Default: the payload codec the environment configures (SAGA_CODEC_KEY...), else none. */
+  dataConverter?: DataConverter;
 }
 
 /** Every workflow these workers start stays on their build (Temporal's PINNED versioning behavior). */
@@ -75,6 +79,8 @@ export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Wor
   const common = {
     connection: options.connection,
     namespace: options.namespace,
+    // The codec runs in the worker's main thread, outside the workflow sandbox: the bundle needs nothing.
+    dataConverter: options.dataConverter ?? dataConverterFromEnv(),
     ...(options.deployment ? { workerDeploymentOptions: pinnedTo(options.deployment) } : {}),
     // On SIGTERM/SIGINT (the runtime's shutdownSignals) quick activities get this long to finish; then
     // running ones are cancelled: agents and checks kill their process trees and report the cancellation.

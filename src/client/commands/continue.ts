@@ -5,7 +5,6 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { WorkflowIdReusePolicy, type Client, type WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
 import { tsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -26,9 +25,11 @@ import {
 import { sagaWorkflow } from '../../workflows/saga';
 import { createSagaWorkers, defaultSagaHome, installRuntime } from '../../worker/worker';
 import { workflowCode } from '../../worker/workflow-bundle';
+import { dataConverterFromEnv } from '../../codec/config';
 import { bool, parseArgs } from '../args';
 import { connectionSettings } from '../connection';
 import { UserError } from '../errors';
+import { fromRawPayload } from '../payloads';
 import { describeSaga, getStatus, listSagas, type SagaListEntry } from '../saga-client';
 import { renderStatus, watchUntilDone } from './inspect';
 import type { Io } from './server';
@@ -230,12 +231,16 @@ async function settleInterruptedTasks(client: Client, milestones: MilestoneState
 type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
 
 /** What the run was started with: the saga's input, and the state it started from (none for a first run). */
-function runStart(name: string, history: History): { input: SagaInput; state: unknown } {
+async function runStart(
+  client: Client,
+  name: string,
+  history: History,
+): Promise<{ input: SagaInput; state: unknown }> {
   const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
   if (!payloads[0]) throw new UserError(`Saga '${name}' has no recorded input; it cannot be continued.`);
   return {
-    input: defaultPayloadConverter.fromPayload<SagaInput>(payloads[0]),
-    state: payloads[1] ? defaultPayloadConverter.fromPayload<unknown>(payloads[1]) : undefined,
+    input: await fromRawPayload<SagaInput>(client, payloads[0]),
+    state: payloads[1] ? await fromRawPayload<unknown>(client, payloads[1]) : undefined,
   };
 }
 
@@ -246,7 +251,12 @@ function runStart(name: string, history: History): { input: SagaInput; state: un
 async function replayProblem(history: History, workflowId: string): Promise<string | null> {
   installRuntime();
   try {
-    await Worker.runReplayHistory(workflowCode(), history, workflowId);
+    // An encrypted history replays only with the codec the worker uses.
+    await Worker.runReplayHistory(
+      { ...workflowCode(), dataConverter: dataConverterFromEnv() },
+      history,
+      workflowId,
+    );
     return null;
   } catch (error) {
     if (error instanceof Error && error.name === 'DeterminismViolationError')
@@ -262,7 +272,7 @@ async function replayProblem(history: History, workflowId: string): Promise<stri
  * run ended. Null before a plan was approved.
  */
 async function stateFromHistory(client: Client, name: string, history: History): Promise<SagaState | null> {
-  const { state } = runStart(name, history);
+  const { state } = await runStart(client, name, history);
   if (state === undefined) return null;
   let start: SagaState;
   try {
@@ -270,20 +280,24 @@ async function stateFromHistory(client: Client, name: string, history: History):
   } catch (error) {
     throw new UserError(`Saga '${name}' cannot be continued: ${(error as Error).message}`);
   }
-  const reported = (history.events ?? []).flatMap((e): Parameters<typeof withReportedProgress>[1] => {
-    const done = e.childWorkflowExecutionCompletedEventAttributes;
-    if (done?.workflowType?.name === implementationWorkflow.name) {
-      const result = done.result?.payloads?.[0];
-      const live = result && defaultPayloadConverter.fromPayload<ImplementationResult>(result).progress;
-      return live ? [{ live }] : [];
-    }
-    const signal = e.workflowExecutionSignaledEventAttributes;
-    const payload = signal?.input?.payloads?.[0];
-    if (!payload || (signal.signalName !== 'progress' && signal.signalName !== 'progressBatch')) return [];
-    const at = e.eventTime ? tsToDate(e.eventTime).toISOString() : new Date(0).toISOString();
-    const body = defaultPayloadConverter.fromPayload<ProgressEvent | ProgressEvent[]>(payload);
-    return (Array.isArray(body) ? body : [body]).map((event) => ({ at, event }));
-  });
+  type Reported = Parameters<typeof withReportedProgress>[1];
+  const perEvent = await Promise.all(
+    (history.events ?? []).map(async (e): Promise<Reported> => {
+      const done = e.childWorkflowExecutionCompletedEventAttributes;
+      if (done?.workflowType?.name === implementationWorkflow.name) {
+        const result = done.result?.payloads?.[0];
+        const live = result && (await fromRawPayload<ImplementationResult>(client, result)).progress;
+        return live ? [{ live }] : [];
+      }
+      const signal = e.workflowExecutionSignaledEventAttributes;
+      const payload = signal?.input?.payloads?.[0];
+      if (!payload || (signal.signalName !== 'progress' && signal.signalName !== 'progressBatch')) return [];
+      const at = e.eventTime ? tsToDate(e.eventTime).toISOString() : new Date(0).toISOString();
+      const body = await fromRawPayload<ProgressEvent | ProgressEvent[]>(client, payload);
+      return (Array.isArray(body) ? body : [body]).map((event) => ({ at, event }));
+    }),
+  );
+  const reported = perEvent.flat();
   const live = await openImplementationProgress(client, history);
   return withReportedProgress(start, live ? [...reported, { live }] : reported);
 }
@@ -322,7 +336,7 @@ async function implementationProgress(client: Client, workflowId: string): Promi
   } catch {
     const first = (await handle.fetchHistory().catch(() => null))?.events?.[0];
     const payload = first?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-    const carried = payload && defaultPayloadConverter.fromPayload<ImplementationInput>(payload).carried;
+    const carried = payload && (await fromRawPayload<ImplementationInput>(client, payload)).carried;
     return carried ? { milestones: carried.milestones, usage: carried.usage, log: carried.log ?? [] } : null;
   }
 }
@@ -377,7 +391,7 @@ export async function continueCommand(
   }
   const run = client.workflow.getHandle(sagaWorkflowId(name), desc.runId);
   const history = await run.fetchHistory();
-  const { input } = runStart(name, history);
+  const { input } = await runStart(client, name, history);
   const workers = await ensureWorker(client, desc.taskQueue, input.hostQueue, io);
   try {
     const unreplayable = await replayProblem(history, sagaWorkflowId(name));

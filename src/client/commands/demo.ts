@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { dataConverterFromEnv } from '../../codec/config';
 import { createSampleRepo } from '../../demo/sample-repo';
 import { sagaWorkflowId } from '../../domain/naming';
 import type { Interaction } from '../../domain/state';
@@ -41,6 +42,8 @@ function answerFor(p: Interaction, round: number): { choice: string; text?: stri
 
 export async function demoCommand(argv: string[], io: Io): Promise<number> {
   parseArgs('demo', argv);
+  // Read first: a bad codec key fails before a server or a repo is made.
+  const dataConverter = dataConverterFromEnv();
   const started = Date.now();
   const sagaHome = defaultSagaHome();
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15).toLowerCase();
@@ -52,13 +55,18 @@ export async function demoCommand(argv: string[], io: Io): Promise<number> {
   const dev = await ensureDevServer(io, { sagaHome });
   process.env.TEMPORAL_ADDRESS = dev.address;
   const native = await NativeConnection.connect({ address: dev.address });
-  const workers = await createSagaWorkers({ connection: native, namespace: dev.namespace, sagaHome });
+  const workers = await createSagaWorkers({
+    connection: native,
+    namespace: dev.namespace,
+    sagaHome,
+    dataConverter,
+  });
   const running = workers.map((w) => w.run());
   const connection = await Connection.connect({
     address: dev.address,
     interceptors: sagaClientInterceptors(),
   });
-  const client = new Client({ connection, namespace: dev.namespace });
+  const client = new Client({ connection, namespace: dev.namespace, dataConverter });
   try {
     const input = await prepareSaga({
       repo,

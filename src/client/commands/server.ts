@@ -2,9 +2,11 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
+import { codecFromEnv, CODEC_ENV, dataConverterFromEnv } from '../../codec/config';
+import { startCodecServer, uiOrigins, type CodecServer } from '../../codec/server';
 import { connectClient, connectionSettings, uiUrlFor } from '../connection';
 import { EnvironmentError, UserError } from '../errors';
-import { bool, packageVersion, parseArgs, str } from '../args';
+import { bool, packageVersion, parseArgs, port, str } from '../args';
 import { startDevServer, waitForServer, type DevServer } from '../../worker/dev-server';
 import { findTemporalBinary } from '../../worker/temporal-binary';
 import { defaultHostId, defaultSagaHome, runSagaWorkers } from '../../worker/worker';
@@ -26,12 +28,16 @@ async function serverAnswers(address: string, namespace: string): Promise<boolea
 /** Starts the embedded dev server unless one already answers at TEMPORAL_ADDRESS. */
 export async function ensureDevServer(
   io: Io,
-  opts: { sagaHome: string; uiPort?: number },
+  opts: { sagaHome: string; uiPort?: number; uiCodecEndpoint?: string },
 ): Promise<{ address: string; namespace: string; uiUrl: string | null; server: DevServer | null }> {
   const settings = connectionSettings();
   const binary = findTemporalBinary();
   if (await serverAnswers(settings.address, settings.namespace)) {
     io.out(`Using the Temporal server already answering at ${settings.address}.`);
+    if (opts.uiCodecEndpoint)
+      io.out(
+        `Its Web UI calls the codec endpoint ${opts.uiCodecEndpoint} only if it was started with --ui-codec-endpoint or has it in its codec server setting (Data Encoder).`,
+      );
     return {
       address: settings.address,
       namespace: settings.namespace,
@@ -59,6 +65,7 @@ export async function ensureDevServer(
     uiPort,
     namespace: settings.namespace,
     logFile: path.join(dataDir, 'server.log'),
+    ...(opts.uiCodecEndpoint ? { uiCodecEndpoint: opts.uiCodecEndpoint } : {}),
   });
   return { address: server.address, namespace: settings.namespace, uiUrl: server.uiUrl, server };
 }
@@ -66,19 +73,38 @@ export async function ensureDevServer(
 export async function devCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs('dev', argv);
   const sagaHome = defaultSagaHome();
-  const uiPortText = str(args, 'ui-port');
-  const dev = await ensureDevServer(io, { sagaHome, uiPort: uiPortText ? Number(uiPortText) : undefined });
-  const connection = await NativeConnection.connect({
-    ...connectionSettings().connectionOptions,
-    address: dev.address,
+  // Read before anything starts: a bad codec key is reported at once.
+  const dataConverter = dataConverterFromEnv();
+  const codecPort = port(args, 'codec-port', 'dev');
+  const codec = codecPort === undefined ? null : codecFromEnv();
+  if (codecPort !== undefined && !codec)
+    throw new UserError(
+      `saga dev: --codec-port needs a codec key: set ${CODEC_ENV.key} or ${CODEC_ENV.keyFile}.`,
+    );
+  const uiCodecEndpoint = codec ? `http://127.0.0.1:${codecPort}` : undefined;
+  const dev = await ensureDevServer(io, {
+    sagaHome,
+    uiPort: port(args, 'ui-port', 'dev'),
+    ...(uiCodecEndpoint ? { uiCodecEndpoint } : {}),
   });
-  io.out(`Temporal Web UI: ${dev.uiUrl ?? '(not available)'}`);
-  io.out(`Worker for host '${defaultHostId()}' running; saga home ${sagaHome}. Press Ctrl-C to stop.`);
+  let codecServer: CodecServer | null = null;
+  let connection: NativeConnection | null = null;
   try {
-    await runSagaWorkers({ connection, namespace: dev.namespace, sagaHome });
+    // After the server: the UI calls the endpoint only when a page shows payloads, and its origin is known now.
+    if (codec)
+      codecServer = await startCodecServer({ codec, port: codecPort, origins: uiOrigins(dev.uiUrl) });
+    connection = await NativeConnection.connect({
+      ...connectionSettings().connectionOptions,
+      address: dev.address,
+    });
+    io.out(`Temporal Web UI: ${dev.uiUrl ?? '(not available)'}`);
+    if (codecServer) io.out(`Codec endpoint for the Web UI: ${codecServer.url} (key id ${codec!.keyId})`);
+    io.out(`Worker for host '${defaultHostId()}' running; saga home ${sagaHome}. Press Ctrl-C to stop.`);
+    await runSagaWorkers({ connection, namespace: dev.namespace, sagaHome, dataConverter });
   } finally {
     // A worker that failed to start still holds the connection: its own error is the one to report.
-    await connection.close().catch(() => undefined);
+    await connection?.close().catch(() => undefined);
+    await codecServer?.close();
     if (dev.server) {
       io.out('Stopping the Temporal dev server...');
       await dev.server.stop();
@@ -90,6 +116,7 @@ export async function devCommand(argv: string[], io: Io): Promise<number> {
 export async function workerCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs('worker', argv);
   const settings = connectionSettings();
+  const dataConverter = dataConverterFromEnv();
   let connection: NativeConnection;
   try {
     connection = await NativeConnection.connect(settings.connectionOptions);
@@ -116,6 +143,7 @@ export async function workerCommand(argv: string[], io: Io): Promise<number> {
       namespace: settings.namespace,
       sagaHome: defaultSagaHome(),
       hostId,
+      dataConverter,
       ...(deployment ? { deployment } : {}),
     });
     if (deployment && bool(args, 'make-current'))

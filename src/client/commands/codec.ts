@@ -1,0 +1,56 @@
+/**
+ * `saga codec serve`: the payload codec's HTTP endpoint for the Temporal Web UI, so a user with the key
+ * reads encrypted inputs and results in the UI while the server itself stores only ciphertext.
+ */
+import { codecFromEnv, CODEC_ENV } from '../../codec/config';
+import { DEFAULT_UI_ORIGINS, normalizeOrigin, startCodecServer } from '../../codec/server';
+import { parseArgs, port, str, strs } from '../args';
+import { UserError } from '../errors';
+import type { Io } from './server';
+
+/** The port Temporal's codec server samples use. */
+export const DEFAULT_CODEC_PORT = 8888;
+
+const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
+
+export async function codecCommand(argv: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'serve')
+    throw new UserError('Usage: saga codec serve [--port N] [--host 127.0.0.1] [--origin URL ...]');
+  const args = parseArgs('codec serve', rest);
+  const codec = codecFromEnv();
+  if (!codec)
+    throw new UserError(
+      `saga codec serve: no codec key is set. Set ${CODEC_ENV.key} or ${CODEC_ENV.keyFile} to the key the workers use.`,
+    );
+  const host = str(args, 'host') ?? '127.0.0.1';
+  const origins = strs(args, 'origin').map((origin) => {
+    try {
+      return normalizeOrigin(origin);
+    } catch (error) {
+      throw new UserError(`saga codec serve: ${(error as Error).message}`);
+    }
+  });
+  const server = await startCodecServer({
+    codec,
+    port: port(args, 'port', 'codec serve', { allowZero: true }) ?? DEFAULT_CODEC_PORT,
+    host,
+    origins: origins.length ? origins : DEFAULT_UI_ORIGINS,
+    log: (line) => io.out(line),
+  });
+  io.out(
+    `Codec endpoint listening on ${server.url} (key id ${codec.keyId}); Web UI origins allowed: ` +
+      `${(origins.length ? origins : DEFAULT_UI_ORIGINS).join(', ')}.\n` +
+      `Point the Web UI at it: temporal server start-dev --ui-codec-endpoint ${server.url}, ` +
+      "or the UI's codec server setting (Data Encoder).",
+  );
+  if (!LOOPBACK.includes(host))
+    io.err(`saga codec serve: listening on ${host}: whoever reaches it can decrypt payloads.`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  io.out('Stopping the codec endpoint...');
+  await server.close();
+  return 0;
+}

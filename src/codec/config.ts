@@ -1,0 +1,142 @@
+/**
+ * The payload codec's keys, from the environment. Every client, worker and replayer of this project takes
+ * its data converter from `dataConverterFromEnv()`, so one setting encrypts everything or nothing.
+ *
+ *   SAGA_CODEC_KEY        the key: 64 hex characters or base64 of 32 bytes (`openssl rand -hex 32`)
+ *   SAGA_CODEC_KEY_FILE   or a file holding it: 32 raw bytes, 64 hex characters or base64
+ *   SAGA_CODEC_KEY_ID     its id, stored in each payload (default: derived from a hash of the key)
+ *   SAGA_CODEC_OLD_KEYS   earlier keys, decrypt only, for rotation: `ID:KEY,ID:KEY` (or bare `KEY`s,
+ *                         whose id is derived as above)
+ *
+ * No key set: no codec, payloads stay as they were. Any of the other settings without a key is an error,
+ * so a typo in a variable name never silently means "unencrypted".
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { DataConverter } from '@temporalio/common';
+import { z } from 'zod';
+import { CodecError, EncryptionCodec, KEY_BYTES } from './encryption-codec';
+
+export const CODEC_ENV = {
+  key: 'SAGA_CODEC_KEY',
+  keyFile: 'SAGA_CODEC_KEY_FILE',
+  keyId: 'SAGA_CODEC_KEY_ID',
+  oldKeys: 'SAGA_CODEC_OLD_KEYS',
+} as const;
+
+/** The key id travels in every payload's metadata and in error messages: short and plain. */
+const KeyId = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected 1-64 letters, digits, dots, dashes or underscores');
+
+const EXPECTED_TEXT = `64 hex characters or base64 of ${KEY_BYTES} bytes (make one with \`openssl rand -hex 32\`)`;
+
+const HEX_KEY = /^[0-9a-fA-F]{64}$/;
+const BASE64_KEY = /^[A-Za-z0-9+/_-]{43}=?$/;
+
+/** A key written as text (hex or base64); null when it is neither. */
+function keyFromText(value: string): Buffer | null {
+  const trimmed = value.trim();
+  if (HEX_KEY.test(trimmed)) return Buffer.from(trimmed, 'hex');
+  if (BASE64_KEY.test(trimmed)) {
+    const bytes = Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    if (bytes.length === KEY_BYTES) return bytes;
+  }
+  return null;
+}
+
+/** Derived, not secret: a truncated hash of the key under its own label, so it identifies and reveals nothing. */
+export function deriveKeyId(key: Buffer): string {
+  return createHash('sha256').update('saga-codec-key-id\0').update(key).digest('hex').slice(0, 16);
+}
+
+function keyFromVariable(value: string, name: string): Buffer {
+  const key = keyFromText(value);
+  if (!key)
+    throw new CodecError(
+      `${name} is not a valid key: expected ${EXPECTED_TEXT}; it has ${value.trim().length} characters.`,
+    );
+  return key;
+}
+
+function keyFromFile(file: string): Buffer {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new CodecError(`${CODEC_ENV.keyFile}: cannot read ${file} (${(error as Error).message}).`);
+  }
+  if (bytes.length === KEY_BYTES) return bytes;
+  const key = keyFromText(bytes.toString('utf8'));
+  if (!key)
+    throw new CodecError(
+      `${CODEC_ENV.keyFile} (${file}) does not hold a valid key: expected ${KEY_BYTES} raw bytes or ${EXPECTED_TEXT}; ` +
+        `the file has ${bytes.length} bytes.`,
+    );
+  return key;
+}
+
+function keyId(value: string, name: string): string {
+  const parsed = KeyId.safeParse(value.trim());
+  if (!parsed.success)
+    throw new CodecError(`${name}: '${value}' is not a valid key id: ${parsed.error.issues[0]!.message}.`);
+  return parsed.data;
+}
+
+/** `ID:KEY,KEY,...` of SAGA_CODEC_OLD_KEYS. */
+function oldKeys(value: string): [string, Buffer][] {
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry, index) => {
+      const at = `${CODEC_ENV.oldKeys} entry ${index + 1}`;
+      const colon = entry.indexOf(':');
+      const key = keyFromVariable(colon < 0 ? entry : entry.slice(colon + 1), at);
+      return [colon < 0 ? deriveKeyId(key) : keyId(entry.slice(0, colon), at), key];
+    });
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const setting = (env: Env, name: string): string | undefined => {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value;
+};
+
+/** The codec the environment asks for; null when no key is set. Bad settings throw a CodecError naming them. */
+export function codecFromEnv(env: Env = process.env): EncryptionCodec | null {
+  const inline = setting(env, CODEC_ENV.key);
+  const file = setting(env, CODEC_ENV.keyFile);
+  if (inline && file)
+    throw new CodecError(
+      `Set ${CODEC_ENV.key} or ${CODEC_ENV.keyFile}, not both: which key is meant is unclear.`,
+    );
+  if (!inline && !file) {
+    const orphan = [CODEC_ENV.keyId, CODEC_ENV.oldKeys].find((name) => setting(env, name));
+    if (orphan)
+      throw new CodecError(
+        `${orphan} is set but no key is: set ${CODEC_ENV.key} or ${CODEC_ENV.keyFile} (or unset ${orphan}).`,
+      );
+    return null;
+  }
+  const current = inline ? keyFromVariable(inline, CODEC_ENV.key) : keyFromFile(file!);
+  const idText = setting(env, CODEC_ENV.keyId);
+  const currentId = idText ? keyId(idText, CODEC_ENV.keyId) : deriveKeyId(current);
+  const keys = new Map<string, Buffer>([[currentId, current]]);
+  for (const [id, key] of oldKeys(setting(env, CODEC_ENV.oldKeys) ?? '')) {
+    const known = keys.get(id);
+    if (known && !known.equals(key))
+      throw new CodecError(
+        `${CODEC_ENV.oldKeys} gives key id '${id}' a different key than ${id === currentId ? 'the current key' : 'an earlier entry'}.`,
+      );
+    keys.set(id, key);
+  }
+  return new EncryptionCodec({ currentId, keys });
+}
+
+/** The data converter for every Client, Worker and replay: the codec when a key is set, else Temporal's default. */
+export function dataConverterFromEnv(env: Env = process.env): DataConverter {
+  const codec = codecFromEnv(env);
+  return codec ? { payloadCodecs: [codec] } : {};
+}

@@ -1,0 +1,190 @@
+/**
+ * The codec endpoint the Temporal Web UI calls to show encrypted payloads as readable text (`saga codec
+ * serve`): `POST /decode` and `POST /encode` with `{payloads: [{metadata: {k: base64}, data: base64}]}`.
+ * The browser calls it from the UI's page, so it answers CORS for the UI's origins only. It decrypts for
+ * whoever reaches it: bind it to 127.0.0.1 on the machine of the person looking (the default).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import { z } from 'zod';
+import { CodecError } from './encryption-codec';
+
+/** The UI batches a page's payloads; Temporal caps one payload at 2 MB. */
+export const MAX_CODEC_BODY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_UI_ORIGINS = ['http://localhost:8233', 'http://127.0.0.1:8233'] as const;
+const ALLOWED_HEADERS = 'Content-Type, X-Namespace, Authorization';
+
+const Base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected base64');
+const JsonPayload = z.object({
+  metadata: z.record(Base64).nullish(),
+  data: Base64.nullish(),
+});
+const CodecRequest = z.object({ payloads: z.array(JsonPayload) });
+type JsonPayload = z.infer<typeof JsonPayload>;
+
+const fromJson = (p: JsonPayload): Payload => ({
+  metadata: Object.fromEntries(
+    Object.entries(p.metadata ?? {}).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))]),
+  ),
+  data: new Uint8Array(Buffer.from(p.data ?? '', 'base64')),
+});
+
+const toJson = (p: Payload): { metadata: Record<string, string>; data: string } => ({
+  metadata: Object.fromEntries(
+    Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+  ),
+  data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
+});
+
+/** `http://localhost:8233` as a browser sends it in `Origin` (no trailing slash, lower-case scheme and host). */
+export function normalizeOrigin(origin: string): string {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    throw new CodecError(`--origin '${origin}' is not a URL; expected e.g. http://localhost:8233.`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.pathname !== '/' || url.search || url.hash)
+    throw new CodecError(
+      `--origin '${origin}' is not an origin; expected scheme://host[:port], e.g. http://localhost:8233.`,
+    );
+  return url.origin;
+}
+
+/** The origins a browser sends for the Web UI at `uiUrl`: on a loopback host both names, as users type either. */
+export function uiOrigins(uiUrl: string | null): string[] {
+  if (!uiUrl) return [...DEFAULT_UI_ORIGINS];
+  const url = new URL(uiUrl);
+  const port = url.port ? `:${url.port}` : '';
+  return ['localhost', '127.0.0.1'].includes(url.hostname)
+    ? [`${url.protocol}//localhost${port}`, `${url.protocol}//127.0.0.1${port}`]
+    : [url.origin];
+}
+
+export interface CodecServer {
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startCodecServer(options: {
+  codec: PayloadCodec;
+  port?: number;
+  host?: string;
+  /** Web UI origins allowed to call from a browser. */
+  origins?: readonly string[];
+  log?: (line: string) => void;
+}): Promise<CodecServer> {
+  const origins = new Set((options.origins ?? DEFAULT_UI_ORIGINS).map(normalizeOrigin));
+  const log = options.log ?? (() => undefined);
+  const server = http.createServer({ requestTimeout: 30_000 }, (req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const origin = req.headers.origin;
+    const cors: Record<string, string> =
+      origin && origins.has(origin)
+        ? {
+            'access-control-allow-origin': origin,
+            'access-control-allow-credentials': 'true',
+            vary: 'Origin',
+          }
+        : { vary: 'Origin' };
+    const send = (status: number, body: unknown, extra: Record<string, string> = {}) => {
+      res
+        .writeHead(status, { 'content-type': 'application/json', ...cors, ...extra })
+        .end(body === undefined ? undefined : JSON.stringify(body));
+      // One line per request, never bodies: they are what the codec protects.
+      log(`${req.method} ${path} → ${status}`);
+    };
+    // A page of another origin must not use the user's browser to decrypt (CORS alone hides only the answer).
+    if (origin && !origins.has(origin))
+      return send(403, {
+        error: `Origin ${origin} is not allowed; start the server with --origin ${origin}.`,
+      });
+    const operation = path === '/decode' ? 'decode' : path === '/encode' ? 'encode' : null;
+    if (!operation)
+      return send(404, { error: `No endpoint ${path} here; use POST /decode or POST /encode.` });
+    if (req.method === 'OPTIONS')
+      return send(204, undefined, {
+        'access-control-allow-methods': 'POST, OPTIONS',
+        'access-control-allow-headers': ALLOWED_HEADERS,
+        'access-control-max-age': '600',
+      });
+    if (req.method !== 'POST') return send(405, { error: 'Use POST.' }, { allow: 'POST, OPTIONS' });
+    readBody(req)
+      .then(
+        async (body) => {
+          if (body === null)
+            return send(413, { error: `Body over ${MAX_CODEC_BODY_BYTES} bytes.` }, { connection: 'close' });
+          let json: unknown;
+          try {
+            json = JSON.parse(body);
+          } catch {
+            return send(400, { error: 'The body is not JSON.' });
+          }
+          const parsed = CodecRequest.safeParse(json);
+          if (!parsed.success) {
+            const issue = parsed.error.issues[0]!;
+            return send(400, {
+              error: `Expected {payloads: [{metadata, data}]}: ${issue.path.join('.')}: ${issue.message}.`,
+            });
+          }
+          try {
+            const payloads = parsed.data.payloads.map(fromJson);
+            const result = await (operation === 'decode'
+              ? options.codec.decode(payloads)
+              : options.codec.encode(payloads));
+            send(200, { payloads: result.map(toJson) });
+          } catch (error) {
+            if (!(error instanceof CodecError)) throw error;
+            log(`${req.method} ${path}: ${error.message}`);
+            send(400, { error: error.message });
+          }
+        },
+        () => req.destroy(),
+      )
+      .catch((error: unknown) => {
+        log(`${req.method} ${path}: ${(error as Error).message}`);
+        if (!res.headersSent) send(500, { error: 'Internal error.' });
+      });
+  });
+  const [host, port] = [options.host ?? '127.0.0.1', options.port ?? 0];
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) =>
+      reject(new CodecError(`The codec endpoint cannot listen on ${host}:${port}: ${error.message}.`)),
+    );
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const bound = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    port: address.port,
+    url: `http://${bound}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * The body as UTF-8, or null when it is over the limit. An oversized body is drained up to 1 MiB more so the
+ * client reads the 413 rather than a reset; beyond that the connection is dropped.
+ */
+function readBody(req: http.IncomingMessage): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_CODEC_BODY_BYTES) chunks.push(chunk);
+      else if (size > MAX_CODEC_BODY_BYTES + 1024 * 1024) {
+        resolve(null);
+        req.destroy();
+      }
+    });
+    req.on('end', () => resolve(size > MAX_CODEC_BODY_BYTES ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
