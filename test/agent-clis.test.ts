@@ -136,6 +136,16 @@ afterAll(async () => {
   process.env.PATH = savedPath;
 });
 
+/** The preset's profile pointed at the stand-in (allowed by `network:` where saga cannot see its URL). */
+async function profileFor(c: CliCase, standIn: StandIn, home: string) {
+  return {
+    ...c.profile,
+    ...RUN_LIMITS,
+    env: await c.endpoint(standIn, home),
+    ...(c.endpointInConfigFile ? { network: [`127.0.0.1:${new URL(standIn.url).port}`] } : {}),
+  };
+}
+
 /** A repo whose saga.config.yaml points the preset at the stand-in and nothing more. */
 async function repoFor(c: CliCase, standIn: StandIn, name: string) {
   const dir = env.tmp(name);
@@ -143,12 +153,7 @@ async function repoFor(c: CliCase, standIn: StandIn, name: string) {
   mkdirSync(home, { recursive: true });
   const config = {
     agents: {
-      [c.agent]: {
-        ...c.profile,
-        ...RUN_LIMITS,
-        env: await c.endpoint(standIn, home),
-        ...(c.endpointInConfigFile ? { network: [`127.0.0.1:${new URL(standIn.url).port}`] } : {}),
-      },
+      [c.agent]: await profileFor(c, standIn, home),
     },
     ...(c.prices ? { prices: c.prices } : {}),
   };
@@ -270,14 +275,7 @@ describe.each(CASES.filter((c) => !c.editsOnly))(
         mkdirSync(home, { recursive: true });
         const config = parseSagaConfigText(
           YAML.stringify({
-            agents: {
-              [c.agent]: {
-                ...c.profile,
-                ...RUN_LIMITS,
-                env: await c.endpoint(standIn, home),
-                ...(c.endpointInConfigFile ? { network: [`127.0.0.1:${new URL(standIn.url).port}`] } : {}),
-              },
-            },
+            agents: { [c.agent]: await profileFor(c, standIn, home) },
           }),
           'saga.config.yaml',
         );

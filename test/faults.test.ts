@@ -24,6 +24,7 @@ import { sagaWorkflowId, taskWorkflowId } from '../src/domain/naming';
 import { PlanSchema } from '../src/domain/plan';
 import { taskWorkflow, type TaskReport } from '../src/workflows/task';
 import { createFleetRepo, git, planTask, sagaWorktrees, startApprovedSaga } from './harness/fleet-saga';
+import { processesRunning } from './harness/processes';
 import { standaloneTaskInput } from './harness/task-input';
 import { createSagaTestEnv, sagaStatus, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { startWorkerProcess } from './harness/ts-worker';
@@ -61,21 +62,6 @@ function processGone(pid: number): boolean {
   } catch {
     return true;
   }
-}
-
-/** Live processes whose command line contains `marker`. */
-function processesWith(marker: string): number[] {
-  return readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').includes(marker);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number)
-    .filter((pid) => !processGone(pid));
 }
 
 describe('fault injection', () => {
@@ -159,7 +145,7 @@ describe('fault injection', () => {
     expect(report.status).toBe('blocked');
     expect(report.reason).toMatch(/timed out/);
     expect(readFileSync(report.evidence[0]!, 'utf8')).toMatch(/check killed after 2000 ms \(timeout\)/);
-    expect(processesWith(marker)).toEqual([]);
+    expect(processesRunning(marker)).toEqual([]);
     expect(git(repo, 'show', `${input.branch}:e.txt`)).toBe('work');
   }, 60_000);
 

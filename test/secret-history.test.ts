@@ -41,7 +41,8 @@ test('profile env secrets reach the agent but appear in no workflow history', as
   const wrapper = path.join(dir, 'agent.js');
   writeFileSync(
     wrapper,
-    `const e = process.env;\nrequire('fs').appendFileSync(${JSON.stringify(seen)}, JSON.stringify({ role: e.SAGA_ROLE, task: e.SAGA_TASK_ID, key: e.MY_API_KEY, token: e.OTHER_TOKEN }) + '\\n');\n` +
+    // Confined, it writes only its worktree and the log its preset names (SAGA_DEMO_LOG, shared with demo).
+    `const e = process.env;\nrequire('fs').appendFileSync(e.SAGA_DEMO_LOG, JSON.stringify({ role: e.SAGA_ROLE, task: e.SAGA_TASK_ID, key: e.MY_API_KEY, token: e.OTHER_TOKEN }) + '\\n');\n` +
       `require(${JSON.stringify(path.join(PROJECT_ROOT, 'agents', 'demo-agent.js'))});\n`,
   );
   const check = "node -e \"require('fs').accessSync('alpha.txt')\"";
@@ -67,7 +68,7 @@ test('profile env secrets reach the agent but appear in no workflow history', as
     config:
       'agents:\n  demo:\n' +
       `    command: ["{node}", ${JSON.stringify(wrapper)}]\n` +
-      `    env: { MY_API_KEY: "\${MY_API_KEY}", OTHER_TOKEN: ${JSON.stringify(literal)} }\n`,
+      `    env: { MY_API_KEY: "\${MY_API_KEY}", OTHER_TOKEN: ${JSON.stringify(literal)}, SAGA_DEMO_LOG: ${JSON.stringify(seen)} }\n`,
   });
   const input = await startApprovedSaga(env, { repo, planFile, name: 'secrets', args: 'Write alpha' });
   const status = await waitForPending(env, input.name, 'acceptance-1', 120_000);

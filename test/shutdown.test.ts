@@ -12,17 +12,8 @@ import { sagaWorkflowId, taskWorkflowId } from '../src/domain/naming';
 import { writeOneTaskPlan } from './harness/one-task-plan';
 import { createSagaTestEnv, waitForPending, type SagaTestEnv } from './harness/saga-env';
 import { ensureBuilt, killStrayWorkers, spawnWorker } from './harness/worker-process';
+import { processesWithEnv } from './harness/processes';
 import { waitFor } from './harness/wait';
-
-/** Running (not gone, not a zombie nobody reaps). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!);
-  } catch {
-    return false;
-  }
-}
 
 describe('saga worker shutdown', () => {
   let env: SagaTestEnv;
@@ -69,14 +60,17 @@ describe('saga worker shutdown', () => {
       },
       30_000,
     );
-    expect(running(agentPid)).toBe(true);
+    expect(agentPid).toBeGreaterThan(0);
+    // Confined, that pid is its namespace's: the host finds the agent by its environment.
+    const agentsRunning = () => processesWithEnv(`SAGA_DEMO_LOG=${demoLog}`);
+    expect(agentsRunning().length).toBeGreaterThan(0);
 
     const stopped = Date.now();
     const exit = await worker.stop('SIGTERM', 40_000);
     expect(exit).toEqual({ code: 0, signal: null });
     // Grace period plus the agent's kill grace, well before the worker's force-shutdown backstop.
     expect(Date.now() - stopped).toBeLessThan(20_000);
-    expect(running(agentPid)).toBe(false);
+    expect(agentsRunning()).toEqual([]);
     expect(worker.output()).not.toMatch(/GracefulShutdownPeriodExpired|unexpected error/i);
 
     // The attempt ended as a cancellation caused by the shutdown (not a timeout the server had to notice),

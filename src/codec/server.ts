@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
 import { CodecError } from './encryption-codec';
+import { readBody } from '../http/read-body';
 
 /** The UI batches a page's payloads; Temporal caps one payload at 2 MB. */
 export const MAX_CODEC_BODY_BYTES = 16 * 1024 * 1024;
@@ -111,7 +112,7 @@ export async function startCodecServer(options: {
         'access-control-max-age': '600',
       });
     if (req.method !== 'POST') return send(405, { error: 'Use POST.' }, { allow: 'POST, OPTIONS' });
-    readBody(req)
+    readBody(req, MAX_CODEC_BODY_BYTES)
       .then(
         async (body) => {
           if (body === null)
@@ -166,25 +167,4 @@ export async function startCodecServer(options: {
         server.closeAllConnections();
       }),
   };
-}
-
-/**
- * The body as UTF-8, or null when it is over the limit. An oversized body is drained up to 1 MiB more so the
- * client reads the 413 rather than a reset; beyond that the connection is dropped.
- */
-function readBody(req: http.IncomingMessage): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_CODEC_BODY_BYTES) chunks.push(chunk);
-      else if (size > MAX_CODEC_BODY_BYTES + 1024 * 1024) {
-        resolve(null);
-        req.destroy();
-      }
-    });
-    req.on('end', () => resolve(size > MAX_CODEC_BODY_BYTES ? null : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }

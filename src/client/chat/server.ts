@@ -13,11 +13,10 @@ import type { BridgeRequest, BridgeResponse } from './http-types';
 import { ReplayCache } from './replay-cache';
 import { nowSeconds } from './signing';
 import { createSlackHandler } from './slack';
+import { readBody } from '../../http/read-body';
 import { handleWebhook } from './webhook';
 
 export const MAX_BODY_BYTES = 64 * 1024;
-/** How much of an oversized body is drained (so the 413 reaches the client) before the socket is dropped. */
-const MAX_DRAIN_BYTES = 1024 * 1024;
 /** Idle keep-alive connections are closed after this, so they do not hold slots of the connection cap. */
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
@@ -78,7 +77,7 @@ export async function startChatBridge(options: {
     if (!handler) return send({ status: 404, body: { ok: false, error: `No endpoint ${path} here.` } });
     if (req.method !== 'POST') return send({ status: 405, body: { ok: false, error: 'Use POST.' } });
 
-    readBody(req).then(
+    readBody(req, MAX_BODY_BYTES).then(
       async (body) => {
         if (body === null) {
           send(
@@ -114,25 +113,4 @@ export async function startChatBridge(options: {
         server.closeAllConnections();
       }),
   };
-}
-
-/**
- * The raw body as UTF-8, or null when it is over the limit. An oversized body is still drained (up to
- * 1 MiB) before answering, so the client reads the 413 instead of a reset connection.
- */
-function readBody(req: http.IncomingMessage): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-      else if (size > MAX_DRAIN_BYTES) {
-        resolve(null);
-        req.destroy();
-      }
-    });
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
