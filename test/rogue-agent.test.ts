@@ -143,8 +143,8 @@ test('a rogue agent escapes nowhere, cannot accept its saga, and its task still 
   const attempts = JSON.parse(git(repo, 'show', `${task.branch}:attempts.json`)) as Record<string, string>;
   expect(attempts.environ).toBe('not found');
   expect(Number(attempts.processes)).toBeLessThan(6); // its own few, none of the host's
-  // The saga home is an empty scratch folder inside (its write "works" there): the host's SAGA.md is checked below.
   for (const escape of [
+    'sagaMd',
     'hook',
     'refHook',
     'fsmonitor',

@@ -202,14 +202,15 @@ async function layoutFor(request: ConfineRequest, program: string): Promise<Sand
   const home = request.env.HOME || workerHome;
   const hiddenDirs: string[] = [];
   const hiddenFiles: string[] = [];
-  const hide = async (p: string) => {
+  const hide = async (p: string, evenInTmp = false) => {
     const stat = await fs.stat(p).catch(() => null);
-    if (!stat || inside('/tmp', p)) return; // /tmp is a fresh, empty one inside anyway
+    if (!stat || (inside('/tmp', p) && !evenInTmp)) return; // /tmp is a fresh, empty one inside anyway
     (stat.isDirectory() ? hiddenDirs : hiddenFiles).push(p);
   };
   // The worker's saga home as configured, and the one this run belongs to.
+  // (Hidden even under /tmp: the run's own files are bound inside it, and the rest must stay unwritable.)
   for (const home of new Set([request.sagaHome, process.env.SAGA_HOME, path.join(workerHome, '.sagas')])) {
-    if (home) await hide(home);
+    if (home) await hide(home, true);
   }
   for (const rel of CREDENTIAL_PATHS) await hide(path.join(workerHome, rel));
   // Files the worker's own settings name: TLS keys, Temporal profiles, webhook caller files.
@@ -230,14 +231,17 @@ async function layoutFor(request: ConfineRequest, program: string): Promise<Sand
   for (const dir of (request.env.PATH ?? '').split(path.delimiter)) {
     if (path.isAbsolute(dir) && inside('/tmp', dir) && !hidden(dir) && existsSync(dir)) readOnly.push(dir);
   }
-  for (const file of request.readableFiles ?? []) if (existsSync(file)) readOnly.push(file);
-
-  const writable: string[] = [];
+  const runFiles = {
+    readable: (request.readableFiles ?? []).filter((f) => existsSync(f)),
+    writable: [] as string[],
+  };
   for (const file of request.writableFiles ?? []) {
     await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.appendFile(file, '');
-    writable.push(file);
+    runFiles.writable.push(file);
   }
+
+  const writable: string[] = [];
   if (path.resolve(home) !== path.resolve(workerHome) && !hidden(home)) {
     // A home of the agent's own (the profile's HOME): all of it is the CLI's state.
     await fs.mkdir(home, { recursive: true });
@@ -259,6 +263,7 @@ async function layoutFor(request: ConfineRequest, program: string): Promise<Sand
     hiddenFiles,
     readOnly,
     writable,
+    runFiles,
     readOnlyOver: repo?.pointer ? [repo.pointer] : [],
     network: null,
   };

@@ -155,10 +155,12 @@ export interface SandboxLayout {
   /** Hidden: an empty folder (dirs) or an empty file (files) in their place. */
   hiddenDirs: string[];
   hiddenFiles: string[];
-  /** Read-only views of host paths inside hidden areas (e.g. the repository under /tmp, the prompt file). */
+  /** Read-only views of host paths (the repository, the program and files its command names under /tmp). */
   readOnly: string[];
-  /** Writable host paths besides cwd (its report file, the agent CLI's own state). */
+  /** Writable host folders besides cwd (the agent CLI's own state, package caches). */
   writable: string[];
+  /** The run's own files, shown even inside hidden folders: its prompt (read-only) and report (writable). */
+  runFiles: { readable: string[]; writable: string[] };
   /** Read-only after the writable ones (the worktree's `.git` pointer file). */
   readOnlyOver: string[];
   /** With network routes: the folder holding the entry script and sockets, the hosts file, and whether a
@@ -191,18 +193,24 @@ export function bwrapArguments(layout: SandboxLayout, argv: readonly string[], h
     '/tmp',
     ...(hasRun ? ['--tmpfs', '/run'] : []),
   ];
-  const hide = (dirs: readonly string[], files: readonly string[]) => {
-    for (const dir of dirs) args.push('--tmpfs', dir);
-    for (const file of files) args.push('--ro-bind', '/dev/null', file);
-  };
-  hide(layout.hiddenDirs, layout.hiddenFiles);
+  // A hidden folder that holds a view (a worktree inside the saga home, as `saga demo` makes them) is
+  // hidden first and the view shown inside it; any other hidden path goes over the views.
+  const views = [layout.cwd, ...layout.readOnly, ...layout.writable];
+  // Its working directory is never hidden, whatever else it is.
+  const hiddenDirs = layout.hiddenDirs.filter((dir) => dir !== layout.cwd);
+  const holdsView = (dir: string) => views.some((v) => v !== dir && isInside(dir, v));
+  for (const dir of hiddenDirs.filter(holdsView)) args.push('--tmpfs', dir);
   for (const p of layout.readOnly) args.push('--ro-bind', p, p);
-  // A read-only view must not bring back what is hidden inside it (a saga home inside the repo, say).
-  const within = (p: string) => layout.readOnly.some((r) => isInside(r, p) && r !== p);
-  hide(layout.hiddenDirs.filter(within), layout.hiddenFiles.filter(within));
   args.push('--bind', layout.cwd, layout.cwd);
   for (const p of layout.writable) args.push('--bind', p, p);
+  for (const dir of hiddenDirs.filter((d) => !holdsView(d))) args.push('--tmpfs', dir);
+  for (const file of layout.hiddenFiles) args.push('--ro-bind', '/dev/null', file);
+  for (const p of layout.runFiles.readable) args.push('--ro-bind', p, p);
+  for (const p of layout.runFiles.writable) args.push('--bind', p, p);
   for (const p of layout.readOnlyOver) args.push('--ro-bind', p, p);
+  // The hidden folders end up empty and read-only (what is shown inside keeps its own mode): a write there
+  // fails, rather than "working" in a scratch folder.
+  for (const dir of hiddenDirs) args.push('--remount-ro', dir);
   let command = [...argv];
   if (layout.network?.lowPorts) {
     // The forwarder listens on the endpoint's own port (443): binding it needs this one capability, which

@@ -79,6 +79,7 @@ describe('bubblewrap layout (pure)', () => {
         hiddenFiles: [],
         readOnly: ['/r'],
         writable: [],
+        runFiles: { readable: [], writable: [] },
         readOnlyOver: ['/w/.git'],
         network: null,
       },
@@ -86,10 +87,33 @@ describe('bubblewrap layout (pure)', () => {
       true,
     );
     const at = (flag: string, p: string) => args.findIndex((a, i) => a === flag && args[i + 1] === p);
-    expect(at('--tmpfs', '/h')).toBeLessThan(at('--bind', '/w'));
+    // /h holds no view: it goes over them; its files come back after it; it ends read-only.
+    expect(at('--bind', '/w')).toBeLessThan(at('--tmpfs', '/h'));
+    expect(at('--tmpfs', '/h')).toBeLessThan(at('--remount-ro', '/h'));
     expect(at('--bind', '/w')).toBeLessThan(at('--ro-bind', '/w/.git'));
     expect(args).toEqual(expect.arrayContaining(['--unshare-all', '--die-with-parent', '--cap-drop', 'ALL']));
     expect(args.slice(-2)).toEqual(['--', 'agent']);
+  });
+  test('a hidden folder that holds the worktree (saga demo) is hidden first, the worktree shown inside', () => {
+    const args = bwrapArguments(
+      {
+        cwd: '/h/repos/wt',
+        hiddenDirs: ['/h'],
+        hiddenFiles: [],
+        readOnly: ['/h/repos/repo'],
+        writable: [],
+        runFiles: { readable: ['/h/x/runs/a/prompt.md'], writable: [] },
+        readOnlyOver: [],
+        network: null,
+      },
+      ['agent'],
+      false,
+    );
+    const at = (flag: string, p: string) => args.findIndex((a, i) => a === flag && args[i + 1] === p);
+    expect(at('--tmpfs', '/h')).toBeLessThan(at('--ro-bind', '/h/repos/repo'));
+    expect(at('--tmpfs', '/h')).toBeLessThan(at('--bind', '/h/repos/wt'));
+    expect(at('--tmpfs', '/h')).toBeLessThan(at('--ro-bind', '/h/x/runs/a/prompt.md'));
+    expect(at('--remount-ro', '/h')).toBeGreaterThan(at('--bind', '/h/repos/wt'));
   });
 });
 
