@@ -109,6 +109,9 @@ export function writeTimedAgentRepo(
   const config = {
     default_agent: 'bench',
     attempts: 1,
+    // The timed agent logs its start and end outside its worktree, which confinement forbids: the
+    // orchestration figures are of unconfined runs; the sandbox's own cost per run is `sandbox_added_ms`.
+    sandbox: 'none',
     agents: { bench: { command: ['{node}', TIMED_AGENT], env: agentEnv, subagent_dispatch: true } },
   };
   writeFileSync(path.join(repo, 'README.md'), `# Bench ${name}\n`);

@@ -132,18 +132,19 @@ export const SANDBOX_NET_DIR = '/run/saga-net';
  * fixed paths go into this text; the command stays an argument array.
  */
 export function networkEntryScript(routes: readonly NetworkRoute[], socat: string): string {
-  const lines = ['set -e'];
+  // Waiting is done by the shell's own builtins (no process per poll): a few milliseconds, at most ~5 s.
+  const lines = [
+    'set -e',
+    'listening() { n=0; while :; do',
+    '  while IFS= read -r l; do case "$l" in *" $1 00000000:0000 0A "*) return 0;; esac; done < /proc/net/tcp',
+    '  n=$((n+1)); [ $n -lt 100000 ] || exit 97; done; }',
+  ];
   for (const r of routes) {
     lines.push(
       `${socat} TCP-LISTEN:${r.endpoint.port},bind=${r.address},fork,reuseaddr UNIX-CONNECT:${SANDBOX_NET_DIR}/${r.socket} &`,
     );
   }
-  for (const r of routes) {
-    const listening = ` ${procNetTcpAddress(r.address, r.endpoint.port)} 00000000:0000 0A `;
-    lines.push(
-      `n=0; until grep -q '${listening}' /proc/net/tcp; do n=$((n+1)); [ $n -lt 1000 ] || exit 97; sleep 0.005; done`,
-    );
-  }
+  for (const r of routes) lines.push(`listening ${procNetTcpAddress(r.address, r.endpoint.port)}`);
   lines.push('exec "$@"');
   return `${lines.join('\n')}\n`;
 }
