@@ -200,7 +200,7 @@ describe('a confined run and its worker', () => {
   test('a worker killed with SIGKILL takes its confined run with it (nothing is orphaned)', async () => {
     const mark = `SAGA_TEST_ORPHAN=${process.pid}-${Date.now()}`;
     const script = `
-      const { runConfined } = require(${JSON.stringify(path.resolve(__dirname, '../../dist/src/activities/sandbox.js'))});
+      const { runConfined } = require(${JSON.stringify(path.resolve(__dirname, '../../dist/src/activities/sandbox/index.js'))});
       runConfined({ mode: 'auto', sagaHome: ${JSON.stringify(sagaHome)} }, {
         argv: ['/bin/sh', '-c', 'setsid sleep 300 & sleep 300'], cwd: ${JSON.stringify(worktree)},
         env: { PATH: process.env.PATH, HOME: ${JSON.stringify(os.homedir())}, ${JSON.stringify(mark.split('=')[0])}: ${JSON.stringify(mark.split('=')[1])} },

@@ -1,0 +1,82 @@
+/** Which sandbox tool this machine has, checked once per process by running it (issue 29). */
+import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface SandboxTool {
+  tool: 'bubblewrap';
+  path: string;
+  version: string;
+  /** socat, which forwards allow-listed endpoints into the sandbox; null when missing. */
+  socat: string | null;
+}
+
+/** Why no sandbox can run here, with what to do about it. */
+export class SandboxUnavailableError extends Error {
+  override name = 'SandboxUnavailableError';
+}
+
+export const onPath = (program: string, searchPath = process.env.PATH ?? ''): string | null => {
+  if (program.includes('/')) return existsSync(program) ? program : null;
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, program);
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+};
+
+let detected: Promise<SandboxTool> | null = null;
+
+/**
+ * The sandbox tool of this machine, checked once per process by running it (a kernel without
+ * unprivileged namespaces fails here, not mid-saga). Rejects with SandboxUnavailableError saying why.
+ */
+export function detectSandbox(): Promise<SandboxTool> {
+  detected ??= (async () => {
+    if (process.platform !== 'linux') {
+      throw new SandboxUnavailableError(
+        `no sandbox for ${process.platform} yet (saga confines agents with bubblewrap on Linux); ` +
+          'set `sandbox: none` in saga.config.yaml to run agents unconfined',
+      );
+    }
+    const bwrap = process.env.SAGA_BWRAP || onPath('bwrap');
+    if (!bwrap) {
+      throw new SandboxUnavailableError(
+        'bubblewrap (bwrap) is not installed: `sudo apt-get install bubblewrap socat` (or your ' +
+          "distribution's package), or set `sandbox: none` in saga.config.yaml to run agents unconfined",
+      );
+    }
+    let version: string;
+    try {
+      version = (await run(bwrap, ['--version'])).stdout.trim().replace(/^bubblewrap\s*/, '');
+      await run(bwrap, [
+        '--unshare-all',
+        '--die-with-parent',
+        '--ro-bind',
+        '/',
+        '/',
+        '--proc',
+        '/proc',
+        '--',
+        'true',
+      ]);
+    } catch (err) {
+      const said = ((err as { stderr?: string }).stderr || (err as Error).message).trim();
+      throw new SandboxUnavailableError(
+        `bubblewrap at ${bwrap} cannot create namespaces here (${said}); allow unprivileged user ` +
+          'namespaces (kernel.unprivileged_userns_clone=1) or set `sandbox: none` in saga.config.yaml',
+      );
+    }
+    return { tool: 'bubblewrap', path: bwrap, version, socat: onPath('socat') };
+  })();
+  detected.catch(() => (detected = null)); // a later install is seen without restarting the worker
+  return detected;
+}

@@ -1,0 +1,93 @@
+/**
+ * Confines a process saga starts for an agent, a check or a set-up command (issue 29) with bubblewrap:
+ * its own PID namespace (nothing else of the host visible; everything it starts dies with the run), its
+ * working directory and the files it must write writable, the repository and the rest of the host
+ * read-only, the saga home and the worker's credential files absent, and no network but the allow-listed
+ * host:port pairs, each forwarded through a socket of this worker (so the Temporal server, the chat bridge
+ * and every other local service stay out of reach).
+ */
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import { bwrapArguments, networkRoutes, parseEndpoint, type CommandSandbox } from '../../domain/sandbox';
+import { runProcess, SpawnError, type RunProcessOptions, type RunProcessResult } from '../process';
+import { detectSandbox, onPath, SandboxUnavailableError } from './detect';
+import { layoutFor, type ConfineRequest } from './layout';
+import { startNetworkBridge } from './network-bridge';
+
+export { detectSandbox, SandboxUnavailableError, type SandboxTool } from './detect';
+export type { ConfineRequest } from './layout';
+
+export interface Confined {
+  argv: string[];
+  env: Record<string, string>;
+  confined: boolean;
+  close(): Promise<void>;
+}
+
+/** The argv and environment that run `request` confined (or as it is, with `mode: none`). */
+export async function confine(request: ConfineRequest): Promise<Confined> {
+  const program = onPath(request.argv[0] ?? '', request.env.PATH);
+  if (!program) {
+    // As spawn would say it, so a missing agent CLI is still reported as not installed.
+    throw new SpawnError(
+      `Cannot run '${request.argv[0]}': command not found (ENOENT); is it installed and on PATH?`,
+      'ENOENT',
+    );
+  }
+  if (request.mode === 'none') {
+    return { argv: request.argv, env: request.env, confined: false, close: async () => undefined };
+  }
+  const tool = await detectSandbox();
+  const routes = networkRoutes(request.network ?? []);
+  if (routes.length > 0 && !tool.socat) {
+    throw new SandboxUnavailableError(
+      `socat is not installed, so the allowed endpoints (${routes.map((r) => `${r.endpoint.host}:${r.endpoint.port}`).join(', ')}) ` +
+        'cannot be reached from the sandbox: `sudo apt-get install socat`',
+    );
+  }
+  const layout = await layoutFor(request, program);
+  const bridge = routes.length > 0 ? await startNetworkBridge(routes, tool.socat!) : null;
+  layout.network = bridge
+    ? { dir: bridge.dir, hosts: bridge.hosts, lowPorts: routes.some((r) => r.endpoint.port < 1024) }
+    : null;
+  return {
+    argv: [tool.path, ...bwrapArguments(layout, request.argv, existsSync('/run'))],
+    // bwrap itself is visible inside (the namespace's pid 1): it gets only what the process gets.
+    env: { ...request.env, TMPDIR: '/tmp' },
+    confined: true,
+    close: async () => bridge?.close(),
+  };
+}
+
+/** The sandbox of a check, a set-up or a discovery command: its working directory, caches and `network`. */
+export function commandSandbox(settings: CommandSandbox, sagaHome?: string): SandboxRequest {
+  return { mode: settings.mode, sagaHome, network: settings.network.map(parseEndpoint) };
+}
+
+/** What confines one run, besides the command, directory and environment of its process options. */
+export type SandboxRequest = Omit<ConfineRequest, 'argv' | 'cwd' | 'env'>;
+
+/** `runProcess` inside the sandbox `request` describes; the network bridge ends with the run. */
+export async function runConfined(
+  request: SandboxRequest,
+  opts: RunProcessOptions,
+): Promise<RunProcessResult> {
+  const env = Object.fromEntries(
+    Object.entries(opts.env ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  const confined = await confine({ ...request, argv: opts.argv, cwd: opts.cwd, env });
+  try {
+    const result = await runProcess({ ...opts, argv: confined.argv, env: confined.env });
+    // bwrap exits 128 + N when its command died of signal N: report the signal, as an unconfined run would.
+    const signal = confined.confined && result.exitCode !== null ? signalOfExit(result.exitCode) : null;
+    return signal ? { ...result, exitCode: null, signal } : result;
+  } finally {
+    await confined.close();
+  }
+}
+
+function signalOfExit(code: number): NodeJS.Signals | null {
+  if (code <= 128) return null;
+  const found = Object.entries(os.constants.signals).find(([, n]) => n === code - 128);
+  return found ? (found[0] as NodeJS.Signals) : null;
+}

@@ -1,0 +1,161 @@
+/**
+ * What one confined process sees, worked out from the host: what is hidden (the saga home, credential
+ * files), read-only (the repository, the program) and writable (its worktree, its CLI's state, caches).
+ */
+import { existsSync, promises as fs, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isWorkerSecret } from '../../domain/agent-env';
+import type { Endpoint, SandboxLayout, SandboxMode } from '../../domain/sandbox';
+
+/** Folders and files under the worker's home that hold credentials no confined process may read. */
+const CREDENTIAL_PATHS = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.config/gh',
+  '.config/temporalio',
+  '.docker',
+  '.kube',
+  '.netrc',
+  '.git-credentials',
+];
+
+/** Package-manager caches under $HOME that builds, set-up commands and agents write (when they exist). */
+const CACHE_PATHS = [
+  '.npm',
+  '.cache',
+  '.yarn',
+  '.local/share/pnpm',
+  '.cargo/registry',
+  'go/pkg/mod',
+  '.m2/repository',
+];
+
+/** What to confine: one process and what it may touch. */
+export interface ConfineRequest {
+  mode: SandboxMode;
+  argv: string[];
+  /** Working directory, writable. */
+  cwd: string;
+  /** The process's environment (its HOME and PATH decide what else it sees). */
+  env: Record<string, string>;
+  /** The saga home: absent inside, but for the files below (the worker's default one is hidden too). */
+  sagaHome?: string;
+  /** Readable files inside hidden areas (the prompt). */
+  readableFiles?: string[];
+  /** Writable files (the report file); created empty when missing. */
+  writableFiles?: string[];
+  /** The CLI's own state under $HOME (relative paths), writable; folders are created when missing. */
+  stateFiles?: string[];
+  /** Host:port pairs the process may connect to. */
+  network?: Endpoint[];
+}
+
+export const inside = (parent: string, child: string) => {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+
+export async function layoutFor(request: ConfineRequest, program: string): Promise<SandboxLayout> {
+  const workerHome = os.homedir();
+  const home = request.env.HOME || workerHome;
+  const hiddenDirs: string[] = [];
+  const hiddenFiles: string[] = [];
+  const hide = async (p: string, evenInTmp = false) => {
+    const stat = await fs.stat(p).catch(() => null);
+    if (!stat || (inside('/tmp', p) && !evenInTmp)) return; // /tmp is a fresh, empty one inside anyway
+    (stat.isDirectory() ? hiddenDirs : hiddenFiles).push(p);
+  };
+  // The worker's saga home as configured, and the one this run belongs to.
+  // (Hidden even under /tmp: the run's own files are bound inside it, and the rest must stay unwritable.)
+  for (const home of new Set([request.sagaHome, process.env.SAGA_HOME, path.join(workerHome, '.sagas')])) {
+    if (home) await hide(home, true);
+  }
+  for (const rel of CREDENTIAL_PATHS) await hide(path.join(workerHome, rel));
+  // Files the worker's own settings name: TLS keys, Temporal profiles, webhook caller files.
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value && isWorkerSecret(name) && path.isAbsolute(value)) await hide(value);
+  }
+  const hidden = (p: string) => [...hiddenDirs, ...hiddenFiles].some((h) => inside(h, p));
+
+  const readOnly: string[] = [];
+  const repo = await repositoryOf(request.cwd);
+  if (repo) readOnly.push(...repo.views);
+  // The program, and the scripts and files its arguments and environment name, where /tmp hides them.
+  for (const candidate of [program, ...request.argv.slice(1), ...Object.values(request.env)]) {
+    if (path.isAbsolute(candidate) && inside('/tmp', candidate) && !hidden(candidate) && isFile(candidate)) {
+      readOnly.push(candidate);
+    }
+  }
+  for (const dir of (request.env.PATH ?? '').split(path.delimiter)) {
+    if (path.isAbsolute(dir) && inside('/tmp', dir) && !hidden(dir) && existsSync(dir)) readOnly.push(dir);
+  }
+  const runFiles = {
+    readable: (request.readableFiles ?? []).filter((f) => existsSync(f)),
+    writable: [] as string[],
+  };
+  for (const file of request.writableFiles ?? []) {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.appendFile(file, '');
+    runFiles.writable.push(file);
+  }
+
+  const writable: string[] = [];
+  if (path.resolve(home) !== path.resolve(workerHome) && !hidden(home)) {
+    // A home of the agent's own (the profile's HOME): all of it is the CLI's state.
+    await fs.mkdir(home, { recursive: true });
+    writable.push(home);
+  } else {
+    for (const rel of request.stateFiles ?? []) {
+      const p = path.join(home, rel);
+      if (!existsSync(p) && !path.extname(p)) await fs.mkdir(p, { recursive: true });
+      if (existsSync(p)) writable.push(p);
+    }
+  }
+  for (const rel of CACHE_PATHS) {
+    const p = path.join(home, rel);
+    if (existsSync(p) && !hidden(p)) writable.push(p);
+  }
+  return {
+    cwd: request.cwd,
+    hiddenDirs,
+    hiddenFiles,
+    readOnly,
+    writable,
+    runFiles,
+    readOnlyOver: repo?.pointer ? [repo.pointer] : [],
+    network: null,
+  };
+}
+
+const isFile = (p: string) => {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The repository a working directory belongs to: what must stay readable (its main checkout, or its git
+ * dir when that lives elsewhere) and the worktree's `.git` pointer file, which must stay as saga made it.
+ */
+async function repositoryOf(cwd: string): Promise<{ views: string[]; pointer: string | null } | null> {
+  for (let dir = cwd; ; dir = path.dirname(dir)) {
+    const dotGit = path.join(dir, '.git');
+    const stat = await fs.lstat(dotGit).catch(() => null);
+    if (stat?.isDirectory()) return { views: [dir], pointer: dotGit };
+    if (stat?.isFile()) {
+      const text = await fs.readFile(dotGit, 'utf8');
+      const admin = path.resolve(dir, /^gitdir:\s*(.+)$/m.exec(text)?.[1]?.trim() ?? '.');
+      const commonText = await fs.readFile(path.join(admin, 'commondir'), 'utf8').catch(() => null);
+      const common = commonText ? path.resolve(admin, commonText.trim()) : admin;
+      const top = path.basename(common) === '.git' ? path.dirname(common) : common;
+      return { views: [top, ...(inside(top, admin) ? [] : [admin])], pointer: dotGit };
+    }
+    if (path.dirname(dir) === dir) return null;
+  }
+}
