@@ -14,14 +14,12 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { dataConverterFromEnv } from '../src/codec/config';
-import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { waitForStatus } from '../src/client/saga-client';
-import { createSampleRepo } from '../src/demo/sample-repo';
 import { sagaWorkflowId } from '../src/domain/naming';
 import { freePort, startDevServer, type DevServer } from '../src/worker/dev-server';
 import { createSagaWorkers } from '../src/worker/worker';
 import { SAGA_BIN } from './harness/cli';
-import { writeOneTaskPlan } from './harness/one-task-plan';
+import { startOneTaskSaga } from './harness/one-task-plan';
 import { quietRuntime } from './harness/saga-env';
 import { ARTIFACTS_ROOT, WORKFLOW_BUNDLE } from './harness/server';
 
@@ -152,14 +150,7 @@ describe('the Temporal Web UI through the codec endpoint', () => {
           'or point SAGA_CHROMIUM at a Chromium binary.',
       );
     const dir = mkdtempSync(path.join(root, 'saga-'));
-    const repo = createSampleRepo(path.join(dir, 'greeting'));
-    const input = await prepareSaga({
-      repo,
-      argumentsText: GOAL,
-      plan: writeOneTaskPlan(dir, NAME),
-      name: NAME,
-    });
-    await startSaga(client, input);
+    await startOneTaskSaga(client, dir, NAME, GOAL);
     await waitForStatus(client, NAME, (s) => s.pending.some((p) => p.id === 'confirm-name'));
     const { runId } = await client.workflow.getHandle(sagaWorkflowId(NAME)).describe();
     const url = `${server.uiUrl}/namespaces/default/workflows/${sagaWorkflowId(NAME)}/${runId}/history`;

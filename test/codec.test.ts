@@ -8,19 +8,16 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { codecFromEnv, dataConverterFromEnv } from '../src/codec/config';
 import { startCodecServer } from '../src/codec/server';
-import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { getStatus, respond, waitForStatus } from '../src/client/saga-client';
-import { createSampleRepo } from '../src/demo/sample-repo';
 import { freePort } from '../src/worker/dev-server';
 import { findTemporalBinary } from '../src/worker/temporal-binary';
 import { runSaga, SAGA_BIN } from './harness/cli';
 import { sagaRuns } from './harness/fleet-saga';
-import { writeOneTaskPlan } from './harness/one-task-plan';
+import { startOneTaskSaga } from './harness/one-task-plan';
 import { createSagaTestEnv, useEnvInProcess, type SagaTestEnv } from './harness/saga-env';
 
 type Payload = temporal.api.common.v1.IPayload;
@@ -101,14 +98,7 @@ afterAll(async () => {
 
 test('an encrypted saga: ciphertext in every history, readable with the key', async () => {
   const dir = env.tmp('codec');
-  const repo = createSampleRepo(path.join(dir, 'greeting'));
-  const input = await prepareSaga({
-    repo,
-    argumentsText: GOAL,
-    plan: writeOneTaskPlan(dir, NAME),
-    name: NAME,
-  });
-  await startSaga(codecClient, input);
+  await startOneTaskSaga(codecClient, dir, NAME, GOAL);
   const pending = (id: string) => (s: { pending: { id: string }[] }) => s.pending.some((p) => p.id === id);
   await waitForStatus(codecClient, NAME, pending('confirm-name'));
   await respond(codecClient, NAME, { interactionId: 'confirm-name', choice: 'confirm', user: 'test' });

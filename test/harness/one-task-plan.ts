@@ -2,7 +2,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { greetingPlan } from '../../src/demo/sample-repo';
+import type { Client } from '@temporalio/client';
+import { prepareSaga, startSaga } from '../../src/client/commands/start';
+import { createSampleRepo, greetingPlan } from '../../src/demo/sample-repo';
 
 interface PlanShape {
   exit_criteria: unknown[];
@@ -22,4 +24,12 @@ export function writeOneTaskPlan(dir: string, name: string): string {
   const file = path.join(dir, 'one-task-plan.yaml');
   writeFileSync(file, YAML.stringify(cut));
   return file;
+}
+
+/** A sample repo under `dir` and its one-task saga `name` for `goal`, prepared and started; its input. */
+export async function startOneTaskSaga(client: Client, dir: string, name: string, goal: string) {
+  const repo = createSampleRepo(path.join(dir, 'greeting'));
+  const input = await prepareSaga({ repo, argumentsText: goal, plan: writeOneTaskPlan(dir, name), name });
+  await startSaga(client, input);
+  return input;
 }
