@@ -69,9 +69,18 @@ const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
 /** The escalation of a task that stays blocked: the agent's own blocker, a blocker after re-delegation, or an agent that cannot run. */
 export function escalationPrompt(
   task: { ref: string; title: string },
-  blocker: { agentBlocked?: string; retryable: boolean; reason: string; evidence: string },
+  blocker: {
+    agentBlocked?: string;
+    /** The user picked [E] Escalate at the task's quality-locked review checkpoint. */
+    reviewEscalated?: boolean;
+    retryable: boolean;
+    reason: string;
+    evidence: string;
+  },
 ): string {
   const { ref, title } = task;
+  if (blocker.reviewEscalated)
+    return `Task ${ref} (${title}): its quality-locked review was escalated to you at its checkpoint, and no further agent run starts without you. Answer retry (a new delegation, reviewed again; a note in --text), edit with the spec change in --text, skip or abort. Evidence: ${blocker.evidence}`;
   if (blocker.agentBlocked)
     return `Task ${ref} (${title}) is blocked: ${describeAgentBlocker(blocker.agentBlocked)}. Answer edit with the spec change in --text, retry with a note in --text, skip or abort. Evidence: ${blocker.evidence}`;
   return blocker.retryable

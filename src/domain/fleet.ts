@@ -170,6 +170,11 @@ export interface TaskReport {
   agentBlocked?: string;
   /** The saga budget ended the task (no run started, or its run was stopped): it is redone after a raise. */
   budgetStopped?: boolean;
+  /**
+   * The user's answer at the quality-locked review's cap-reached or stuck checkpoint: `abort` stops the
+   * saga, `escalated` asks the user how to go on; neither is re-delegated on its own (`retryable` is false).
+   */
+  reviewStop?: 'abort' | 'escalated';
 }
 
 const agentOf = (rep: TaskReport | null) => (rep?.agent ? { agent: rep.agent } : {});

@@ -303,6 +303,10 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       }
       const reason = rep?.reason ?? (event.type === 'failed' ? event.error : 'blocked');
       update(task, blockedTask(task, rep, reason, taskUsage));
+      if (rep?.reviewStop === 'abort') {
+        logLine(`Task ${event.ref}: its quality-locked review was aborted at its checkpoint; the saga stops`);
+        return true;
+      }
       // An agent that cannot run (not installed, not authenticated, denied) fails the same way again, and
       // one that reported itself blocked (a spec gap) needs the user's answer, not another run.
       const retryable = rep?.retryable !== false;
@@ -328,7 +332,13 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         );
         continue;
       }
-      const blocker = { agentBlocked: rep?.agentBlocked, retryable, reason, evidence };
+      const blocker = {
+        agentBlocked: rep?.agentBlocked,
+        reviewEscalated: rep?.reviewStop === 'escalated',
+        retryable,
+        reason,
+        evidence,
+      };
       void ask(ctx.sagaWorkflowId, escalationQuestion(task, blocker)).then(
         (answer) => events.push({ type: 'escalation', ref: event.ref, answer }),
         () => undefined, // cancelled with the workflow; the main loop sees the cancellation itself

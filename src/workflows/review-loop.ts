@@ -48,6 +48,13 @@ function reviewSession(ctx: SagaContext, id: string, iteration: number) {
   };
 }
 
+/** What each answer does to a task: asked for by the user's judgement, so the prompt says it plainly. */
+const TASK_CHECKPOINT_EFFECTS =
+  '[F] Force accepts the work as it is; [C] Continue hands the findings back to the agent; [R] Revise ' +
+  'manually hands it your note (--text); [E] Escalate ends this delegation with no further agent run and ' +
+  'asks you how to go on (retry, edit the spec, skip, abort); [A] Abort stops the saga (work stays on ' +
+  'the branches).';
+
 export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>): Promise<ReviewOutcome> {
   const { quick, long } = activitiesFor(ctx);
   const id = `${opts.subject}-${opts.taskId}`.replace(/[^a-z0-9-]/gi, '-').toLowerCase();
@@ -127,9 +134,11 @@ export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>
     const answer = await ask(ctx.sagaWorkflowId, {
       id: `${id}-${capped ? 'cap' : 'stuck'}-${iteration}`,
       kind: 'checkpoint',
-      prompt: capped
-        ? `Quality-locked review of ${id} reached the cap of ${ITERATION_CAP} iterations without converging.`
-        : `Quality-locked review of ${id} is stuck: the last three reviews found the same number of critical and major issues.`,
+      prompt:
+        (capped
+          ? `Quality-locked review of ${id} reached the cap of ${ITERATION_CAP} iterations without converging.`
+          : `Quality-locked review of ${id} is stuck: the last three reviews found the same number of critical and major issues.`) +
+        (opts.subject === 'task' ? ` ${TASK_CHECKPOINT_EFFECTS}` : ''),
       options: capped
         ? ['[F] Force', '[R] Revise manually', '[E] Escalate', '[A] Abort']
         : ['[E] Escalate', '[C] Continue', '[R] Revise manually'],

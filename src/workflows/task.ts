@@ -111,6 +111,8 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   let fatal = false;
   /** The agent's reason when it reported blocked and the checks did not pass. */
   let agentBlocked: string | null = null;
+  /** The user's [A] Abort or [E] Escalate at the review's cap-reached or stuck checkpoint. */
+  let reviewStop: TaskReport['reviewStop'] | null = null;
   let sessionId: string | null = null;
   /** Where that session lives: a fix attempt resumes it only on the same machine (issue 16). */
   let sessionHost: string | null = null;
@@ -330,8 +332,11 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
             ? sagaBudgetReason(grant.spentElsewhereUsd + usage.costUsd, grant.limitUsd)
             : 'budget: the task budget is spent';
       } else if (outcome === 'abort' || outcome === 'escalated') {
+        // The user's judgement at an exception checkpoint: no other run of this task starts without them.
         status = 'blocked';
-        reason = `quality-locked review: ${outcome}`;
+        fatal = true;
+        reviewStop = outcome;
+        reason = `quality-locked review: ${outcome === 'abort' ? 'aborted' : 'escalated'} at its checkpoint`;
       }
     }
   } finally {
@@ -371,5 +376,6 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     },
     ...(agentBlocked !== null ? { agentBlocked } : {}),
     ...(budgetStopped ? { budgetStopped } : {}),
+    ...(reviewStop ? { reviewStop } : {}),
   };
 }
