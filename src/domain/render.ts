@@ -20,6 +20,7 @@ import {
 } from './markdown';
 import { milestoneDirName, sagaWorkflowId, taskFileName, taskRef } from './naming';
 import type { Plan, PlanMilestone, PlanTask } from './plan';
+import { describeSpecChange } from './spec-changes';
 import type { MilestoneState, SagaStatus, TaskState, TaskStatus } from './state';
 
 const checkLine = (c: { text: string; check: string }): string =>
@@ -244,6 +245,9 @@ export function renderTaskMd(
     section('Validation method', task.validation_method),
     section('Validation criteria', bullets(task.validation.map(checkLine))),
     section('Evidence required', task.evidence),
+    ...(state?.specChanges?.length
+      ? [section('Spec changes since approval', bullets(state.specChanges.map(describeSpecChange)))]
+      : []),
     section('Evidence collected', bullets(state?.evidence ?? [], 'None yet.')),
   ]);
 }

@@ -84,6 +84,19 @@ export const UsageSchema = z.object({
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
+/**
+ * A change to a task's agreed spec after planning (a spec gap's clarification, the user's `edit`, or the
+ * saga's adjustment after a blocked delegation): every later attempt gets it, and the task's spec file
+ * lists it (seed: the spec is updated and the deviation recorded, never silently re-scoped).
+ */
+export const SpecChangeSchema = z.object({
+  source: z.enum(['spec-gap', 'edit', 'adjusted']),
+  by: z.string(),
+  at: z.string(),
+  text: z.string(),
+});
+export type SpecChange = z.infer<typeof SpecChangeSchema>;
+
 export const TaskStateSchema = z.object({
   id: z.string(), // "1.2"
   key: z.string(), // "m1t2"
@@ -118,6 +131,8 @@ export const TaskStateSchema = z.object({
   error: z.string().nullable().optional(),
   /** Something the user should hear of that is not a failure, e.g. files changed outside `owns`. */
   warning: z.string().nullable().optional(),
+  /** Changes to the task's spec since the plan was approved, oldest first. */
+  specChanges: z.array(SpecChangeSchema).optional(),
 });
 export type TaskState = z.infer<typeof TaskStateSchema>;
 

@@ -27,6 +27,7 @@ export function taskInputFor(
     ctx,
     milestone: spec.id,
     spec: taskSpec,
+    ...(task.specChanges?.length ? { specChanges: task.specChanges } : {}),
     ref: task.id,
     key: task.key,
     branch: task.branch,

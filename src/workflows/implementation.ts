@@ -34,12 +34,13 @@ import {
   type TaskReport,
 } from '../domain/fleet';
 import { taskWorkflowId } from '../domain/naming';
+import { specEditDecision, withSpecChange } from '../domain/spec-changes';
 import { ownsWarning, type Plan, type PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import { SagaName } from '../domain/search-attributes';
 import { milestoneOrder, readyTasks } from '../domain/schedule';
 import { applyLiveProgress, type LiveProgress } from '../domain/progress';
-import type { Answer, MilestoneState, ProgressEvent, TaskState, Usage } from '../domain/state';
+import type { Answer, MilestoneState, ProgressEvent, SpecChange, TaskState, Usage } from '../domain/state';
 import { quickActivities } from './activities';
 import { ask } from './ask';
 import { FleetBudget } from './fleet-budget';
@@ -73,6 +74,14 @@ type FleetEvent =
   | { type: 'escalation'; ref: string; answer: Answer }
   | { type: 'spec-gap'; ref: string; gap: string; answer: Answer }
   | { type: 'budget'; answer: Answer };
+
+/** A spec change from the user's answer (its text is the change). */
+const specChangeOf = (source: SpecChange['source'], answer: Answer): SpecChange => ({
+  source,
+  by: answer.user,
+  at: answer.answeredAt,
+  text: answer.text ?? '',
+});
 
 /** Failed integrations of one milestone re-delegated without asking; after that the user decides. */
 const INTEGRATION_REDOS = 2;
@@ -249,12 +258,11 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         if (choice === 'skip') update(task, { status: 'skipped' });
         else {
           const note = event.answer.text ?? '';
-          if (choice === 'edit')
-            retained.set(event.ref, {
-              evidence: [],
-              notes: [`The task's spec was changed by the user: ${note}`],
-            });
-          else retained.set(event.ref, { evidence: task.evidence, notes: note ? [note] : [] });
+          if (choice === 'edit') await changeSpec(task, 'edit', event.answer);
+          retained.set(event.ref, {
+            evidence: choice === 'edit' ? [] : task.evidence,
+            notes: note && choice !== 'edit' ? [note] : [],
+          });
           blockedStreak.set(event.ref, 1);
           update(task, { status: 'pending' });
         }
@@ -357,11 +365,11 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
     }
     const entry = specGapDecision(task, gap, answer);
     logLine(entry.title);
-    await quickActivities(ctx.hostQueue)
-      .prependDecision({ sagaDir: ctx.sagaDir, entry })
-      .catch(() => undefined); // the log line above records it as well
+    await recordDecision(entry);
     if (answer.choice === 'skip') update(task, { status: 'skipped' });
     else {
+      const clarification = { ...answer, text: `${gap} — ${answer.text ?? ''}` };
+      update(task, { specChanges: withSpecChange(task, specChangeOf('spec-gap', clarification)) });
       retained.set(task.id, {
         evidence: task.evidence,
         notes: [specGapNote(gap, answer.user, answer.text ?? '')],
@@ -370,6 +378,24 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       update(task, { status: 'pending', reason: null });
     }
     return false;
+  }
+
+  /**
+   * The user's change to a task's spec: kept with the task (every later attempt gets it, its spec file
+   * lists it), logged as a deviation and written to decisions.md.
+   */
+  async function changeSpec(task: TaskState, source: SpecChange['source'], answer: Answer): Promise<void> {
+    const change = specChangeOf(source, answer);
+    update(task, { specChanges: withSpecChange(task, change) });
+    const entry = specEditDecision(task, change, answer.interactionId);
+    logLine(entry.title);
+    await recordDecision(entry);
+  }
+
+  async function recordDecision(entry: { at: string; title: string; lines: string[] }): Promise<void> {
+    await quickActivities(ctx.hostQueue)
+      .prependDecision({ sagaDir: ctx.sagaDir, entry })
+      .catch(() => undefined); // the log line records it as well
   }
 
   /** Starts the task's child workflow (the fleet goes on scheduling while the server starts it). */

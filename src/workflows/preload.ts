@@ -31,6 +31,7 @@ import * as sagaInput from '../domain/saga-input';
 import * as sagaState from '../domain/saga-state';
 import * as schedule from '../domain/schedule';
 import * as searchAttributes from '../domain/search-attributes';
+import * as specChanges from '../domain/spec-changes';
 import * as state from '../domain/state';
 import * as usage from '../domain/usage';
 import * as zodErrors from '../domain/zod-errors';
@@ -58,6 +59,7 @@ const SHARED_DOMAIN_MODULES = {
   sagaState,
   schedule,
   searchAttributes,
+  specChanges,
   state,
   usage,
   zodErrors,

@@ -17,7 +17,8 @@ import {
 import { remainingUsd, runCapUsd, sagaBudgetReason, type BudgetGrant } from '../domain/budget';
 import type { PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
-import type { Usage } from '../domain/state';
+import type { SpecChange, Usage } from '../domain/state';
+import { currentTaskSpec } from '../domain/spec-changes';
 import type { TaskReport } from '../domain/fleet';
 import type { PreparedTask, TaskAttemptResult, TaskHandoff } from '../activities/task-attempt';
 import { agentBlockedReason, agentBlockedTaskReason } from '../domain/blocked-report';
@@ -31,6 +32,8 @@ export interface TaskInput {
   ctx: SagaContext;
   milestone: number;
   spec: PlanTask;
+  /** Changes to the spec agreed since planning: every attempt's agent and reviewer get them. */
+  specChanges?: SpecChange[];
   ref: string;
   key: string;
   branch: string;
@@ -60,7 +63,8 @@ export interface TaskInput {
 export type { TaskReport };
 
 export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
-  const { ctx, spec, key } = input;
+  const { ctx, key } = input;
+  const spec = currentTaskSpec(input.spec, input.specChanges);
   const { quick, long } = activitiesFor(ctx);
   const profile = profileFor(ctx, spec.agent ?? null);
   const label = `${key}-d${input.delegation}`;

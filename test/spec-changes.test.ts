@@ -1,0 +1,99 @@
+/**
+ * Spec changes stick (seed: the spec is updated, the deviation recorded, workers always get the current
+ * spec): a spec gap's clarification and an `edit` answer reach the task's spec file and the prompt of every
+ * later attempt, re-delegations included; the edit is a deviation in the log and in decisions.md.
+ * Real server, real git, the demo agent.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { taskSpecPath } from '../src/domain/render';
+import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
+import { oneTaskPlan, startModesSaga, type ModesSaga } from './modes-helpers';
+
+const GREET_TEST = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
+const greet = (body: string) => ({
+  files: {
+    'src/greet.js': `module.exports = { greet: (name) => ${body} };\n`,
+    'test/greet.test.js': GREET_TEST,
+  },
+});
+
+describe('spec changes', () => {
+  let env: SagaTestEnv;
+  beforeAll(async () => {
+    env = await createSagaTestEnv('spec-changes');
+    process.env.SAGA_HOME = env.sagaHome;
+    process.env.SAGA_HOST_ID = env.hostId;
+    process.env.SAGA_TASK_QUEUE = env.taskQueue;
+    await env.startWorkers();
+  });
+  afterAll(async () => env.close());
+
+  /** The `task` an attempt's agent was given (the last ```json block of its prompt). */
+  function taskInPrompt(saga: ModesSaga, label: string): { spec_changes?: string[] } {
+    const text = readFileSync(path.join(saga.sagaDir, 'runs', label, 'prompt.md'), 'utf8');
+    const blocks = [...text.matchAll(/^```json\n([\s\S]*?)\n```$/gm)];
+    return (JSON.parse(blocks[blocks.length - 1]![1]!) as { task: { spec_changes?: string[] } }).task;
+  }
+
+  test('a spec-gap answer and an edit reach the spec file and every later attempt, re-delegations included', async () => {
+    const buggy = greet("'Hello ' + name");
+    const saga = await startModesSaga(env, {
+      name: 'spec-sticks',
+      args: 'Add a greeting',
+      plan: oneTaskPlan(),
+      script: {
+        tasks: {
+          '1.1': {
+            attempts: [
+              { report: { status: 'blocked', reason: 'SPEC GAP: which punctuation?' } },
+              buggy,
+              buggy,
+              buggy,
+              greet('`Hello, ${name}!`'),
+            ],
+          },
+        },
+      },
+    });
+    await waitForPending(env, saga.name, 'plan-approval-1');
+    await saga.answer('plan-approval-1', 'approve');
+
+    await waitForPending(env, saga.name, 'gap-m1t1-d1', 60_000);
+    await saga.answer('gap-m1t1-d1', 'answer', 'End with an exclamation mark');
+    // Delegation 2 fails its three attempts: the user is asked, and edits the spec.
+    await waitForPending(env, saga.name, 'esc-m1t1-d2', 90_000);
+    await saga.answer('esc-m1t1-d2', 'edit', 'Use a comma after Hello');
+    const done = await waitForPending(env, saga.name, 'acceptance-1', 90_000);
+    expect(done.milestones[0]!.tasks[0]).toMatchObject({ status: 'integrated', delegations: 3, attempts: 5 });
+
+    const clarification = expect.stringContaining('which punctuation? — End with an exclamation mark');
+    const edit = expect.stringContaining('Use a comma after Hello (spec edited by tester');
+    // Every attempt after the answer has the clarification; the re-delegation after the edit has both.
+    for (const label of ['m1t1-d2-a2', 'm1t1-d2-a3', 'm1t1-d2-a4'])
+      expect(taskInPrompt(saga, label).spec_changes).toEqual([clarification]);
+    expect(taskInPrompt(saga, 'm1t1-d3-a5').spec_changes).toEqual([clarification, edit]);
+    expect(taskInPrompt(saga, 'm1t1-d1-a1').spec_changes).toBeUndefined();
+
+    // The task's spec file lists both; the edit is a deviation in the log and in decisions.md.
+    const specFile = path.join(
+      saga.sagaDir,
+      taskSpecPath({ id: 1, slug: 'core' }, { id: 1, slug: 'add-greet' }),
+    );
+    await waitForStatus(env, saga.name, () => readFileSync(specFile, 'utf8').includes('Use a comma'));
+    const spec = readFileSync(specFile, 'utf8');
+    expect(spec).toContain('## Spec changes since approval');
+    expect(spec).toContain('which punctuation? — End with an exclamation mark (spec gap answered by tester');
+    expect(spec).toContain('Use a comma after Hello (spec edited by tester');
+    expect(
+      done.log.some((l) => l.includes(' Deviation: task 1.1 spec changed: Use a comma after Hello')),
+    ).toBe(true);
+    expect(saga.decisions().map((d) => d.title)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Deviation: task 1\.1 spec changed: Use a comma after Hello/),
+      ]),
+    );
+    await saga.answer('acceptance-1', 'accept');
+    await waitForStatus(env, saga.name, (s) => s.phase === 'complete', 60_000);
+  });
+});
