@@ -96,4 +96,87 @@ describe('spec changes', () => {
     await saga.answer('acceptance-1', 'accept');
     await waitForStatus(env, saga.name, (s) => s.phase === 'complete', 60_000);
   });
+
+  /** One task whose own check is the greeting test; milestone and exit checks only need the file. */
+  function adjustablePlan(check: string): Record<string, unknown> {
+    const plan = oneTaskPlan() as { milestones: { tasks: Record<string, unknown>[] }[] } & Record<
+      string,
+      unknown
+    >;
+    const milestone = plan.milestones[0]!;
+    const task = { ...milestone.tasks[0]!, validation: [{ text: 'greet check passes', check }] };
+    return {
+      ...plan,
+      exit_criteria: [{ id: 'E1', text: 'greet() exists', check: `node -e "require('./src/greet')"` }],
+      milestones: [{ ...milestone, validation: [], tasks: [task] }],
+    };
+  }
+  const buggyAlways = { attempts: [greet("'Hello ' + name")] };
+  const LOOSE_CHECK = `node -e "require('./src/greet').greet('x')"`;
+
+  test('a task blocked twice is re-delegated with its spec adjusted by the planner, and passes on the adjusted checks', async () => {
+    const saga = await startModesSaga(env, {
+      name: 'spec-adjusted',
+      args: 'Add a greeting',
+      plan: adjustablePlan('node --test test/greet.test.js'),
+      script: { tasks: { '1.1': buggyAlways }, planner: { revise: adjustablePlan(LOOSE_CHECK) } },
+    });
+    await waitForPending(env, saga.name, 'plan-approval-1');
+    await saga.answer('plan-approval-1', 'approve');
+    const done = await waitForPending(env, saga.name, 'acceptance-1', 120_000);
+    // Two delegations of three failed attempts, then the adjusted one passes at once: the user was not asked.
+    expect(done.milestones[0]!.tasks[0]).toMatchObject({ status: 'integrated', delegations: 3, attempts: 7 });
+    expect(
+      saga
+        .runs()
+        .filter((r) => r.role === 'planner')
+        .map((r) => [r.stage, r.taskId]),
+    ).toEqual([['revise', '1.1']]);
+    const log = done.log.join('\n');
+    expect(log).toContain('Task 1.1 blocked (Check failed: greet check passes');
+    expect(log).toContain('re-delegating with retained context and its spec adjusted');
+    expect(log).toContain(
+      `Deviation: task 1.1 spec changed: validation: \`${LOOSE_CHECK}\` (spec adjusted by planner`,
+    );
+    const task = taskInPrompt(saga, 'm1t1-d3-a7') as {
+      validation?: { check: string }[];
+      spec_changes?: string[];
+    };
+    expect(task.validation).toEqual([{ text: 'greet check passes', check: LOOSE_CHECK }]);
+    expect(task.spec_changes).toEqual([expect.stringContaining('(spec adjusted by planner')]);
+    // The spec file shows the spec as it stands and the change.
+    const specFile = path.join(
+      saga.sagaDir,
+      taskSpecPath({ id: 1, slug: 'core' }, { id: 1, slug: 'add-greet' }),
+    );
+    await waitForStatus(env, saga.name, () =>
+      readFileSync(specFile, 'utf8').includes('Spec changes since approval'),
+    );
+    expect(readFileSync(specFile, 'utf8')).toContain(`greet check passes — check: \`${LOOSE_CHECK}\``);
+    await saga.answer('acceptance-1', 'accept');
+    await waitForStatus(env, saga.name, (s) => s.phase === 'complete', 60_000);
+  });
+
+  test('when the planner finds nothing to adjust, the user is asked without another implementer run', async () => {
+    const plan = adjustablePlan('node --test test/greet.test.js');
+    const saga = await startModesSaga(env, {
+      name: 'spec-unadjusted',
+      args: 'Add a greeting',
+      plan,
+      script: { tasks: { '1.1': buggyAlways }, planner: { revise: plan } },
+    });
+    await waitForPending(env, saga.name, 'plan-approval-1');
+    await saga.answer('plan-approval-1', 'approve');
+    const asked = await waitForPending(env, saga.name, 'esc-m1t1-d3', 120_000);
+    const question = asked.pending.find((p) => p.id === 'esc-m1t1-d3')!;
+    expect(question.prompt).toContain('is still blocked after re-delegation and a spec adjustment');
+    expect(question.prompt).toContain('the planner found nothing in the spec to adjust');
+    expect(asked.milestones[0]!.tasks[0]).toMatchObject({ status: 'blocked', delegations: 3, attempts: 6 });
+    expect(saga.runs().filter((r) => r.role === 'implementer')).toHaveLength(6);
+    expect(asked.log.join('\n')).toContain(
+      'Task 1.1 did not converge despite re-delegation and spec adjustment',
+    );
+    await saga.answer('esc-m1t1-d3', 'abort');
+    await waitForStatus(env, saga.name, (s) => s.phase === 'cancelled', 60_000);
+  });
 });

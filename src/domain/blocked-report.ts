@@ -73,6 +73,8 @@ export function escalationPrompt(
     agentBlocked?: string;
     /** The user picked [E] Escalate at the task's quality-locked review checkpoint. */
     reviewEscalated?: boolean;
+    /** The delegation that stayed blocked ran on a spec the planner had adjusted. */
+    adjusted?: boolean;
     retryable: boolean;
     reason: string;
     evidence: string;
@@ -84,7 +86,7 @@ export function escalationPrompt(
   if (blocker.agentBlocked)
     return `Task ${ref} (${title}) is blocked: ${describeAgentBlocker(blocker.agentBlocked)}. Answer edit with the spec change in --text, retry with a note in --text, skip or abort. Evidence: ${blocker.evidence}`;
   return blocker.retryable
-    ? `Task ${ref} (${title}) is still blocked after re-delegation: ${blocker.reason}. Evidence: ${blocker.evidence}`
+    ? `Task ${ref} (${title}) is still blocked after re-delegation${blocker.adjusted ? ' and a spec adjustment' : ''}: ${blocker.reason}. Answer retry with a note in --text, edit with the spec change in --text, skip or abort. Evidence: ${blocker.evidence}`
     : `Task ${ref} (${title}) cannot run its agent: ${blocker.reason}. Fix that, then retry (or skip/edit/abort). Transcript: ${blocker.evidence}`;
 }
 
@@ -127,3 +129,21 @@ export const specGapDecision = (
     `- ${answer.choice === 'answer' ? 'The task is re-delegated with the clarification in its notes.' : 'The task is skipped.'}`,
   ],
 });
+
+/**
+ * What the fleet does with a task that ended blocked (seed: Worker blocked, Non-converged result): the
+ * first time, re-delegate with the retained context; the second, when its checks failed (something the
+ * spec may resolve), re-delegate with the spec adjusted by the planner; otherwise the user decides. A
+ * blocker no delegation can fix (a spec gap, an agent that cannot run) goes to the user at once.
+ * `streak`: blocked delegations in a row, this one included (2 after the user answered for the task).
+ */
+export function nextStepWhenBlocked(blocked: {
+  streak: number;
+  retryable: boolean;
+  checksFailed: boolean;
+}): 'redelegate' | 'adjust' | 'ask' {
+  if (!blocked.retryable) return 'ask';
+  if (blocked.streak < 2) return 'redelegate';
+  if (blocked.streak === 2 && blocked.checksFailed) return 'adjust';
+  return 'ask';
+}

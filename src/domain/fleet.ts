@@ -3,7 +3,7 @@ import type { AcceptanceIssue } from './acceptance-issues';
 import type { Plan, PlanMilestone, PlanOutline, PlanTask } from './plan';
 import { integrationBranch, slugify, taskBranch, taskKey, taskRef } from './naming';
 import type { SchedTask } from './schedule';
-import type { MilestoneState, TaskState, Usage } from './state';
+import type { MilestoneState, SpecChange, TaskState, Usage } from './state';
 
 export function initialTaskState(sagaName: string, milestone: PlanMilestone, task: PlanTask): TaskState {
   return {
@@ -175,6 +175,10 @@ export interface TaskReport {
    * saga, `escalated` asks the user how to go on; neither is re-delegated on its own (`retryable` is false).
    */
   reviewStop?: 'abort' | 'escalated';
+  /** The planner's adjustment of the task's spec made for this delegation (kept with the task's state). */
+  specChange?: SpecChange;
+  /** Blocked because its last attempt's checks failed (not a crash, a timeout or the agent's own report). */
+  checksFailed?: boolean;
 }
 
 const agentOf = (rep: TaskReport | null) => (rep?.agent ? { agent: rep.agent } : {});

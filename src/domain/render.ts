@@ -20,7 +20,7 @@ import {
 } from './markdown';
 import { milestoneDirName, sagaWorkflowId, taskFileName, taskRef } from './naming';
 import type { Plan, PlanMilestone, PlanTask } from './plan';
-import { describeSpecChange } from './spec-changes';
+import { currentTaskSpec, describeSpecChange } from './spec-changes';
 import type { MilestoneState, SagaStatus, TaskState, TaskStatus } from './state';
 
 const checkLine = (c: { text: string; check: string }): string =>
@@ -223,6 +223,8 @@ export function renderTaskMd(
   task: PlanTask,
   state: TaskState | null | undefined,
 ): string {
+  // The spec as it stands: adjustments after planning change its fields (and are listed below).
+  const current = currentTaskSpec(task, state?.specChanges);
   const statusLines = [
     `- **Task:** ${taskRef(milestoneId, task.id)} (milestone ${milestoneId}, [MILESTONE.md](../MILESTONE.md))`,
     `- **Status:** ${state?.status ?? 'pending'}`,
@@ -238,13 +240,13 @@ export function renderTaskMd(
   return doc([
     `# Task ${taskRef(milestoneId, task.id)}: ${oneLine(task.title)}`,
     statusLines.join('\n'),
-    section('Scope', task.scope),
+    section('Scope', current.scope),
     section('Owned files', bullets(task.owns.map(code))),
-    section('Interfaces', task.interfaces || 'None declared.'),
+    section('Interfaces', current.interfaces || 'None declared.'),
     section('Dependencies', bullets(task.depends_on.map((d) => `Task ${d}`))),
-    section('Validation method', task.validation_method),
-    section('Validation criteria', bullets(task.validation.map(checkLine))),
-    section('Evidence required', task.evidence),
+    section('Validation method', current.validation_method),
+    section('Validation criteria', bullets(current.validation.map(checkLine))),
+    section('Evidence required', current.evidence),
     ...(state?.specChanges?.length
       ? [section('Spec changes since approval', bullets(state.specChanges.map(describeSpecChange)))]
       : []),

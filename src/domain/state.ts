@@ -94,6 +94,16 @@ export const SpecChangeSchema = z.object({
   by: z.string(),
   at: z.string(),
   text: z.string(),
+  /** An adjustment's new values of the task's fields (absent: the text alone is the change). */
+  patch: z
+    .object({
+      scope: z.string().optional(),
+      interfaces: z.string().optional(),
+      validation_method: z.string().optional(),
+      validation: z.array(z.object({ text: z.string(), check: z.string() })).optional(),
+      evidence: z.string().optional(),
+    })
+    .optional(),
 });
 export type SpecChange = z.infer<typeof SpecChangeSchema>;
 

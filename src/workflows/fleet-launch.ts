@@ -11,6 +11,7 @@ export interface Delegation {
   rebaseOnto?: string;
   retained?: TaskInput['retained'];
   budget?: BudgetGrant;
+  adjustSpec?: TaskInput['adjustSpec'];
 }
 
 export function taskInputFor(
@@ -49,6 +50,7 @@ export function taskInputFor(
       : {}),
     attemptOffset: task.attempts,
     retained: delegation.retained ?? { evidence: [], notes: [] },
+    ...(delegation.adjustSpec ? { adjustSpec: delegation.adjustSpec } : {}),
     portBase: 20_000 + (task.milestone * 50 + task.task) * ctx.settings.worktree.portRangeSize,
     ...(delegation.budget ? { budget: delegation.budget } : {}),
   };

@@ -19,6 +19,7 @@ import {
 import { failureReason } from '../domain/failure';
 import {
   escalationQuestion,
+  nextStepWhenBlocked,
   specGap,
   specGapDecision,
   specGapNote,
@@ -34,7 +35,7 @@ import {
   type TaskReport,
 } from '../domain/fleet';
 import { taskWorkflowId } from '../domain/naming';
-import { specEditDecision, withSpecChange } from '../domain/spec-changes';
+import { adjustmentPlan, currentTaskSpec, specChangeDecision, withSpecChange } from '../domain/spec-changes';
 import { ownsWarning, type Plan, type PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import { SagaName } from '../domain/search-attributes';
@@ -47,7 +48,7 @@ import { FleetBudget } from './fleet-budget';
 import { taskInputFor } from './fleet-launch';
 import { integrateMilestone } from './integration';
 import { implementationProgressQuery, taskUsageSignal } from './definitions';
-import { taskWorkflow } from './task';
+import { taskWorkflow, type TaskInput } from './task';
 import { addUsage, noUsage } from '../domain/usage';
 
 export interface ImplementationInput {
@@ -83,6 +84,12 @@ const specChangeOf = (source: SpecChange['source'], answer: Answer): SpecChange 
   text: answer.text ?? '',
 });
 
+/**
+ * The blocked streak after the user answered for a task: one more blocked delegation goes back to them.
+ * Before that, a task is re-delegated with its retained context, then with its spec adjusted.
+ */
+const ASKED_STREAK = 2;
+
 /** Failed integrations of one milestone re-delegated without asking; after that the user decides. */
 const INTEGRATION_REDOS = 2;
 /** Past this many events a run continues as new between milestones (well before the server's warnings). */
@@ -107,8 +114,11 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   const retained = new Map<string, { evidence: string[]; notes: string[] }>();
   /** Tasks to redo on top of the integrated state: their branch is moved there (old tip archived). */
   const rebaseOnto = new Map<string, string>();
-  /** Blocked outcomes in a row: one re-delegation, then the user decides. */
+  /** Blocked outcomes in a row: a re-delegation, one with the spec adjusted, then the user decides. */
   const blockedStreak = new Map<string, number>();
+  /** Tasks whose next delegation adjusts the spec first, and those whose latest delegation did. */
+  const adjustSpecOf = new Map<string, NonNullable<TaskInput['adjustSpec']>>();
+  const adjustedLast = new Set<string>();
   const events: FleetEvent[] = [];
   const inFlight = new Set<Promise<unknown>>();
   // Task and milestone states live here, read by the `progress` query: a signal to the saga per change cost
@@ -263,7 +273,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
             evidence: choice === 'edit' ? [] : task.evidence,
             notes: note && choice !== 'edit' ? [note] : [],
           });
-          blockedStreak.set(event.ref, 1);
+          blockedStreak.set(event.ref, ASKED_STREAK);
           update(task, { status: 'pending' });
         }
         continue;
@@ -288,6 +298,12 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       usage = addUsage(usage, rep ? rep.usage : runningSpend);
       budget.afterSpend(beforeReport);
       const taskUsage = addUsage(task.usage ?? noUsage(), rep?.usage);
+      if (rep?.specChange)
+        await keepSpecChange(
+          task,
+          rep.specChange,
+          `blocked in ${task.delegations - 1} delegations in a row; the planner adjusted its spec.`,
+        );
       if (rep?.budgetStopped) {
         update(task, budgetStoppedTask(task, rep, taskUsage));
         retained.set(event.ref, {
@@ -320,16 +336,29 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       const retryable = rep?.retryable !== false;
       const streak = (blockedStreak.get(event.ref) ?? 0) + 1;
       blockedStreak.set(event.ref, streak);
-      if (streak < 2 && retryable) {
-        // Re-delegate once with the retained context (failures and the agent's transcript).
+      const next = nextStepWhenBlocked({ streak, retryable, checksFailed: rep?.checksFailed === true });
+      if (next !== 'ask') {
+        // Re-delegate with the retained context (failures and the agent's transcript); the second time
+        // with the spec adjusted by the planner first.
         retained.set(event.ref, {
           evidence: rep?.evidence ?? [],
           notes: [`Previous delegation was blocked: ${reason}`],
         });
-        logLine(`Task ${event.ref} blocked (${reason}); re-delegating with retained context`);
+        if (next === 'adjust' && taskSpec)
+          adjustSpecOf.set(event.ref, {
+            blocker: reason,
+            plan: adjustmentPlan(plan, spec, currentTaskSpec(taskSpec, task.specChanges)),
+            evidence: rep?.evidence ?? [],
+          });
+        logLine(
+          `Task ${event.ref} blocked (${reason}); re-delegating with retained context${next === 'adjust' ? ' and its spec adjusted' : ''}`,
+        );
         update(task, { status: 'pending' });
         continue;
       }
+      const adjusted = adjustedLast.has(event.ref);
+      if (adjusted)
+        logLine(`Task ${event.ref} did not converge despite re-delegation and spec adjustment: ${reason}`);
       const evidence = task.evidence.join(', ') || 'none';
       const gap = rep?.agentBlocked ? specGap(rep.agentBlocked) : null;
       if (gap !== null) {
@@ -343,6 +372,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       const blocker = {
         agentBlocked: rep?.agentBlocked,
         reviewEscalated: rep?.reviewStop === 'escalated',
+        adjusted,
         retryable,
         reason,
         evidence,
@@ -374,7 +404,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
         evidence: task.evidence,
         notes: [specGapNote(gap, answer.user, answer.text ?? '')],
       });
-      blockedStreak.set(task.id, 1);
+      blockedStreak.set(task.id, ASKED_STREAK);
       update(task, { status: 'pending', reason: null });
     }
     return false;
@@ -385,9 +415,16 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
    * lists it), logged as a deviation and written to decisions.md.
    */
   async function changeSpec(task: TaskState, source: SpecChange['source'], answer: Answer): Promise<void> {
-    const change = specChangeOf(source, answer);
+    await keepSpecChange(
+      task,
+      specChangeOf(source, answer),
+      `${answer.user} answered ${answer.interactionId} with ${answer.choice}.`,
+    );
+  }
+
+  async function keepSpecChange(task: TaskState, change: SpecChange, how: string): Promise<void> {
     update(task, { specChanges: withSpecChange(task, change) });
-    const entry = specEditDecision(task, change, answer.interactionId);
+    const entry = specChangeDecision(task, change, how);
     logLine(entry.title);
     await recordDecision(entry);
   }
@@ -402,6 +439,10 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   function launch(spec: PlanMilestone, task: TaskState): void {
     const rebase = rebaseOnto.get(task.id);
     rebaseOnto.delete(task.id);
+    const adjustSpec = adjustSpecOf.get(task.id);
+    adjustSpecOf.delete(task.id);
+    if (adjustSpec) adjustedLast.add(task.id);
+    else adjustedLast.delete(task.id);
     const args = taskInputFor(
       ctx,
       spec,
@@ -410,6 +451,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
       {
         ...(rebase ? { rebaseOnto: rebase } : {}),
         retained: retained.get(task.id),
+        ...(adjustSpec ? { adjustSpec } : {}),
         ...(budget.limited ? { budget: budget.grantFor(task.id) } : {}),
       },
     );

@@ -15,7 +15,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { remainingUsd, runCapUsd, sagaBudgetReason, type BudgetGrant } from '../domain/budget';
-import type { PlanTask } from '../domain/plan';
+import type { Plan, PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import type { SpecChange, Usage } from '../domain/state';
 import { currentTaskSpec } from '../domain/spec-changes';
@@ -24,6 +24,7 @@ import type { PreparedTask, TaskAttemptResult, TaskHandoff } from '../activities
 import { agentBlockedReason, agentBlockedTaskReason } from '../domain/blocked-report';
 import { activitiesFor } from './activities';
 import { reviewLoop } from './review-loop';
+import { adjustTaskSpec } from './spec-adjustment';
 import { budgetGrantSignal, taskUsageSignal } from './definitions';
 import { profileFor } from './shared';
 import { addUsage, noUsage } from '../domain/usage';
@@ -50,6 +51,11 @@ export interface TaskInput {
   resetBranch?: { commit: string; archiveRef: string };
   /** Attempts made by earlier delegations: attempt numbers continue from here (SAGA_ATTEMPT, run labels). */
   attemptOffset?: number;
+  /**
+   * Set when the delegations before stayed blocked on something the spec may resolve: the planner adjusts
+   * the task's spec (spec-adjustment.ts) before the first attempt. `plan`: the task alone as a valid plan.
+   */
+  adjustSpec?: { blocker: string; plan: Plan; evidence: string[] };
   /** Context kept from earlier delegations: failure output files and notes. */
   retained: { evidence: string[]; notes: string[] };
   portBase: number;
@@ -64,7 +70,7 @@ export type { TaskReport };
 
 export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   const { ctx, key } = input;
-  const spec = currentTaskSpec(input.spec, input.specChanges);
+  let spec = currentTaskSpec(input.spec, input.specChanges);
   const { quick, long } = activitiesFor(ctx);
   const profile = profileFor(ctx, spec.agent ?? null);
   const label = `${key}-d${input.delegation}`;
@@ -115,6 +121,8 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   let fatal = false;
   /** The agent's reason when it reported blocked and the checks did not pass. */
   let agentBlocked: string | null = null;
+  /** The latest attempt's agent finished and its checks failed (what an adjusted spec may resolve). */
+  let checksFailed = false;
   /** The user's [A] Abort or [E] Escalate at the review's cap-reached or stuck checkpoint. */
   let reviewStop: TaskReport['reviewStop'] | null = null;
   let sessionId: string | null = null;
@@ -225,6 +233,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     const n = offset + attempts;
     // The latest attempt decides (a review's revisions run after a stop): earlier outcomes are cleared.
     agentBlocked = null;
+    checksFailed = false;
     fatal = false;
     setCurrentDetails(`Attempt ${n}: agent running`);
     // A quality-locked task keeps its worktree for the reviewer; otherwise a pass, or the last failure,
@@ -295,11 +304,39 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
       (r) => `Check failed: ${r.text} (\`${r.check}\`) ${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}`,
     );
     reason = notes.join('; ');
+    checksFailed = true;
     return false;
   }
 
+  /** The planner's adjustment of the spec made for this delegation, reported to the fleet. */
+  let specChange: SpecChange | null = null;
+  /** Adjusts the spec in the delegation's fresh worktree; false when there was nothing to adjust. */
+  async function adjustSpec(adjust: NonNullable<TaskInput['adjustSpec']>): Promise<boolean> {
+    setCurrentDetails('Adjusting the task spec');
+    prepared = await quick.prepareTaskWorktree(prepareInput);
+    const adjusted = await adjustTaskSpec(ctx, {
+      ...input,
+      spec,
+      adjust,
+      runLabel: `${label}-adjust`,
+      maxBudgetUsd: runCap(),
+    });
+    usage = addUsage(usage, adjusted.usage);
+    await reportSpend();
+    if ('problem' in adjusted) {
+      // Another run of the same spec would end the same way: the fleet asks the user (no agent run here).
+      reason = `blocked in ${input.delegation - 1} delegations and ${adjusted.problem}: ${adjust.blocker}`;
+      return false;
+    }
+    specChange = adjusted.change;
+    spec = currentTaskSpec(input.spec, [...(input.specChanges ?? []), specChange]);
+    notes = [...notes, `Your task's spec was adjusted after the blocked delegations: ${specChange.text}`];
+    return true;
+  }
+
   try {
-    for (let i = 0; i < ctx.settings.attempts; i++) {
+    const adjusted = input.adjustSpec ? await adjustSpec(input.adjustSpec) : true;
+    for (let i = 0; adjusted && i < ctx.settings.attempts; i++) {
       if (ctx.settings.budget.taskUsd !== null && usage.costUsd >= ctx.settings.budget.taskUsd) {
         reason = `budget: task spent $${usage.costUsd.toFixed(2)} of $${ctx.settings.budget.taskUsd}`;
         break;
@@ -381,5 +418,7 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
     ...(agentBlocked !== null ? { agentBlocked } : {}),
     ...(budgetStopped ? { budgetStopped } : {}),
     ...(reviewStop ? { reviewStop } : {}),
+    ...(specChange ? { specChange } : {}),
+    ...(status !== 'passed' && checksFailed ? { checksFailed } : {}),
   };
 }

@@ -1,5 +1,10 @@
+import { nextStepWhenBlocked } from '../../src/domain/blocked-report';
+import { validatePlan } from '../../src/domain/plan';
 import {
+  adjustmentOf,
+  adjustmentPlan,
   currentTaskSpec,
+  describeAdjustment,
   describeSpecChange,
   SPEC_CHANGE_TEXT_MAX,
   SPEC_CHANGES_MAX,
@@ -57,5 +62,50 @@ describe('spec changes', () => {
     expect(specChangeDeviation('1.2', change('Use a comma'))).toBe(
       'Deviation: task 1.2 spec changed: Use a comma (spec edited by ada, 2026-12-03 10:20)',
     );
+  });
+});
+
+describe('adjusting a blocked task', () => {
+  const plan = { problem: 'Greet.', exit_criteria: [{ id: 'E1', text: 'greets', check: 'npm test' }] };
+  const milestone = { id: 2, slug: 'core', title: 'Core', goal: 'greet()' };
+
+  test("the planner's input is a valid plan of the task alone, without its listed changes or dependencies", () => {
+    const current = { ...task, depends_on: ['1.1'], spec_changes: ['x'] };
+    const one = adjustmentPlan(plan, milestone, current);
+    expect(validatePlan(one, 'plan').ok).toBe(true);
+    expect(one.milestones[0]!.tasks[0]).toEqual({ ...task, depends_on: [] });
+  });
+
+  test('only the adjustable fields that changed are taken; nothing changed is null; a missing task throws', () => {
+    const revised = adjustmentPlan(plan, milestone, {
+      ...task,
+      scope: 'greet(name) with a comma',
+      owns: ['elsewhere.js'],
+      validation: [{ text: 'loose', check: 'node -e 1' }],
+    });
+    expect(adjustmentOf(task, 2, revised)).toEqual({
+      scope: 'greet(name) with a comma',
+      validation: [{ text: 'loose', check: 'node -e 1' }],
+    });
+    expect(adjustmentOf(task, 2, adjustmentPlan(plan, milestone, task))).toBeNull();
+    expect(() => adjustmentOf(task, 3, revised)).toThrow('the revised plan has no task 3.1');
+    expect(describeAdjustment({ scope: 'a\nb', validation: [{ text: 't', check: 'node -e 1' }] })).toBe(
+      'scope: a b; validation: `node -e 1`',
+    );
+  });
+
+  test('the agent gets the adjusted fields in order of the changes', () => {
+    const first = { ...change('one', 'adjusted'), patch: { scope: 'first' } };
+    const second = { ...change('two', 'adjusted'), patch: { scope: 'second', evidence: 'logs' } };
+    expect(currentTaskSpec(task, [first, second])).toMatchObject({ scope: 'second', evidence: 'logs' });
+  });
+
+  test('a blocked task is re-delegated, then adjusted when its checks failed, then the user decides', () => {
+    const step = (streak: number, checksFailed = true, retryable = true) =>
+      nextStepWhenBlocked({ streak, retryable, checksFailed });
+    expect([step(1), step(2), step(3)]).toEqual(['redelegate', 'adjust', 'ask']);
+    // A crash or timeout is not something the spec resolves; a blocker no delegation fixes is asked at once.
+    expect([step(1, false), step(2, false)]).toEqual(['redelegate', 'ask']);
+    expect(step(1, true, false)).toBe('ask');
   });
 });
