@@ -182,7 +182,6 @@ export const budgetStoppedTask = (task: TaskState, rep: TaskReport, usage: Usage
   changedFiles: changedSoFar(task.changedFiles, rep.changedFiles),
   evidence: rep.evidence,
   attempts: task.attempts + rep.attempts,
-  worktree: null,
   usage,
   ...agentOf(rep),
 });
@@ -199,7 +198,6 @@ export const passedTask = (
   evidence: rep.evidence,
   changedFiles: rep.changedFiles,
   attempts: task.attempts + rep.attempts,
-  worktree: null,
   reason: null,
   error: null,
   usage,
@@ -220,7 +218,6 @@ export const blockedTask = (
   changedFiles: changedSoFar(task.changedFiles, rep?.changedFiles),
   evidence: rep?.evidence ?? task.evidence,
   attempts: task.attempts + (rep?.attempts ?? 0),
-  worktree: null,
   usage,
   ...agentOf(rep),
 });

@@ -99,6 +99,10 @@ export const TaskStateSchema = z.object({
   evidence: z.array(z.string()),
   workflowId: z.string().nullable(),
   runId: z.string().nullable(),
+  /**
+   * The latest delegation's worktree (null before the first): it exists while the task runs and is removed
+   * after the task's durable handoff; the path stays so PROGRESS.md still says where the worker ran.
+   */
   worktree: z.string().nullable(),
   reason: z.string().nullable(),
   changedFiles: z.array(z.string()).default([]),

@@ -246,6 +246,17 @@ describe('PROGRESS.md', () => {
       '- [~] 1.2 greet-default — running · branch `saga/add-greeting/m1t2-greet-default` · attempts 1 · ' +
         'workflow `saga-add-greeting-m1t2` run `run-42` · worktree `/repos/saga-add-greeting-m1t2`',
     );
+    // A finished task keeps its worker's ids: workflow and run, agent and session, where it worked.
+    Object.assign(status.milestones[0].tasks[0], {
+      workflowId: 'saga-add-greeting-m1t1',
+      runId: 'run-7',
+      worktree: '/repos/saga-add-greeting-m1t1',
+      agent: { profile: 'claude', sessionId: 'sess-1' },
+    });
+    expect(renderProgressMd(status, { integrationNotes: [], decisions: [] })).toContain(
+      'evidence: runs/m1t1/validation-1.txt · workflow `saga-add-greeting-m1t1` run `run-7` · ' +
+        'agent `claude` session `sess-1` · worktree `/repos/saga-add-greeting-m1t1` (removed after its handoff)',
+    );
     expect(md).toContain(
       '## Open questions\n\n- **q1** (question): Which greeting? — options: [0] Hello (recommended), [1] Hi',
     );
