@@ -1,6 +1,7 @@
 /**
- * The Saga seed's record of a saga, end to end: PROGRESS.md keeps every worker's ids after its task ended
- * and its log in time order.
+ * The Saga seed's record of a saga, end to end: REPORT.md summarises each exit criterion's evidence and gives
+ * steps that can be followed as written; PROGRESS.md keeps every worker's ids after its task ended and its log
+ * in time order.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -34,6 +35,39 @@ describe('the saga record', () => {
       () => undefined,
     );
     await env.close();
+  });
+
+  test('REPORT.md shows each criterion check, its evidence with an excerpt of the output, and exact steps', () => {
+    const report = read('REPORT.md');
+    const evidence = readFileSync(
+      path.join(input.sagaDir, 'runs', 'validation-r1', 'check-1.log'),
+      'utf8',
+    ).trim();
+    const [header, ...output] = evidence.split('\n');
+    const check = header!.replace(/^\$ /, '');
+    expect(report).toMatch(new RegExp(`### E1: .* — passed`));
+    expect(report).toContain(
+      `- **Check:** \`${check}\`, run in a fresh checkout of \`${atAcceptance.integrationBranch}\``,
+    );
+    expect(report).toContain('Output (its end):');
+    // The output's last line is quoted, and summarises the criterion in the table.
+    const last = output
+      .filter((l) => l.trim())
+      .pop()!
+      .trim();
+    expect(report).toContain(last);
+    expect(report).toContain(`last output: ${last}`);
+    // Steps that work as written: a separate checkout, the check in it, and its removal.
+    const verify = path.join(input.worktreeRoot, `saga-${NAME}-verify`);
+    expect(report).toContain(
+      `worktree add ${verify} ${atAcceptance.integrationBranch}\`, then \`cd ${verify}\``,
+    );
+    expect(report).toMatch(
+      new RegExp(
+        `E1 — .*: run \`${check.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\` and expect exit code 0\\. The saga's run: passed, last output: `,
+      ),
+    );
+    expect(report).toContain(`worktree remove ${verify}\``);
   });
 
   test("PROGRESS.md keeps each worker's ids after its task ended, and its log in time order", () => {

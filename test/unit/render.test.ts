@@ -297,13 +297,53 @@ describe('REPORT.md', () => {
       '| E2 | The CLI prints the greeting | `node --test test/cli.test.js` | not run | — | — |',
     );
     expect(md).toContain(
-      "1. Check out the integrated result: `git -C '/repos/my app' switch saga/add-greeting/integration`",
+      "1. Check out the integrated result beside your repo (your own checkout is not touched): `git -C '/repos/my app' " +
+        "worktree add '/repos/my app-verify' saga/add-greeting/integration`, then `cd '/repos/my app-verify'`",
     );
     expect(md).toContain(
-      '3. The CLI prints the greeting (E2): run `node --test test/cli.test.js` in the repo root and expect exit code 0.',
+      '2. E1 — greet() returns the greeting: run `node --test test/greet.test.js` and expect exit code 0. ' +
+        "The saga's run: passed, 3 tests passed.",
     );
-    expect(md).toContain('4. Launch the program with `node bin/greet.js Ada` and try the feature by hand.');
+    expect(md).toContain(
+      '3. E2 — The CLI prints the greeting: run `node --test test/cli.test.js` and expect exit code 0.\n',
+    );
+    expect(md).toContain(
+      '4. Launch the program with `node bin/greet.js Ada` and try the feature: Add a greeting',
+    );
     expect(md).toContain('5. Check the greeting says "Hello, Ada!"');
+    expect(md).toContain(
+      "6. Remove the checkout when done: `git -C '/repos/my app' worktree remove '/repos/my app-verify'`",
+    );
+  });
+
+  test("each criterion's evidence: the check, where it ran, and the end of its output", () => {
+    const plan = loadPlan();
+    const output = `$ node --test test/greet.test.js\n${Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n')}\n# pass 3\n`;
+    const md = renderReportMd({
+      status: statusFor(plan),
+      plan,
+      exitResults: [{ id: 'E1', result: 'passed', evidence: '/s/runs/validation-r1/check-1.log', output }],
+      checkout: { copy: ['.env'], setup: [['npm', 'ci']] },
+      verifyPath: '/repos/saga-add-greeting-verify',
+    });
+    expect(md).toContain(
+      '### E1: greet() returns the greeting — passed\n\n' +
+        '- **Check:** `node --test test/greet.test.js`, run in a fresh checkout of `saga/add-greeting/integration` ' +
+        '(exit code 0 means met)\n' +
+        '- **Evidence:** [/s/runs/validation-r1/check-1.log](/s/runs/validation-r1/check-1.log)\n\n' +
+        'Output (its end):\n\n```text\n… (6 earlier line(s) in the evidence file)\nline 7\n',
+    );
+    expect(md).toContain('line 20\n# pass 3\n```');
+    expect(md).not.toContain('$ node --test');
+    // The table summarises it with the output's last line; the steps prepare the checkout as the saga does.
+    expect(md).toContain(
+      '| **passed** | [/s/runs/validation-r1/check-1.log](/s/runs/validation-r1/check-1.log) | last output: # pass 3 |',
+    );
+    expect(md).toContain(
+      "2. Copy `.env` from your repo, as the saga's checkouts get it: `cp -R '/repos/my app/.env' .env`",
+    );
+    expect(md).toContain('3. Set the checkout up: `npm ci`');
+    expect(md).toContain('worktree add /repos/saga-add-greeting-verify saga/add-greeting/integration');
   });
 });
 
