@@ -1,8 +1,10 @@
 /**
  * PROGRESS.md (Saga seed): phase, current milestone, every worker's ids and task status with its evidence,
- * open questions, integration notes, decisions and deviations, and the whole log. Pure and deterministic, like render.ts.
+ * open questions, integration notes, decisions and deviations, what `saga continue` found when it
+ * reconciled the record with reality, and the whole log. Pure and deterministic, like render.ts.
  */
 import { bullets, code, doc, oneLine, section, shortCommit } from './markdown';
+import { findingsFor, reconciliationSummary } from './reconciliation';
 import type { SagaStatus, TaskState, TaskStatus } from './state';
 
 const STATUS_MARK: Record<TaskStatus, string> = {
@@ -44,7 +46,7 @@ function workerIds(t: TaskState): string[] {
   return ids;
 }
 
-function taskProgressLine(t: TaskState): string {
+function taskProgressLine(t: TaskState, status: SagaStatus): string {
   const parts = [`${STATUS_MARK[t.status]} ${t.id} ${t.slug} — ${t.status}`];
   if (t.branch) parts.push(`branch ${code(t.branch)}`);
   if (t.commit) parts.push(`commit ${shortCommit(t.commit)}`);
@@ -52,7 +54,15 @@ function taskProgressLine(t: TaskState): string {
   if (t.evidence.length) parts.push(`evidence: ${t.evidence.join(', ')}`);
   parts.push(...workerIds(t));
   if (t.reason) parts.push(`reason: ${oneLine(t.reason)}`);
+  // What git or the evidence says against this task's record, where the reader looks for the task.
+  parts.push(...findingsFor(status.reconciliation, t.id).map((f) => `reconciliation: ${oneLine(f)}`));
   return `- ${parts.join(' · ')}`;
+}
+
+function reconciliationSection(status: SagaStatus): string {
+  if (!status.reconciliation) return section('Reconciliation', 'Not reconciled yet (saga continue does it).');
+  const summary = reconciliationSummary(status.reconciliation);
+  return section('Reconciliation', [summary.heading, '', bullets(summary.findings, '')].join('\n'));
 }
 
 export function renderProgressMd(status: SagaStatus, extra: ProgressExtra): string {
@@ -62,7 +72,7 @@ export function renderProgressMd(status: SagaStatus, extra: ProgressExtra): stri
           [
             `### Milestone ${m.id}: ${oneLine(m.title)} — ${m.status}`,
             '',
-            ...m.tasks.map(taskProgressLine),
+            ...m.tasks.map((t) => taskProgressLine(t, status)),
           ].join('\n'),
         )
         .join('\n\n')
@@ -88,6 +98,7 @@ export function renderProgressMd(status: SagaStatus, extra: ProgressExtra): stri
     section('Open questions', bullets(questions)),
     section('Integration notes', bullets(extra.integrationNotes)),
     section('Decisions & Deviations', bullets(extra.decisions)),
+    reconciliationSection(status),
     section('Log (newest first)', bullets(extra.log ?? status.log, 'Empty.')),
   ]);
 }

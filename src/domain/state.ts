@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { TEXT_FORMATS } from './acceptance-issues';
 import { FlagsResultSchema } from './flags';
+import { ReconciliationSchema } from './reconciliation';
 
 export const PHASES = [
   'planning',
@@ -177,6 +178,8 @@ export const SagaStatusSchema = z.object({
   log: z.array(z.string()),
   /** Why the saga failed, one line (the innermost cause of the failure); null unless phase is `failed`. */
   error: z.string().nullable().optional(),
+  /** What the latest `saga continue` found comparing the record with git and the evidence; null before. */
+  reconciliation: ReconciliationSchema.nullable().optional(),
 });
 export type SagaStatus = z.infer<typeof SagaStatusSchema>;
 

@@ -257,6 +257,25 @@ describe('PROGRESS.md', () => {
       'evidence: runs/m1t1/validation-1.txt · workflow `saga-add-greeting-m1t1` run `run-7` · ' +
         'agent `claude` session `sess-1` · worktree `/repos/saga-add-greeting-m1t1` (removed after its handoff)',
     );
+    expect(md).toContain('## Reconciliation\n\nNot reconciled yet (saga continue does it).');
+    status.reconciliation = {
+      at: '2026-01-01T00:00:00.000Z',
+      checked: { tasks: 3, evidenceFiles: 1 },
+      findings: [
+        { task: '1.1', text: "recorded as integrated but not merged into 'saga/add-greeting/integration'" },
+        { task: null, text: "worktree '/x' (branch 'saga/add-greeting/m9t9-x') belongs to no known task" },
+      ],
+    };
+    const reconciled = renderProgressMd(status, { integrationNotes: [], decisions: [] });
+    expect(reconciled).toContain(
+      '## Reconciliation\n\nsaga continue at 2026-01-01T00:00:00.000Z found 2 difference(s) between the record ' +
+        'and reality (3 task(s), 1 evidence file(s) checked):\n\n' +
+        "- Task 1.1: recorded as integrated but not merged into 'saga/add-greeting/integration'\n" +
+        "- worktree '/x' (branch 'saga/add-greeting/m9t9-x') belongs to no known task\n",
+    );
+    expect(reconciled).toContain(
+      "(removed after its handoff) · reconciliation: recorded as integrated but not merged into 'saga/add-greeting/integration'",
+    );
     expect(md).toContain(
       '## Open questions\n\n- **q1** (question): Which greeting? — options: [0] Hello (recommended), [1] Hi',
     );

@@ -1,6 +1,7 @@
 /**
  * Reading the evidence the saga kept (check output, transcripts under the saga directory): the end of a file
- * for REPORT.md. Only files inside the saga directory are read.
+ * for REPORT.md, and a spot-check that the evidence a finished task cites is there (`saga continue`). Only
+ * files inside the saga directory are read.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -35,4 +36,14 @@ export async function readEvidenceTail(sagaDir: string, evidence: string): Promi
   } finally {
     await handle.close();
   }
+}
+
+/** Why an evidence file a finished task cites cannot back it (missing, empty, outside the saga), or null. */
+export async function evidenceProblem(sagaDir: string, evidence: string): Promise<string | null> {
+  const file = await insideSagaDir(sagaDir, evidence);
+  if (!file) return `evidence '${evidence}' is outside the saga directory`;
+  const stat = await fs.stat(file).catch(() => null);
+  if (!stat) return `evidence '${evidence}' is missing`;
+  if (!stat.isFile()) return `evidence '${evidence}' is not a file`;
+  return stat.size === 0 ? `evidence '${evidence}' is empty` : null;
 }
