@@ -9,9 +9,11 @@ import type { ExitCriterionResult } from '../domain/completion-report';
 import type { SagaState } from '../domain/saga-state';
 import type { Answer, SagaStatus } from '../domain/state';
 import { answerDecisionEntry } from '../domain/interactions';
+import { worktreeDirName } from '../domain/naming';
 import { queryLiveStatus } from '../client/live-status';
 import { answersQuery, carryQuery } from '../workflows/definitions';
 import type { createArtifactActivities } from './artifacts';
+import { readEvidenceTail } from './artifacts/evidence';
 import type { createGitActivities } from './git';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
@@ -146,12 +148,22 @@ export function createProgressActivities(deps: {
       const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
       const carry = await handle.query(carryQuery);
       if (!carry) throw new Error(`saga ${status.name} has no approved plan to report on`);
+      // Each criterion's evidence is summarised from its kept output, read here (it never enters history).
+      const exitResults = await Promise.all(
+        input.exitResults.map(async (r) => {
+          const output = r.evidence ? await readEvidenceTail(input.sagaDir, r.evidence) : null;
+          return output === null ? r : { ...r, output };
+        }),
+      );
+      const { ctx } = carry;
       return deps.artifacts.writeReport({
         sagaDir: input.sagaDir,
         status,
         plan: carry.plan,
         environment: carry.environment,
-        exitResults: input.exitResults,
+        exitResults,
+        checkout: { copy: ctx.settings.worktree.copy, setup: ctx.settings.worktree.setup },
+        verifyPath: `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'verify')}`,
       });
     },
 

@@ -191,7 +191,6 @@ export const budgetStoppedTask = (task: TaskState, rep: TaskReport, usage: Usage
   changedFiles: changedSoFar(task.changedFiles, rep.changedFiles),
   evidence: rep.evidence,
   attempts: task.attempts + rep.attempts,
-  worktree: null,
   usage,
   ...agentOf(rep),
 });
@@ -208,7 +207,6 @@ export const passedTask = (
   evidence: rep.evidence,
   changedFiles: rep.changedFiles,
   attempts: task.attempts + rep.attempts,
-  worktree: null,
   reason: null,
   error: null,
   usage,
@@ -229,7 +227,6 @@ export const blockedTask = (
   changedFiles: changedSoFar(task.changedFiles, rep?.changedFiles),
   evidence: rep?.evidence ?? task.evidence,
   attempts: task.attempts + (rep?.attempts ?? 0),
-  worktree: null,
   usage,
   ...agentOf(rep),
 });

@@ -34,11 +34,30 @@ export function mergeLog(recorded: string[], recentNewestFirst: string[]): strin
     if (aligned) return overlap === window.length ? recorded : [...recorded, ...window.slice(overlap)];
   }
   // The saga's and its implementation phase's lines are merged by time, so a line can appear between two
-  // already recorded (its workflow task ended after the other's newer line was read): add what is new.
+  // already recorded (its workflow task ended after the other's newer line was read): it goes in at its time.
   const tail = new Set(recorded.slice(-(MAX_ALIGN_SCAN + window.length)));
   const fresh = window.filter((line) => !tail.has(line));
-  if (fresh.length < window.length) return fresh.length ? [...recorded, ...fresh] : recorded;
-  return [...recorded, ...(recorded.length ? [LOG_GAP_MARKER] : []), ...window];
+  if (fresh.length === window.length)
+    return [...recorded, ...(recorded.length ? [LOG_GAP_MARKER] : []), ...window];
+  if (!fresh.length) return recorded;
+  const merged = [...recorded];
+  for (const line of fresh) insertByTime(merged, line);
+  return merged;
+}
+
+const stampOf = (line: string): string | null => TIMESTAMP.exec(line)?.[0] ?? null;
+
+/**
+ * Puts `line` after the last of the recent lines (oldest first) that is not newer than it: lines with the
+ * same time keep the order they came in. The search stops at a line without a time (the gap marker).
+ */
+function insertByTime(lines: string[], line: string): void {
+  const stamp = stampOf(line);
+  const floor = Math.max(0, lines.length - MAX_ALIGN_SCAN);
+  let at = lines.length;
+  // ISO times of one format compare as strings.
+  while (stamp && at > floor && (stampOf(lines[at - 1]!) ?? '') > stamp) at--;
+  lines.splice(at, 0, line);
 }
 
 /** Log lines whose text starts with `prefix`, newest first (the log is given oldest first). */

@@ -1,6 +1,7 @@
 /**
- * Markdown projections of saga state (DESIGN.md 4.5, Saga seed): SAGA.md, MILESTONE.md, task specs,
- * PROGRESS.md and decisions.md entries (REPORT.md is completion-report.ts, manifest.md manifest.ts).
+ * Markdown projections of saga state (DESIGN.md 4.5, Saga seed): SAGA.md, MILESTONE.md, task specs and
+ * decisions.md entries (PROGRESS.md is progress-md.ts, REPORT.md completion-report.ts, manifest.md
+ * manifest.ts).
  * Pure and deterministic: the same state always renders the same bytes, so rewriting a file after every
  * change is idempotent. These files are read by people only; the saga never reads them back (Temporal
  * history is the truth).
@@ -21,19 +22,10 @@ import {
 import { milestoneDirName, sagaWorkflowId, taskFileName, taskRef } from './naming';
 import type { Plan, PlanMilestone, PlanTask } from './plan';
 import { currentTaskSpec, describeSpecChange } from './spec-changes';
-import type { MilestoneState, SagaStatus, TaskState, TaskStatus } from './state';
+import type { MilestoneState, SagaStatus, TaskState } from './state';
 
 const checkLine = (c: { text: string; check: string }): string =>
   `${oneLine(c.text)} — check: ${code(c.check)}`;
-
-const STATUS_MARK: Record<TaskStatus, string> = {
-  pending: '[ ]',
-  running: '[~]',
-  passed: '[x]',
-  integrated: '[x]',
-  blocked: '[!]',
-  skipped: '[-]',
-};
 
 export const milestoneSpecPath = (m: { id: number; slug: string }): string =>
   `milestones/${milestoneDirName(m.id, m.slug)}/MILESTONE.md`;
@@ -254,72 +246,7 @@ export function renderTaskMd(
   ]);
 }
 
-// ---- PROGRESS.md ---------------------------------------------------------------------------------------
-
-export interface ProgressExtra {
-  integrationNotes: string[];
-  decisions: string[];
-  /** The whole log, newest first (progress-log.ts keeps it); absent: the workflow's recent `status.log`. */
-  log?: string[];
-}
-
-function currentMilestone(status: SagaStatus): string {
-  const current = status.milestones.find((m) => m.status !== 'integrated');
-  if (!status.milestones.length) return 'none yet (planning)';
-  if (!current) return 'all milestones integrated';
-  return `${current.id} — ${oneLine(current.title)} (${current.status})`;
-}
-
-function taskProgressLine(t: TaskState): string {
-  const parts = [`${STATUS_MARK[t.status]} ${t.id} ${t.slug} — ${t.status}`];
-  if (t.branch) parts.push(`branch ${code(t.branch)}`);
-  if (t.commit) parts.push(`commit ${shortCommit(t.commit)}`);
-  if (t.attempts) parts.push(`attempts ${t.attempts}`);
-  if (t.evidence.length) parts.push(`evidence: ${t.evidence.join(', ')}`);
-  if (t.status === 'running') {
-    if (t.workflowId) parts.push(`workflow ${code(t.workflowId)}${t.runId ? ` run ${code(t.runId)}` : ''}`);
-    if (t.worktree) parts.push(`worktree ${code(t.worktree)}`);
-  }
-  if (t.reason) parts.push(`reason: ${oneLine(t.reason)}`);
-  return `- ${parts.join(' · ')}`;
-}
-
-export function renderProgressMd(status: SagaStatus, extra: ProgressExtra): string {
-  const tasks = status.milestones.length
-    ? status.milestones
-        .map((m) =>
-          [
-            `### Milestone ${m.id}: ${oneLine(m.title)} — ${m.status}`,
-            '',
-            ...m.tasks.map(taskProgressLine),
-          ].join('\n'),
-        )
-        .join('\n\n')
-    : 'No tasks yet.';
-  const questions = status.pending.map((p) => {
-    const options = p.options
-      .map((o, i) => `[${i}] ${o}${p.recommended === i ? ' (recommended)' : ''}`)
-      .join(', ');
-    return `**${p.id}** (${p.kind}): ${oneLine(p.prompt)} — options: ${options}`;
-  });
-  return doc([
-    `# Progress: ${status.name}`,
-    [
-      `- **Phase:** ${status.phase}`,
-      `- **Round:** ${status.round}`,
-      `- **Current milestone:** ${currentMilestone(status)}`,
-      `- **Execution mode:** ${status.executionMode}`,
-      `- **Integration branch:** ${code(status.integrationBranch)}`,
-      `- **Workflow:** ${code(status.workflowId)}${status.runId ? ` run ${code(status.runId)}` : ''}`,
-      `- **Web UI:** ${status.uiUrl || '—'}`,
-    ].join('\n'),
-    section('Tasks', tasks),
-    section('Open questions', bullets(questions)),
-    section('Integration notes', bullets(extra.integrationNotes)),
-    section('Decisions & Deviations', bullets(extra.decisions)),
-    section('Log (newest first)', bullets(extra.log ?? status.log, 'Empty.')),
-  ]);
-}
+export { renderProgressMd, type ProgressExtra } from './progress-md';
 
 // ---- decisions.md ------------------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DEFAULT_HEARTBEAT_TIMEOUT, DEFAULT_SAGA_CONFIG, handoffSettings, parseDuration } from './config';
 import { EnvironmentSchema } from './environment';
 import { PlanSchema } from './plan';
+import { ReconciliationSchema } from './reconciliation';
 import { SagaContextSchema } from './saga-input';
 import {
   mergeLiveProgress,
@@ -50,6 +51,8 @@ export const SagaStateSchema = z.object({
    * Optional: states written before it simply ask again.
    */
   noChatSince: z.number().nullable().optional(),
+  /** What the latest `saga continue` found (optional: states written before it have none). */
+  reconciliation: ReconciliationSchema.nullable().optional(),
 });
 export type SagaState = z.infer<typeof SagaStateSchema>;
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { TEXT_FORMATS } from './acceptance-issues';
 import { FlagsResultSchema } from './flags';
+import { ReconciliationSchema } from './reconciliation';
 
 export const PHASES = [
   'planning',
@@ -122,6 +123,10 @@ export const TaskStateSchema = z.object({
   evidence: z.array(z.string()),
   workflowId: z.string().nullable(),
   runId: z.string().nullable(),
+  /**
+   * The latest delegation's worktree (null before the first): it exists while the task runs and is removed
+   * after the task's durable handoff; the path stays so PROGRESS.md still says where the worker ran.
+   */
   worktree: z.string().nullable(),
   reason: z.string().nullable(),
   changedFiles: z.array(z.string()).default([]),
@@ -198,6 +203,8 @@ export const SagaStatusSchema = z.object({
   log: z.array(z.string()),
   /** Why the saga failed, one line (the innermost cause of the failure); null unless phase is `failed`. */
   error: z.string().nullable().optional(),
+  /** What the latest `saga continue` found comparing the record with git and the evidence; null before. */
+  reconciliation: ReconciliationSchema.nullable().optional(),
 });
 export type SagaStatus = z.infer<typeof SagaStatusSchema>;
 

@@ -5,11 +5,14 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BudgetGrant } from '../domain/budget';
 import type { LiveProgress } from '../domain/progress';
+import type { Reconciliation, ReconciliationInput } from '../domain/reconciliation';
 import type { SagaState } from '../domain/saga-state';
 import type { Answer, Interaction, ProgressEvent, RespondInput, SagaStatus, Usage } from '../domain/state';
 
 /** Answer a pending interaction. The validator rejects unknown ids and invalid choices. */
 export const respondUpdate = defineUpdate<Answer, [RespondInput]>('respond');
+/** `saga continue` → saga: what it found comparing the record with git and the evidence (validated). */
+export const reconcileUpdate = defineUpdate<Reconciliation, [ReconciliationInput]>('reconcile');
 /** Full status, as `saga status --json` prints it. */
 export const statusQuery = defineQuery<SagaStatus>('status');
 /** The answers recorded so far, oldest first (the projector writes decisions.md from them). */

@@ -26,6 +26,7 @@ import * as naming from '../domain/naming';
 import * as plan from '../domain/plan';
 import * as planner from '../domain/planner';
 import * as progress from '../domain/progress';
+import * as reconciliation from '../domain/reconciliation';
 import * as review from '../domain/review';
 import * as sagaInput from '../domain/saga-input';
 import * as sagaState from '../domain/saga-state';
@@ -54,6 +55,7 @@ const SHARED_DOMAIN_MODULES = {
   plan,
   planner,
   progress,
+  reconciliation,
   review,
   sagaInput,
   sagaState,

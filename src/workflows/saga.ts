@@ -35,11 +35,23 @@ import {
 } from '../domain/saga-state';
 import { SagaAwaitingInput, SagaName, SagaPhase } from '../domain/search-attributes';
 import type { Interaction, Phase, ProgressEvent, SagaStatus } from '../domain/state';
+import {
+  parseReconciliationInput,
+  reconciliationLogLines,
+  type Reconciliation,
+} from '../domain/reconciliation';
 import { addUsage, noUsage } from '../domain/usage';
 import { acceptRound } from './acceptance';
 import { quickActivities } from './activities';
 import { ask, askAll, toInteraction } from './ask';
-import { answersQuery, carryQuery, progressBatchSignal, progressSignal, statusQuery } from './definitions';
+import {
+  answersQuery,
+  carryQuery,
+  progressBatchSignal,
+  progressSignal,
+  reconcileUpdate,
+  statusQuery,
+} from './definitions';
 import { implementationWorkflow } from './implementation';
 import { InteractionEffects } from './interaction-effects';
 import { InteractionHub } from './interaction-hub';
@@ -86,6 +98,8 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
   let failure: string | null = null;
   const log: string[] = carry?.log ?? [];
   let sagaDirReady = carry !== undefined;
+  /** What the latest `saga continue` found comparing this record with git and the evidence. */
+  let reconciliation: Reconciliation | null = carry?.reconciliation ?? null;
 
   /** A line already stamped with its time (as an activity wrote it) becomes the newest. */
   const addStampedLog = (stamped: string) => {
@@ -155,8 +169,18 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
     planSummary: progress.planSummary,
     log,
     error: failure,
+    reconciliation,
   });
   setHandler(statusQuery, status);
+  setHandler(
+    reconcileUpdate,
+    (found) => {
+      reconciliation = { ...found, at: new Date().toISOString() };
+      reconciliationLogLines(found).forEach(addLog);
+      return reconciliation;
+    },
+    { validator: (found) => void parseReconciliationInput(found) },
+  );
   // What a new run needs to resume without redoing finished work (`saga continue` on a failed/terminated run).
   /** The state a new run needs; null until the plan is approved. */
   const carryState = (): SagaState | null =>
@@ -173,6 +197,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
           log,
           usage: progress.usage,
           noChatSince: effects.carried(),
+          reconciliation,
         }
       : null;
   setHandler(carryQuery, carryState);

@@ -35,15 +35,24 @@ test('decisionNotes: deviation lines newest first, then decisions.md headings', 
   ]);
 });
 
-test('mergeLog: a line that appears between two recorded ones (merged by time) is added once, nothing repeated', () => {
+test('mergeLog: a line that appears between two recorded ones (merged by time) goes in at its time, once', () => {
   const recorded = [at(1), at(2), at(4)];
   // The next window has line 3, recorded later than line 4 was.
-  expect(mergeLog(recorded, [at(5), at(4), at(3), at(2)])).toEqual([at(1), at(2), at(4), at(3), at(5)]);
-  expect(mergeLog([at(1), at(2), at(4), at(3), at(5)], [at(5), at(4), at(3), at(2)])).toEqual([
+  expect(mergeLog(recorded, [at(5), at(4), at(3), at(2)])).toEqual([at(1), at(2), at(3), at(4), at(5)]);
+  expect(mergeLog([at(1), at(2), at(3), at(4), at(5)], [at(5), at(4), at(3), at(2)])).toEqual([
     at(1),
     at(2),
-    at(4),
     at(3),
+    at(4),
     at(5),
+  ]);
+  // Lines of the same time keep the order they came in; the search stops at the gap marker.
+  const same = `${at(4).slice(0, 25)}same time`;
+  expect(mergeLog([at(1), at(4), at(6)], [at(6), same, at(4)])).toEqual([at(1), at(4), same, at(6)]);
+  expect(mergeLog([at(1), LOG_GAP_MARKER, at(6)], [at(6), at(2)])).toEqual([
+    at(1),
+    LOG_GAP_MARKER,
+    at(2),
+    at(6),
   ]);
 });

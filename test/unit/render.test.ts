@@ -246,6 +246,36 @@ describe('PROGRESS.md', () => {
       '- [~] 1.2 greet-default — running · branch `saga/add-greeting/m1t2-greet-default` · attempts 1 · ' +
         'workflow `saga-add-greeting-m1t2` run `run-42` · worktree `/repos/saga-add-greeting-m1t2`',
     );
+    // A finished task keeps its worker's ids: workflow and run, agent and session, where it worked.
+    Object.assign(status.milestones[0].tasks[0], {
+      workflowId: 'saga-add-greeting-m1t1',
+      runId: 'run-7',
+      worktree: '/repos/saga-add-greeting-m1t1',
+      agent: { profile: 'claude', sessionId: 'sess-1' },
+    });
+    expect(renderProgressMd(status, { integrationNotes: [], decisions: [] })).toContain(
+      'evidence: runs/m1t1/validation-1.txt · workflow `saga-add-greeting-m1t1` run `run-7` · ' +
+        'agent `claude` session `sess-1` · worktree `/repos/saga-add-greeting-m1t1` (removed after its handoff)',
+    );
+    expect(md).toContain('## Reconciliation\n\nNot reconciled yet (saga continue does it).');
+    status.reconciliation = {
+      at: '2026-01-01T00:00:00.000Z',
+      checked: { tasks: 3, evidenceFiles: 1 },
+      findings: [
+        { task: '1.1', text: "recorded as integrated but not merged into 'saga/add-greeting/integration'" },
+        { task: null, text: "worktree '/x' (branch 'saga/add-greeting/m9t9-x') belongs to no known task" },
+      ],
+    };
+    const reconciled = renderProgressMd(status, { integrationNotes: [], decisions: [] });
+    expect(reconciled).toContain(
+      '## Reconciliation\n\nsaga continue at 2026-01-01T00:00:00.000Z found 2 difference(s) between the record ' +
+        'and reality (3 task(s), 1 evidence file(s) checked):\n\n' +
+        "- Task 1.1: recorded as integrated but not merged into 'saga/add-greeting/integration'\n" +
+        "- worktree '/x' (branch 'saga/add-greeting/m9t9-x') belongs to no known task\n",
+    );
+    expect(reconciled).toContain(
+      "(removed after its handoff) · reconciliation: recorded as integrated but not merged into 'saga/add-greeting/integration'",
+    );
     expect(md).toContain(
       '## Open questions\n\n- **q1** (question): Which greeting? — options: [0] Hello (recommended), [1] Hi',
     );
@@ -286,13 +316,53 @@ describe('REPORT.md', () => {
       '| E2 | The CLI prints the greeting | `node --test test/cli.test.js` | not run | — | — |',
     );
     expect(md).toContain(
-      "1. Check out the integrated result: `git -C '/repos/my app' switch saga/add-greeting/integration`",
+      "1. Check out the integrated result beside your repo (your own checkout is not touched): `git -C '/repos/my app' " +
+        "worktree add '/repos/my app-verify' saga/add-greeting/integration`, then `cd '/repos/my app-verify'`",
     );
     expect(md).toContain(
-      '3. The CLI prints the greeting (E2): run `node --test test/cli.test.js` in the repo root and expect exit code 0.',
+      '2. E1 — greet() returns the greeting: run `node --test test/greet.test.js` and expect exit code 0. ' +
+        "The saga's run: passed, 3 tests passed.",
     );
-    expect(md).toContain('4. Launch the program with `node bin/greet.js Ada` and try the feature by hand.');
+    expect(md).toContain(
+      '3. E2 — The CLI prints the greeting: run `node --test test/cli.test.js` and expect exit code 0.\n',
+    );
+    expect(md).toContain(
+      '4. Launch the program with `node bin/greet.js Ada` and try the feature: Add a greeting',
+    );
     expect(md).toContain('5. Check the greeting says "Hello, Ada!"');
+    expect(md).toContain(
+      "6. Remove the checkout when done: `git -C '/repos/my app' worktree remove '/repos/my app-verify'`",
+    );
+  });
+
+  test("each criterion's evidence: the check, where it ran, and the end of its output", () => {
+    const plan = loadPlan();
+    const output = `$ node --test test/greet.test.js\n${Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n')}\n# pass 3\n`;
+    const md = renderReportMd({
+      status: statusFor(plan),
+      plan,
+      exitResults: [{ id: 'E1', result: 'passed', evidence: '/s/runs/validation-r1/check-1.log', output }],
+      checkout: { copy: ['.env'], setup: [['npm', 'ci']] },
+      verifyPath: '/repos/saga-add-greeting-verify',
+    });
+    expect(md).toContain(
+      '### E1: greet() returns the greeting — passed\n\n' +
+        '- **Check:** `node --test test/greet.test.js`, run in a fresh checkout of `saga/add-greeting/integration` ' +
+        '(exit code 0 means met)\n' +
+        '- **Evidence:** [/s/runs/validation-r1/check-1.log](/s/runs/validation-r1/check-1.log)\n\n' +
+        'Output (its end):\n\n```text\n… (6 earlier line(s) in the evidence file)\nline 7\n',
+    );
+    expect(md).toContain('line 20\n# pass 3\n```');
+    expect(md).not.toContain('$ node --test');
+    // The table summarises it with the output's last line; the steps prepare the checkout as the saga does.
+    expect(md).toContain(
+      '| **passed** | [/s/runs/validation-r1/check-1.log](/s/runs/validation-r1/check-1.log) | last output: # pass 3 |',
+    );
+    expect(md).toContain(
+      "2. Copy `.env` from your repo, as the saga's checkouts get it: `cp -R '/repos/my app/.env' .env`",
+    );
+    expect(md).toContain('3. Set the checkout up: `npm ci`');
+    expect(md).toContain('worktree add /repos/saga-add-greeting-verify saga/add-greeting/integration');
   });
 });
 

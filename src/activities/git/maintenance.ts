@@ -106,11 +106,13 @@ export function createMaintenanceActivities() {
     async reconcileGit(raw: z.input<typeof ReconcileGitInputSchema>) {
       const input = parseInput('reconcileGit', ReconcileGitInputSchema, raw);
       const repo = await repoToplevel(input.repo);
-      const discrepancies: string[] = [];
+      /** Differences from the record, each about a task (its key) or, with a null key, the saga. */
+      const findings: { key: string | null; text: string }[] = [];
       const integrationHead = await branchHead(repo, input.integrationBranch);
       const worktrees = await sagaWorktrees(repo, input.sagaName);
       const tasks = [];
       for (const task of input.tasks) {
+        const found = (text: string) => findings.push({ key: task.key, text });
         const head = await branchHead(repo, task.branch);
         const commit = task.commit ? await resolveCommit(repo, task.commit) : null;
         const wt = worktrees.find((w) => w.branch === task.branch);
@@ -121,28 +123,20 @@ export function createMaintenanceActivities() {
           (await isAncestorCommit(repo, subject, integrationHead))
         );
         const short = task.commit?.slice(0, 12);
-        if (task.commit && !head) discrepancies.push(`${task.key}: branch '${task.branch}' is missing`);
-        if (task.commit && !commit) {
-          discrepancies.push(`${task.key}: recorded commit ${short} does not exist in the repository`);
-        }
+        if (task.commit && !head) found(`branch '${task.branch}' is missing`);
+        if (task.commit && !commit) found(`recorded commit ${short} does not exist in the repository`);
         if (commit && head && commit !== head) {
-          discrepancies.push(
+          found(
             (await isAncestorCommit(repo, commit, head))
-              ? `${task.key}: branch '${task.branch}' has commits after the recorded handoff ${short}`
-              : `${task.key}: branch '${task.branch}' does not contain the recorded commit ${short}`,
+              ? `branch '${task.branch}' has commits after the recorded handoff ${short}`
+              : `branch '${task.branch}' does not contain the recorded commit ${short}`,
           );
         }
         if (task.expectMerged && !merged) {
-          discrepancies.push(
-            `${task.key}: recorded as integrated but not merged into '${input.integrationBranch}'`,
-          );
+          found(`recorded as integrated but not merged into '${input.integrationBranch}'`);
         }
-        if (wt && !wt.exists) {
-          discrepancies.push(`${task.key}: worktree '${wt.path}' is registered but its folder is missing`);
-        }
-        if (wt && wt.dirtyFiles.length > 0) {
-          discrepancies.push(`${task.key}: worktree '${wt.path}' has uncommitted changes`);
-        }
+        if (wt && !wt.exists) found(`worktree '${wt.path}' is registered but its folder is missing`);
+        if (wt && wt.dirtyFiles.length > 0) found(`worktree '${wt.path}' has uncommitted changes`);
         tasks.push({
           key: task.key,
           branch: task.branch,
@@ -157,13 +151,17 @@ export function createMaintenanceActivities() {
       }
       const known = new Set([...input.tasks.map((t) => t.branch), input.integrationBranch]);
       for (const w of worktrees.filter((w) => !known.has(w.branch ?? ''))) {
-        discrepancies.push(`worktree '${w.path}' (branch '${w.branch}') belongs to no known task`);
+        findings.push({
+          key: null,
+          text: `worktree '${w.path}' (branch '${w.branch}') belongs to no known task`,
+        });
       }
       return {
         tasks,
         integrationBranchExists: integrationHead !== null,
         integrationHead,
-        discrepancies,
+        findings,
+        discrepancies: findings.map((f) => (f.key ? `${f.key}: ${f.text}` : f.text)),
       };
     },
 

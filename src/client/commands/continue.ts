@@ -1,20 +1,18 @@
 /**
  * `saga continue [NAME]`: continuing is a replay of Temporal's history, never a re-reading of markdown.
  * A running saga needs only a worker; a failed or terminated one resumes in a new run seeded from its
- * last state, so finished tasks are not redone. Git reality is reconciled and the projections repaired.
+ * last state, so finished tasks are not redone. The record is reconciled with reality (continue-reconcile.ts).
  */
 import { createInterface } from 'node:readline/promises';
 import { WorkflowIdReusePolicy, type Client, type WorkflowHandle } from '@temporalio/client';
 import { tsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createArtifactActivities } from '../../activities/artifacts';
-import { createGitActivities } from '../../activities/git';
-import { integrationBranch, sagaWorkflowId } from '../../domain/naming';
+import { sagaWorkflowId } from '../../domain/naming';
 import type { SagaInput } from '../../domain/saga-input';
 import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/search-attributes';
 import { migrateSagaState, withReportedProgress, type SagaState } from '../../domain/saga-state';
-import type { MilestoneState, ProgressEvent, SagaStatus } from '../../domain/state';
+import type { MilestoneState, ProgressEvent } from '../../domain/state';
 import type { LiveProgress } from '../../domain/progress';
 import { carryQuery, implementationProgressQuery } from '../../workflows/definitions';
 import {
@@ -31,6 +29,7 @@ import { connectionSettings } from '../connection';
 import { UserError } from '../errors';
 import { fromRawPayload } from '../payloads';
 import { describeSaga, getStatus, listSagas, type SagaListEntry } from '../saga-client';
+import { reconcileSaga } from './continue-reconcile';
 import { renderStatus, watchUntilDone } from './inspect';
 import type { Io } from './server';
 
@@ -168,29 +167,6 @@ async function ensureWorker(
     `No worker was polling ${taskQueue}; started one in this process (Ctrl-C stops it; the saga stays safe).`,
   );
   return workers;
-}
-
-async function reconcile(status: SagaStatus, io: Io): Promise<void> {
-  const git = createGitActivities({ sagaHome: defaultSagaHome() });
-  const tasks = status.milestones.flatMap((m) =>
-    m.tasks.map((t) => ({ key: t.key, branch: t.branch, commit: t.commit })),
-  );
-  const report = await git.reconcileGit({
-    repo: status.repo,
-    sagaName: status.name,
-    tasks,
-    integrationBranch: integrationBranch(status.name),
-  });
-  io.out(
-    report.discrepancies.length
-      ? `Git reconciliation found:\n  - ${report.discrepancies.join('\n  - ')}`
-      : 'Git agrees with the saga’s record.',
-  );
-  await createArtifactActivities({ sagaHome: defaultSagaHome() }).writeProgress({
-    sagaDir: status.sagaDir,
-    status,
-  });
-  io.out(`Rewrote ${status.sagaDir}/PROGRESS.md from the workflow's state.`);
 }
 
 /**
@@ -420,7 +396,7 @@ export async function continueCommand(
     }
     const status = await getStatus(client, name);
     io.out(renderStatus(status));
-    if (status.milestones.length) await reconcile(status, io);
+    if (status.milestones.length) await reconcileSaga(client, status, io);
     if (!workers || bool(args, 'detach')) return 0;
     return await watchUntilDone(client, name, io);
   } finally {

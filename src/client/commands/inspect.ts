@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { readableLine } from '../../domain/agent-cli-output';
 import { AGENT_OUTPUT_FORMATS, AGENT_RUN_FILE, type AgentOutputFormat } from '../../domain/agent-presets';
+import { reconciliationSummary } from '../../domain/reconciliation';
 import type { SagaStatus } from '../../domain/state';
 import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs } from '../args';
@@ -64,6 +65,10 @@ export function renderStatus(s: SagaStatus, agents: RunningAgent[] = []): string
     lines.push(`Usage: ${formatUsage(s.usage)}`);
   lines.push(`Integration branch: ${s.integrationBranch}`, `Saga directory: ${s.sagaDir}`);
   if (s.uiUrl) lines.push(`Web UI: ${s.uiUrl}`);
+  if (s.reconciliation) {
+    const summary = reconciliationSummary(s.reconciliation);
+    lines.push(`Reconciliation: ${summary.heading}`, ...summary.findings.map((f) => `  - ${f}`));
+  }
   if (s.log.length) lines.push('Recent:', ...s.log.slice(0, 5).map((l) => `  ${l}`));
   return lines.join('\n');
 }

@@ -1,0 +1,67 @@
+/**
+ * `saga continue`, Saga seed "Continuing" step 3: the record is checked against reality (task branches,
+ * worktrees and merges into the integration branch; the validation evidence finished tasks cite), and what
+ * differs goes to the saga itself, so PROGRESS.md and `saga status` show it, not only this command's output.
+ */
+import type { Client } from '@temporalio/client';
+import { createArtifactActivities } from '../../activities/artifacts';
+import { evidenceProblem } from '../../activities/artifacts/evidence';
+import { createGitActivities } from '../../activities/git';
+import { sagaWorkflowId } from '../../domain/naming';
+import {
+  evidenceToCheck,
+  gitExpectations,
+  reconciliationInput,
+  reconciliationSummary,
+  taskFinding,
+  type ReconciliationFinding,
+} from '../../domain/reconciliation';
+import type { SagaStatus } from '../../domain/state';
+import { reconcileUpdate } from '../../workflows/definitions';
+import { defaultSagaHome } from '../../worker/worker';
+import { getStatus } from '../saga-client';
+import type { Io } from './server';
+
+/** Evidence of finished tasks that is missing, empty or outside the saga directory. */
+async function evidenceFindings(
+  status: SagaStatus,
+): Promise<{ checked: number; findings: ReconciliationFinding[] }> {
+  const cited = evidenceToCheck(status.milestones);
+  const problems = await Promise.all(cited.map((e) => evidenceProblem(status.sagaDir, e.path)));
+  return {
+    checked: cited.length,
+    findings: cited.flatMap((e, i) => (problems[i] ? [{ task: e.task, text: problems[i]! }] : [])),
+  };
+}
+
+export async function reconcileSaga(client: Client, status: SagaStatus, io: Io): Promise<void> {
+  const sagaHome = defaultSagaHome();
+  const git = await createGitActivities({ sagaHome }).reconcileGit({
+    repo: status.repo,
+    sagaName: status.name,
+    tasks: gitExpectations(status.milestones),
+    integrationBranch: status.integrationBranch,
+  });
+  const evidence = await evidenceFindings(status);
+  const found = reconciliationInput(
+    [...git.findings.map((f) => taskFinding(status.milestones, f)), ...evidence.findings],
+    { tasks: git.tasks.length, evidenceFiles: evidence.checked },
+  );
+  const summary = reconciliationSummary({ ...found, at: new Date().toISOString() });
+  io.out([`Reconciliation: ${summary.heading}`, ...summary.findings.map((f) => `  - ${f}`)].join('\n'));
+  try {
+    await client.workflow
+      .getHandle(sagaWorkflowId(status.name))
+      .executeUpdate(reconcileUpdate, { args: [found] });
+  } catch (error) {
+    // A run of code from before the `reconcile` update: what was found is printed above, not recorded.
+    io.out(`The saga did not record what reconciliation found: ${(error as Error).message}`);
+    return;
+  }
+  // The saga's projector rewrites PROGRESS.md within a second; written here too, so it is current on return.
+  await createArtifactActivities({ sagaHome }).writeProgress({
+    sagaDir: status.sagaDir,
+    status: await getStatus(client, status.name),
+  });
+  io.out(`Rewrote ${status.sagaDir}/PROGRESS.md from the workflow's state, with what reconciliation found.`);
+}
