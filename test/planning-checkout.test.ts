@@ -5,12 +5,22 @@
  * `git status` are the same as before. An `npx X` whose X is not installed is not run.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { respond } from '../src/client/saga-client';
 import { createDiscoveryActivities } from '../src/activities/discovery';
+import { ensurePlanningWorktree, finishPlanningWorktree } from '../src/activities/planning-worktree';
 import { createSampleRepo, greetingPlan } from '../src/demo/sample-repo';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
@@ -105,6 +115,62 @@ describe('planning runs in a scratch worktree, never in the user checkout', () =
   }, 90_000);
 });
 
+/**
+ * Issue 30, item 11: the repo's installed node_modules (git-ignored) is lent to the scratch worktree as a
+ * copy of its own: a discovery `npm test` that writes into node_modules (a cache, as vite or babel do)
+ * passes there, in every sandbox mode, and the user's node_modules is left as it was.
+ */
+describe("planning's scratch worktree has node_modules of its own", () => {
+  let env: SagaTestEnv;
+  beforeAll(async () => {
+    env = await createSagaTestEnv('planning-modules');
+    process.env.SAGA_HOME = env.sagaHome;
+    process.env.SAGA_HOST_ID = env.hostId;
+    process.env.SAGA_TASK_QUEUE = env.taskQueue;
+    await env.startWorkers();
+  });
+  afterAll(async () => env.close());
+
+  test.each(['none', 'auto'])(
+    "sandbox: %s — a test that writes into node_modules passes, the user's node_modules is untouched",
+    async (sandbox) => {
+      const repo = createSampleRepo(path.join(env.tmp('repo'), 'modules'), {
+        script: { planner: { questions: [], plan: greetingPlan() } },
+        configExtra: `sandbox: ${sandbox}\n`,
+      });
+      const script =
+        "const fs = require('fs'); fs.mkdirSync('node_modules/.cache', { recursive: true }); fs.writeFileSync('node_modules/.cache/ran', 'x'); require('dep');";
+      writeFileSync(
+        path.join(repo, 'package.json'),
+        JSON.stringify({ name: 'modules', private: true, scripts: { test: `node -e "${script}"` } }),
+      );
+      writeFileSync(path.join(repo, '.gitignore'), 'node_modules/\n');
+      git(repo, 'add', '-A');
+      git(repo, 'commit', '-q', '-m', 'a test that needs an installed package and caches in node_modules');
+      mkdirSync(path.join(repo, 'node_modules', 'dep'), { recursive: true });
+      writeFileSync(path.join(repo, 'node_modules', 'dep', 'index.js'), 'module.exports = 1;\n');
+      const before = checkoutState(repo);
+
+      const name = `scratch-modules-${sandbox}`;
+      const input = await prepareSaga({ repo, argumentsText: 'Add a greeting', name });
+      await startSaga(env.client, input);
+      await waitForPending(env, name, 'confirm-name');
+      await respond(env.client, name, { interactionId: 'confirm-name', choice: 'confirm', user: 'tester' });
+      await waitForPending(env, name, 'plan-approval-1');
+
+      const testLog = readFileSync(path.join(input.sagaDir, 'runs', 'discovery', 'test.log'), 'utf8');
+      expect(testLog).toMatch(/\n# exit 0 /);
+      const scratch = path.join(input.worktreeRoot, `saga-${name}-planning`);
+      expect(lstatSync(path.join(scratch, 'node_modules')).isDirectory()).toBe(true);
+      expect(existsSync(path.join(scratch, 'node_modules', '.cache', 'ran'))).toBe(true);
+      expect(existsSync(path.join(repo, 'node_modules', '.cache'))).toBe(false);
+      expect(checkoutState(repo)).toEqual(before);
+      await env.client.workflow.getHandle(sagaWorkflowId(name)).cancel();
+    },
+    90_000,
+  );
+});
+
 describe('discovery does not npx a program that is not installed', () => {
   test('`npx tsc` is recorded as not run when node_modules/.bin/tsc is missing', async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'saga-npx-'));
@@ -125,5 +191,34 @@ describe('discovery does not npx a program that is not installed', () => {
     expect(finished).toMatchObject({ removed: true, checkoutUnchanged: false });
     expect(finished.differences.join('\n')).toContain('user-edit.txt');
     expect(existsSync(worktree)).toBe(false);
+  }, 60_000);
+});
+
+describe("the scratch worktree's node_modules copy", () => {
+  test('a retry after a crash mid-copy starts the copy over; an earlier copy is kept', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'saga-modules-'));
+    const repo = markerRepo(path.join(root, 'repo'));
+    mkdirSync(path.join(repo, 'node_modules', 'dep'), { recursive: true });
+    writeFileSync(path.join(repo, 'node_modules', 'dep', 'index.js'), 'module.exports = 1;\n');
+    const worktree = path.join(root, 'scratch');
+    const sagaDir = path.join(root, 'saga');
+    const request = { repo, worktree, base: 'main', sagaDir };
+    expect(await ensurePlanningWorktree(request)).toEqual({ worktree, created: true });
+    // The crash: the copy was half made, never renamed into place.
+    rmSync(path.join(worktree, 'node_modules'), { recursive: true });
+    mkdirSync(path.join(worktree, 'node_modules.saga-partial', 'half'), { recursive: true });
+    expect(await ensurePlanningWorktree(request)).toEqual({ worktree, created: false });
+    expect(readdirSync(path.join(worktree, 'node_modules'))).toEqual(['dep']);
+    expect(existsSync(path.join(worktree, 'node_modules.saga-partial'))).toBe(false);
+    // A copy in place is the worktree's own from then on: a retry does not copy again over it.
+    writeFileSync(path.join(worktree, 'node_modules', 'dep', 'index.js'), 'changed in the scratch copy\n');
+    await ensurePlanningWorktree(request);
+    expect(readFileSync(path.join(worktree, 'node_modules', 'dep', 'index.js'), 'utf8')).toBe(
+      'changed in the scratch copy\n',
+    );
+    expect(readFileSync(path.join(repo, 'node_modules', 'dep', 'index.js'), 'utf8')).toBe(
+      'module.exports = 1;\n',
+    );
+    expect(await finishPlanningWorktree({ repo, worktree, sagaDir })).toMatchObject({ removed: true });
   }, 60_000);
 });

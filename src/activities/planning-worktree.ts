@@ -6,10 +6,12 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
+import { asyncLocalStorage } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { zodIssueLines } from '../domain/zod-errors';
 import { runGit } from './git';
+import { runProcess } from './process';
 
 export interface CheckoutState {
   head: string;
@@ -87,6 +89,7 @@ export async function ensurePlanningWorktree(input: {
     );
   }
   if ((await exists(input.worktree)) && (await registeredWorktrees(repo)).includes(target)) {
+    await copyInstalledModules(repo, input.worktree);
     return { worktree: input.worktree, created: false };
   }
   // A folder left by a crash between `worktree add` and its registration, or a deleted worktree still
@@ -99,13 +102,53 @@ export async function ensurePlanningWorktree(input: {
     );
   }
   await runGit(repo, ['worktree', 'add', '--detach', '--quiet', input.worktree, `${input.base}^{commit}`]);
-  // The repo's installed toolchain (node_modules is never committed) is lent to the scratch worktree, so
-  // discovery confirms `npm test`/`tsc` as they work in the repo without installing anything.
-  const modules = path.join(repo, 'node_modules');
-  if ((await exists(modules)) && !(await exists(path.join(input.worktree, 'node_modules')))) {
-    await fs.symlink(modules, path.join(input.worktree, 'node_modules'), 'dir');
-  }
+  await copyInstalledModules(repo, input.worktree);
   return { worktree: input.worktree, created: true };
+}
+
+/**
+ * The repo's installed toolchain (node_modules is never committed), copied into the scratch worktree: discovery
+ * confirms `npm test`/`tsc` as they work in the repo without installing anything, and what those commands or
+ * the planner write there (caches, an `npm install`) stays in the copy. A link would send those writes into
+ * the user's checkout (or, confined, fail them). Made beside its place and renamed, so a retry after a crash
+ * mid-copy starts over instead of using half a copy.
+ */
+async function copyInstalledModules(repo: string, worktree: string): Promise<void> {
+  const source = path.join(repo, 'node_modules');
+  const target = path.join(worktree, 'node_modules');
+  if (!(await exists(source)) || (await fs.lstat(target).catch(() => null))) return;
+  const partial = `${target}.saga-partial`;
+  await fs.rm(partial, { recursive: true, force: true });
+  await copyTree(source, partial);
+  await fs.rename(partial, target);
+}
+
+/**
+ * GNU cp copies a big tree several times faster than node's fs.cp, and shares the blocks where the file
+ * system can (`--reflink=auto`: btrfs, XFS); it heartbeats the activity while it runs.
+ */
+async function copyTree(source: string, target: string): Promise<void> {
+  if (process.platform !== 'linux') {
+    await fs.cp(source, target, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+    return;
+  }
+  const log = `${target}.log`;
+  const run = await runProcess({
+    argv: ['cp', '-a', '--reflink=auto', '--', source, target],
+    cwd: path.dirname(target),
+    outputPath: log,
+    signal: asyncLocalStorage.getStore()?.cancellationSignal,
+    onProgress: (p) => asyncLocalStorage.getStore()?.heartbeat({ step: 'copy node_modules', ...p }),
+    progressIntervalMs: 5000,
+  });
+  await fs.rm(log, { force: true });
+  if (run.aborted) throw new CancelledFailure('planning worktree cancelled while copying node_modules');
+  if (run.exitCode !== 0) {
+    throw ApplicationFailure.retryable(
+      `Copying ${source} into the planning worktree failed (exit ${run.exitCode ?? run.signal}): ${run.tail.trim()}`,
+      'CopyFailed',
+    );
+  }
 }
 
 export const FinishPlanningWorktreeInputSchema = z.object({
@@ -138,7 +181,7 @@ export async function finishPlanningWorktree(
   const target = await fs.realpath(input.worktree).catch(() => path.resolve(input.worktree));
   let removed = false;
   if (target !== (await fs.realpath(repo)) && (await registeredWorktrees(repo)).includes(target)) {
-    // The lent node_modules goes first, as a link: nothing may reach into the repo's own copy.
+    // A node_modules link lent by an earlier version goes first, as a link: nothing may reach the repo's own.
     const modules = path.join(input.worktree, 'node_modules');
     if ((await fs.lstat(modules).catch(() => null))?.isSymbolicLink()) await fs.unlink(modules);
     await runGit(repo, ['worktree', 'remove', '--force', '--force', input.worktree]);

@@ -48,6 +48,8 @@ export function activitySummary(activity: string, input: unknown): string | unde
     case 'prepareWorktree':
     case 'prepareTaskWorktree':
       return `Worktree ${field('worktree') ?? ''} on ${field('branch') ?? ''}`;
+    case 'setUpWorktree':
+      return `Set-up of ${field('worktree') ?? ''} on ${field('branch') ?? ''}`;
     default:
       return undefined;
   }

@@ -45,18 +45,7 @@ export async function integrateMilestone(
   const { quick, long } = activitiesFor(ctx);
   const branch = integrationBranch(ctx.name);
   const worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'integration')}`;
-  // Milestone checks need what task checks have (`worktree.copy` files, installed dependencies): the
-  // integration worktree is prepared like a task's.
-  const { head: pre } = await long.prepareWorktree({
-    repo: ctx.repo,
-    branch,
-    worktree,
-    base: ctx.base,
-    copyFiles: ctx.settings.worktree.copy,
-    setup: ctx.settings.worktree.setup,
-    passEnv: ctx.settings.passEnv,
-    sandbox: ctx.settings.sandbox,
-  });
+  const { head: pre } = await long.prepareWorktree({ repo: ctx.repo, branch, worktree, base: ctx.base });
   const copies = ctx.settings.worktree.copy;
   const label = `m${spec.id}-r${round}`;
 
@@ -141,6 +130,19 @@ export async function integrateMilestone(
     };
   }
 
+  // Milestone checks need what task checks have (`worktree.copy` files, installed dependencies), set up
+  // on the merged tree so that the dependencies its tasks added are there too.
+  if (copies.length > 0 || ctx.settings.worktree.setup.length > 0) {
+    await long.setUpWorktree({
+      repo: ctx.repo,
+      branch,
+      worktree,
+      copyFiles: copies,
+      setup: ctx.settings.worktree.setup,
+      passEnv: ctx.settings.passEnv,
+      sandbox: ctx.settings.sandbox,
+    });
+  }
   const checks = await long.runChecks({
     sagaDir: ctx.sagaDir,
     cwd: worktree,

@@ -240,3 +240,42 @@ describe('diagnosis', () => {
     ).toBeNull();
   });
 });
+
+describe("a plain-text profile printing Claude's JSON (issue 30, item 12)", () => {
+  const asText = (transcript: string) =>
+    readAgentOutcome({ profile: 'mine', format: 'text', transcript, exitCode: 0 });
+
+  test("stream-json and json envelopes are read as Claude's: answer, session and usage", () => {
+    const stream = load('claude', 'success');
+    const transcript = `${stream.stdout}\n${stream.stderr}`;
+    const asClaude = readAgentOutcome({ profile: 'mine', format: 'claude', transcript, exitCode: 0 });
+    expect(asText(transcript)).toEqual({ ...asClaude, readAs: 'claude' });
+    expect(asClaude.answer).toBeTruthy();
+
+    const envelope = JSON.stringify({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: 'CRITICAL:\n- a finding\n',
+      session_id: 'abc',
+      total_cost_usd: 0.25,
+      usage: { input_tokens: 1200, output_tokens: 80 },
+    });
+    expect(asText(`wrapper starting\n${envelope}\n`)).toMatchObject({
+      readAs: 'claude',
+      answer: 'CRITICAL:\n- a finding\n',
+      sessionId: 'abc',
+      usage: { inputTokens: 1200, outputTokens: 80, costUsd: 0.25 },
+    });
+  });
+
+  test('other JSON and plain text stay plain text (stdout is the answer)', () => {
+    for (const transcript of [
+      'CRITICAL:\n- x\n',
+      '{"type":"result","result":"just data"}',
+      '{"status":"ok"}',
+    ]) {
+      expect(asText(transcript)).toMatchObject({ readAs: 'text', answer: null, sessionId: null });
+    }
+  });
+});

@@ -102,12 +102,13 @@ async function runAgentOnce(
   // How to read the transcript (`saga logs` renders JSON streams as readable lines), and the CLI's session
   // as soon as it is known: a try that dies mid-run leaves it for the retry to resume.
   const runFile = path.join(runDir, AGENT_RUN_FILE);
+  let output = profile.output;
   const recordRun = (sessionId: string | null) =>
     writeAtomic(
       runFile,
       JSON.stringify({
         profile: profile.name,
-        output: profile.output,
+        output,
         sessionId,
         host,
         activity: hooks.activity ?? null,
@@ -248,6 +249,13 @@ async function runAgentOnce(
     model: profile.model,
     prices: profile.prices,
   });
+  if (outcome.readAs !== output) {
+    output = outcome.readAs; // `saga logs` renders the transcript as the format it was read as
+    await fs.appendFile(
+      transcriptPath,
+      `=== saga: read as ${output} output; set \`output: ${output}\` in profile ${profile.name} for live progress ===\n`,
+    );
+  }
   // What the agent answered: its CLI's final text when the output is JSON events, else stdout itself.
   const answer = outcome.answer ?? stdoutText;
   const extracted = extractReport(reportText, answer);

@@ -43,6 +43,8 @@ export const PrepareWorktreeInputSchema = z.object({
   /** Set-up commands run confined like agents (saga.config.yaml `sandbox`, `network`). */
   sandbox: CommandSandboxSchema.default({}),
 });
+/** Copy and set-up of a worktree that already holds its content (a milestone's, after its merges). */
+export const SetUpWorktreeInputSchema = PrepareWorktreeInputSchema.omit({ base: true });
 export const DEFAULT_HANDOFF_MAX_FILES = 2000;
 export const DEFAULT_HANDOFF_MAX_FILE_BYTES = 5 * 1024 * 1024;
 export const CommitHandoffInputSchema = z.object({

@@ -10,7 +10,7 @@ import { commandSandbox, runConfined } from '../sandbox';
 import { isInside, pathExists } from './paths';
 import { fail } from './queries';
 import { execGit, GitError, OUTPUT_TAIL } from './run';
-import type { PrepareWorktreeInputSchema } from './schemas';
+import type { SetUpWorktreeInputSchema } from './schemas';
 
 /** Setup logs go under the saga's own `runs/` folder when the branch names the saga. */
 function setupLogPath(sagaHome: string, branch: string, index: number): string {
@@ -66,7 +66,7 @@ export async function runSetup(
   sagaHome: string,
   worktree: string,
   branch: string,
-  input: z.output<typeof PrepareWorktreeInputSchema>,
+  input: z.output<typeof SetUpWorktreeInputSchema>,
 ) {
   const logs: string[] = [];
   for (const [index, argv] of input.setup.entries()) {

@@ -12,6 +12,7 @@ import {
   parseInput,
   PrepareWorktreeInputSchema,
   RemoveWorktreeInputSchema,
+  SetUpWorktreeInputSchema,
 } from './schemas';
 import { copyIgnoredFiles, runSetup } from './setup';
 import { addNewWorktree, ensureWorktree, pruneIfStale } from './worktrees';
@@ -94,6 +95,17 @@ export function createWorktreeActivities(deps: { sagaHome: string }) {
         setupLogs,
         notes,
       };
+    },
+
+    /**
+     * The `worktree.copy` files and set-up commands of a worktree whose content is settled: a milestone's
+     * integration sets up after its merges, so the dependencies its tasks added are installed for its checks.
+     */
+    async setUpWorktree(raw: z.input<typeof SetUpWorktreeInputSchema>) {
+      const input = parseInput('setUpWorktree', SetUpWorktreeInputSchema, raw);
+      const copy = await copyIgnoredFiles(path.resolve(input.repo), input.worktree, input.copyFiles);
+      const setupLogs = await runSetup(deps.sagaHome, input.worktree, input.branch, input);
+      return { copiedFiles: copy.copied, skippedFiles: copy.skipped, setupLogs };
     },
 
     /** Removes a task worktree only when nothing uncommitted is inside (partial-result rule). */

@@ -7,7 +7,7 @@
  * (stdout and stderr, as the CLI printed them). Pure.
  */
 import type { AgentOutputFormat } from '../agent-presets';
-import { num, str, tryJson } from '../json-fields';
+import { num, str, tryJson, type Json } from '../json-fields';
 import type { Usage } from '../state';
 import { estimateCost } from '../usage';
 import { aiderReader } from './aider';
@@ -41,6 +41,8 @@ export interface AgentRunOutcome {
    * reviewer's findings); null for plain-text output, where stdout is the answer.
    */
   answer: string | null;
+  /** The format the output was read as: the profile's, or `claude` for a plain-text profile printing Claude's JSON. */
+  readAs: AgentOutputFormat;
 }
 
 const READERS: Record<AgentOutputFormat, CliOutputReader> = {
@@ -55,7 +57,8 @@ const READERS: Record<AgentOutputFormat, CliOutputReader> = {
 /** Reads one run's outcome from its output. Unknown formats and plain text still get the generic checks. */
 export function readAgentOutcome(input: ReadInput): AgentRunOutcome {
   const lines = jsonLines(input.transcript);
-  const reader = READERS[input.format];
+  const readAs = input.format === 'text' && printsClaudeResult(lines) ? 'claude' : input.format;
+  const reader = READERS[readAs];
   const read = reader.outcome(lines, input);
   const outcome: AgentRunOutcome = {
     sessionId: read.sessionId ?? null,
@@ -63,6 +66,7 @@ export function readAgentOutcome(input: ReadInput): AgentRunOutcome {
     usage: read.usage ?? null,
     failure: read.failure ?? null,
     answer: reader.answer?.(lines) ?? null,
+    readAs,
   };
   if (input.stoppedFor) outcome.failure = notAuthenticated(input.profile, input.stoppedFor);
   if (outcome.usage && !read.costKnown)
@@ -70,6 +74,20 @@ export function readAgentOutcome(input: ReadInput): AgentRunOutcome {
   if (!outcome.failure && input.exitCode !== 0)
     outcome.failure = textFailure(input.profile, input.transcript);
   return outcome;
+}
+
+/**
+ * A command of the user's own that wraps `claude -p --output-format json` (or stream-json) prints Claude's
+ * result object: its `result` is the answer (a reviewer's findings), not the JSON around it. Claude's result
+ * carries a session id or a cost beside its text, which no plain answer does by chance.
+ */
+function printsClaudeResult(lines: readonly Json[]): boolean {
+  return lines.some(
+    (l) =>
+      l.type === 'result' &&
+      typeof l.result === 'string' &&
+      (typeof l.session_id === 'string' || typeof l.total_cost_usd === 'number'),
+  );
 }
 
 /**
