@@ -113,7 +113,7 @@ test('an encrypted saga: ciphertext in every history, readable with the key', as
   expect(JSON.parse(status.stdout)).toMatchObject({ name: NAME, goal: GOAL, phase: 'acceptance' });
   const continued = await runSaga(['continue', NAME, '--detach'], withKey, 120_000);
   expect({ code: continued.code, stderr: continued.stderr }).toEqual({ code: 0, stderr: '' });
-  expect(continued.stdout).toContain('Git agrees');
+  expect(continued.stdout).toContain('git and the evidence agree with the record');
   expect(continued.stdout).not.toContain('cannot replay');
 
   // Without it: a clear error naming what to set, exit 2.
