@@ -25,10 +25,11 @@
  *     }
  *   },
  *   "planner": {
- *     "problem": "One paragraph.",
+ *     "problem": "One paragraph.",             // with "shape" and "unknowns": the round-1 restatement
  *     "questions": [ [ { "id", "text", "options", "recommended", "substantive", "why" } ], [ ... ] ],
  *                                               // round r (context.round, 1-based) asks questions[r-1]; none after
  *     "decisions": [ ... ],                     // returned with every questions answer (autonomous mode)
+ *     "criteria": { "exit_criteria": [ ... ] }, // stage `criteria`; default: the plan's exit_criteria
  *     "plan": { ...plan JSON (DESIGN.md 4.3)... },
  *     "revise": { ...plan JSON... },            // stage `revise`; default: plan
  *     "usage": { "cost_usd": 0.3 }              // optional: printed by every planner run (as for tasks)
@@ -206,10 +207,19 @@ function plan(script, context) {
     const questions = round <= rounds.length ? rounds[round - 1] : [];
     writeReport({
       problem: planner.problem || 'Demo problem statement.',
+      ...(planner.shape ? { shape: planner.shape } : {}),
+      ...(planner.unknowns ? { unknowns: planner.unknowns } : {}),
       questions,
       decisions: planner.decisions || [],
     });
     say(`planner questions round ${round}: ${questions.length} question(s)`);
+    return 0;
+  }
+  if (stage === 'criteria') {
+    const answer = planner.criteria || (planner.plan && { exit_criteria: planner.plan.exit_criteria });
+    if (!answer) return fail('the demo script has no planner.criteria or planner.plan');
+    writeReport(answer);
+    say('planner criteria: exit criteria written');
     return 0;
   }
   if (stage === 'plan' || stage === 'revise') {

@@ -104,7 +104,7 @@ test('a planner run over the saga budget asks to raise; planner spend counts in 
     },
     [planTask(1, 'one', ['f1.txt'], 'test -f f1.txt'), planTask(2, 'two', ['f2.txt'], 'test -f f2.txt')],
   );
-  // The questions run spent $0.60 of $0.50: the plan run does not start before the answer.
+  // The questions run spent $0.60 of $0.50: the criteria run does not start before the answer.
   const asked = await waitForPending(env, name, /^budget-planning-/, 60_000);
   const question = asked.pending.find((p) => p.kind === 'budget')!;
   expect(question).toMatchObject({ options: ['raise', 'stop'], textFormat: 'budget-amount' });
@@ -115,7 +115,7 @@ test('a planner run over the saga budget asks to raise; planner spend counts in 
   ).rejects.toThrow(/not a budget/);
   await respond(env.client, name, { interactionId: question.id, choice: 'raise', text: '+5', user: 'test' });
   const approval = await waitForPending(env, name, 'plan-approval-1', 60_000);
-  expect(plannerRuns().map((r) => r.stage)).toEqual(['questions', 'plan']);
+  expect(plannerRuns().map((r) => r.stage)).toEqual(['questions', 'criteria', 'plan']);
   // No earlier saga in this saga home: no estimate.
   expect(approval.pending[0]!.prompt).not.toMatch(/Estimated cost/);
   expect(readFileSync(path.join(sagaDir(name), 'SAGA.md'), 'utf8')).not.toMatch(/Estimated cost/);
@@ -123,12 +123,12 @@ test('a planner run over the saga budget asks to raise; planner spend counts in 
   // The raised budget ($5.50) holds for the fleet: both tasks run.
   const accepting = await waitForPending(env, name, 'acceptance-1', 150_000);
   expect([...byId(accepting).values()].map((t) => t.status)).toEqual(['integrated', 'integrated']);
-  expect(accepting.usage!.costUsd).toBeCloseTo(1.26, 5); // 2 planner runs + 2 tasks
+  expect(accepting.usage!.costUsd).toBeCloseTo(1.86, 5); // 3 planner runs + 2 tasks
   await respond(env.client, name, { interactionId: 'acceptance-1', choice: 'accept', user: 'test' });
   await waitForStatus(env, name, (s) => s.phase === 'complete', 60_000);
   const record = await costRecord(name);
   expect(record).toMatchObject({ saga: name, tasks: { '1.1': 0.02, '1.2': 0.04 } });
-  expect(record.totalUsd).toBeCloseTo(1.26, 5);
+  expect(record.totalUsd).toBeCloseTo(1.86, 5);
 }, 300_000);
 
 test('a later plan shows the estimate from earlier sagas; planner spend counts in the fleet budget', async () => {
@@ -137,7 +137,7 @@ test('a later plan shows the estimate from earlier sagas; planner spend counts i
     name,
     'budget:\n  saga_usd: 1\n',
     {
-      planner: cost(0.3),
+      planner: cost(0.2),
       tasks: { '1.1': { attempts: [{ files: { 'f1.txt': '1\n' }, ...cost(0.5) }] } },
     },
     [
@@ -153,7 +153,7 @@ test('a later plan shows the estimate from earlier sagas; planner spend counts i
   expect(approval.pending[0]!.prompt).toContain(estimate);
   expect(readFileSync(path.join(sagaDir(name), 'SAGA.md'), 'utf8')).toContain(estimate);
   await respond(env.client, name, { interactionId: 'plan-approval-1', choice: 'approve', user: 'test' });
-  // Planning spent $0.60; task 1.1's $0.50 takes the saga to $1.10, over $1: the next tasks wait.
+  // Planning spent $0.60 (questions, criteria, plan); task 1.1's $0.50 takes the saga to $1.10, over $1: the next tasks wait.
   const asked = await waitForPending(env, name, /^budget-r1-/, 150_000);
   const question = asked.pending.find((p) => p.kind === 'budget')!;
   expect(question.prompt).toMatch(/spent \$1\.10, over its budget of \$1/);

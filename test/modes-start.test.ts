@@ -212,8 +212,9 @@ describe('modes at start', () => {
         recommended: 0,
       }),
     ]);
+    // The first question comes after the planner's restatement of the request.
     expect(asked.pending[0]!.prompt).toMatch(
-      /^What should greet\(\) return for an empty name\?\n\(--autonomous could not decide/,
+      /^The planner's restatement of your request:\nProblem: Greet people\.\n\nWhat should greet\(\) return for an empty name\?\n\(--autonomous could not decide/,
     );
     // Pre-flight context went to the planner: the repo's conventions and the decisions recorded so far.
     expect(runContext(saga.sagaDir, 'planner-questions-1-1-a1').preflight).toEqual({
@@ -239,6 +240,7 @@ describe('modes at start', () => {
     expect(entries.map((e) => e.title)).toEqual([
       'Defaults adopted ([D]) for 1 question(s) asked back',
       'Autonomous decisions (planning): 3 decided',
+      'Intake restatement by the planner',
     ]);
     expect(entries[0]!.lines).toEqual([
       '- What should greet() return for an empty name?: Hello, world! — default — no signal; the user picked [D]',

@@ -63,7 +63,7 @@ describe('planning procedure: intake, memory of earlier sagas, degrade to elicit
     return input;
   }
 
-  test('intake: the name confirmation restates the request and lists the major unknowns, before anything exists', async () => {
+  test('intake: the name confirmation gives the request and its visible unknowns, before anything exists', async () => {
     const repo = createSampleRepo(path.join(env.tmp('intake'), 'greeting'));
     const input = await start(repo, 'intake-brief', '--autonomous Add a greeting or a farewell');
     // Answerable at once, as before: the restatement needs no I/O.
@@ -87,16 +87,15 @@ describe('planning procedure: intake, memory of earlier sagas, degrade to elicit
       `Create saga 'intake-brief-2' in ${waiting.sagaDir} for: Add a greeting or a farewell?`,
     );
     expect(prompt).toContain(
-      `Problem: Add a greeting or a farewell. To be built in the repository greeting (${repo}), on top of ${waiting.base}.`,
+      `Request: Add a greeting or a farewell. To be built in the repository greeting (${repo}), on top of ${waiting.base}.`,
     );
     expect(prompt).toMatch(/\nRough shape: Planning: discovery of the repository, questions to close/);
-    const unknowns = prompt.slice(prompt.indexOf('Major unknowns:\n')).split('\n').slice(1);
+    const unknowns = prompt.slice(prompt.indexOf('Unknowns in the request itself:\n')).split('\n').slice(1);
+    // Only what this request leaves open; the planner's restatement names the rest once it read the repo.
     expect(unknowns.filter((l) => l.startsWith('- '))).toEqual([
       '- Which of the alternatives in "Add a greeting or a farewell" is wanted.',
-      '- Behaviour, edge cases, error handling, data shapes and the acceptance bar: the planner asks about them.',
-      "- The repository's program type and its test, build and lint commands: discovered once you confirm.",
-      '- Which decisions have no signal (memory, codebase, principle, prior decision): those are asked back to you.',
     ]);
+    expect(prompt).toContain('Once you confirm, the planner restates the request');
     expect(existsSync(waiting.sagaDir)).toBe(false);
     await answer(waiting.name, 'confirm-name', 'cancel');
     await waitForStatus(env, waiting.name, (s) => s.phase === 'cancelled');

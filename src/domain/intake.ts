@@ -1,7 +1,8 @@
 /**
- * Intake (Saga procedure, Phase 1 step 1): the request restated as a problem statement, the rough shape of
- * the feature and its major unknowns, shown in the name confirmation. Pure and derived from what the saga
- * was started with only: nothing is read or created before the user confirms.
+ * Intake (Saga procedure, Phase 1 step 1). Before anything runs, the name confirmation shows the request as
+ * given, the saga's rough shape and the unknowns visible in the request (derived from the input alone: nothing
+ * is read or created before the user confirms). The restatement proper comes from the planner, which has read
+ * the repository: its first questions run returns it and the user sees it with the first question.
  */
 import type { FlagsResult } from './flags';
 import type { Plan } from './plan';
@@ -68,26 +69,16 @@ export function intakeBrief(req: IntakeRequest): IntakeBrief {
     `checked against its validation${req.flags.quality_locked ? ' and reviewed until clean' : ''}; then the ` +
     'exit criteria run on the integrated result and you accept or report issues.';
 
+  // Only what the request itself leaves open: the planner, once it has read the repository, names the rest.
   const unknowns: string[] = [];
   if (!goal && !req.plan) unknowns.push('What to build: no goal was given.');
   else if (!req.plan && goal.split(/\s+/).length < TERSE_GOAL_WORDS)
     unknowns.push(`What "${goal}" covers and what it leaves out: the goal is terse.`);
   const alternatives = / or /i.exec(goal) ? goal : null;
   if (alternatives) unknowns.push(`Which of the alternatives in "${alternatives}" is wanted.`);
-  if (!req.plan)
-    unknowns.push(
-      'Behaviour, edge cases, error handling, data shapes and the acceptance bar: the planner asks about them.',
-    );
-  unknowns.push(
-    "The repository's program type and its test, build and lint commands: discovered once you confirm.",
-  );
   if (req.plan)
     unknowns.push(
       "Whether the plan's checks run in this repository as written: discovery shows the commands.",
-    );
-  if (req.flags.autonomous && !req.plan)
-    unknowns.push(
-      'Which decisions have no signal (memory, codebase, principle, prior decision): those are asked back to you.',
     );
   return { problem, shape, unknowns };
 }
@@ -97,10 +88,38 @@ export function confirmNamePrompt(req: IntakeRequest): string {
   const brief = intakeBrief(req);
   return [
     `Create saga '${req.name}' in ${req.sagaDir} for: ${req.goal.trim() || '(no goal given)'}?`,
-    `Problem: ${brief.problem}`,
+    `${req.plan ? 'Problem' : 'Request'}: ${brief.problem}`,
     `Rough shape: ${brief.shape}`,
-    'Major unknowns:',
-    ...brief.unknowns.map((u) => `- ${u}`),
+    'Unknowns in the request itself:',
+    ...(brief.unknowns.length
+      ? brief.unknowns.map((u) => `- ${u}`)
+      : ['- None stand out; the planner names the major unknowns once it has read the repository.']),
+    ...(req.plan
+      ? []
+      : [
+          'Once you confirm, the planner restates the request (problem, rough shape, major unknowns) from the ' +
+            'repository; it comes with its first questions and is recorded in decisions.md.',
+        ]),
     'Nothing is created before you confirm. To use another name, cancel and start again with --name.',
   ].join('\n');
 }
+
+/** The planner's intake restatement (questions stage, round 1) as lines; null when it gave no problem. */
+export function plannerRestatement(out: {
+  problem: string;
+  shape: string;
+  unknowns: string[];
+}): string[] | null {
+  const problem = out.problem.trim();
+  if (!problem) return null;
+  const unknowns = out.unknowns.map((u) => u.trim()).filter(Boolean);
+  return [
+    `Problem: ${problem.replace(/\s+/g, ' ')}`,
+    ...(out.shape.trim() ? [`Rough shape: ${out.shape.trim().replace(/\s+/g, ' ')}`] : []),
+    ...(unknowns.length ? ['Major unknowns:', ...unknowns.map((u) => `- ${u}`)] : []),
+  ];
+}
+
+/** The first question after intake carries the restatement, so the user reads it before answering. */
+export const withRestatement = (prompt: string, restatement: string[]): string =>
+  ["The planner's restatement of your request:", ...restatement, '', prompt].join('\n');

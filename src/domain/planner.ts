@@ -1,14 +1,20 @@
 /** The planner/reviewer protocol of DESIGN.md 4.6: what agents answer, validated before the saga trusts it. */
 import { z } from 'zod';
-import { planSummary, type Plan } from './plan';
+import { ExitCriterionSchema, planSummary, type ExitCriterion, type Plan } from './plan';
 import type { InteractionRequest, PlanSummary } from './state';
 import { zodIssueLines } from './zod-errors';
+
+const RECOMMENDED_REQUIRED = 'the 0-based index of the option you recommend is required';
 
 export const PlannerQuestionSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'ids are 1-40 letters, digits, _ or -'),
   text: z.string().min(1),
   options: z.array(z.string().min(1)).min(2, 'a question needs at least 2 options'),
-  recommended: z.number().int().min(0).nullable().default(null),
+  // Seed 003 step 3: every question comes with the option the planner recommends.
+  recommended: z
+    .number({ required_error: RECOMMENDED_REQUIRED, invalid_type_error: RECOMMENDED_REQUIRED })
+    .int()
+    .min(0),
   substantive: z.boolean().default(true),
   why: z.string().optional(),
 });
@@ -26,6 +32,9 @@ export type PlannerDecision = z.infer<typeof PlannerDecisionSchema>;
 export const PlannerQuestionsOutputSchema = z
   .object({
     problem: z.string().default(''),
+    /** Intake restatement (seed 003 step 1), round 1: the feature's rough shape and its major unknowns. */
+    shape: z.string().default(''),
+    unknowns: z.array(z.string()).default([]),
     questions: z.array(PlannerQuestionSchema).default([]),
     decisions: z.array(PlannerDecisionSchema).default([]),
   })
@@ -44,7 +53,7 @@ export const PlannerQuestionsOutputSchema = z
       } else seen.set(key, i);
     });
     out.questions.forEach((q, i) => {
-      if (q.recommended !== null && q.recommended >= q.options.length) {
+      if (q.recommended >= q.options.length) {
         ctx.addIssue({
           code: z.ZodIssueCode.custom,
           path: ['questions', i, 'recommended'],
@@ -54,6 +63,23 @@ export const PlannerQuestionsOutputSchema = z
     });
   });
 export type PlannerQuestionsOutput = z.infer<typeof PlannerQuestionsOutputSchema>;
+
+/**
+ * Planner stage `criteria` (seed 003 step 4, before decomposing): the saga's exit criteria. A whole plan is
+ * accepted too (its `exit_criteria` are taken), so a planner that answers every stage with its plan still works.
+ */
+export const PlannerCriteriaOutputSchema = z
+  .object({ exit_criteria: z.array(ExitCriterionSchema).min(1, 'give at least one exit criterion') })
+  .passthrough();
+
+/**
+ * The decomposition keeps the exit criteria agreed in step 4: they replace whatever the `plan` stage's answer
+ * says (or omits), before the plan is validated.
+ */
+export function withAgreedCriteria(raw: unknown, criteria: ExitCriterion[]): unknown {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  return { ...(raw as Record<string, unknown>), exit_criteria: criteria };
+}
 
 /** What is wrong with a planner's output, one line per problem (`questions.1.id: ...`). */
 export const zodErrors = (error: z.ZodError): string[] => zodIssueLines(error, '(root)');

@@ -5,7 +5,7 @@
  */
 import { CancellationScope, setCurrentDetails } from '@temporalio/workflow';
 import type { Environment } from '../domain/environment';
-import { validatePlan, type Plan } from '../domain/plan';
+import type { Plan } from '../domain/plan';
 import {
   applyCorrections,
   askedBackQuestion,
@@ -32,6 +32,7 @@ import {
   type PlannerDecision,
   type PlannerQuestion,
 } from '../domain/planner';
+import { withRestatement } from '../domain/intake';
 import { sagaWorkflowId } from '../domain/naming';
 import type { SagaContext } from '../domain/saga-input';
 import type { Answer, PlanSummary, ProgressEvent, Usage } from '../domain/state';
@@ -39,6 +40,7 @@ import { noUsage } from '../domain/usage';
 import { activitiesFor, quickActivities } from './activities';
 import { ask, askAll } from './ask';
 import { plannerRuns, type PlanningSpend } from './planner-runs';
+import { draftPlan, recordRestatement, validatePlanned } from './planning-steps';
 import { reviewLoop } from './review-loop';
 import { planningWorktree, report, reportAll, sagaLog } from './shared';
 
@@ -186,6 +188,8 @@ async function runPlanning(
       );
       if (!out) return { approved: false, plan: null, environment, problem, versions: 0 };
       if (out.problem) problem = out.problem;
+      // Seed 003 step 1: the planner's restatement, read by the user before the first question.
+      const restatement = round === 1 ? await recordRestatement(ctx, out) : null;
       const questions: PlannerQuestion[] = [...out.questions];
       if (ctx.flags.autonomous) {
         // A planner may repeat earlier decisions each round: only new ones count (and are asked once).
@@ -223,11 +227,11 @@ async function runPlanning(
         }
       }
       if (questions.length === 0) break;
-      for (const batch of batches(questions)) {
-        const replies: Answer[] = await askAll(
-          ctx.sagaWorkflowId,
-          batch.map((q) => questionInteraction(round, q, autonomous)),
-        );
+      for (const [b, batch] of batches(questions).entries()) {
+        const requests = batch.map((q) => questionInteraction(round, q, autonomous));
+        if (restatement && b === 0)
+          requests[0] = { ...requests[0]!, prompt: withRestatement(requests[0]!.prompt, restatement) };
+        const replies: Answer[] = await askAll(ctx.sagaWorkflowId, requests);
         asked += batch.length;
         batch.forEach((q, i) => {
           const reply = replies[i]!;
@@ -261,16 +265,8 @@ async function runPlanning(
     }
   }
 
-  const validatePlanned = (raw: unknown) => {
-    const result = validatePlan(raw, 'planner output');
-    return result.ok
-      ? { ok: true as const, value: result.plan }
-      : { ok: false as const, errors: result.errors };
-  };
-
   const first: Plan | null =
-    givenPlan ??
-    (await planner('plan', { problem, answers, decisions, environment, autonomous }, validatePlanned));
+    givenPlan ?? (await draftPlan(ctx, planner, { problem, answers, decisions, environment, autonomous }));
   if (!first) return { approved: false, plan: null, environment, problem, versions: 0 };
   let plan: Plan = first;
   /** `saga status` shows the plan under review and what became of it. */

@@ -1,0 +1,58 @@
+/**
+ * Two planning steps of seed 003 kept out of the planning workflow's loop: the planner's intake restatement
+ * (recorded, and shown with the first question), and the saga's exit criteria written by their own planner
+ * step (step 4) before the decomposition (step 5), which must keep them.
+ */
+import { plannerRestatement } from '../domain/intake';
+import { validatePlan, type ExitCriterion, type Plan } from '../domain/plan';
+import { PlannerCriteriaOutputSchema, withAgreedCriteria, zodErrors } from '../domain/planner';
+import type { SagaContext } from '../domain/saga-input';
+import { activitiesFor } from './activities';
+import type { plannerRuns, Validation } from './planner-runs';
+import { sagaLog } from './shared';
+
+type Planner = ReturnType<typeof plannerRuns>['planner'];
+
+export const validatePlanned = (raw: unknown): Validation<Plan> => {
+  const result = validatePlan(raw, 'planner output');
+  return result.ok ? { ok: true, value: result.plan } : { ok: false, errors: result.errors };
+};
+
+const validateCriteria = (raw: unknown): Validation<ExitCriterion[]> => {
+  const parsed = PlannerCriteriaOutputSchema.safeParse(raw);
+  return parsed.success
+    ? { ok: true, value: parsed.data.exit_criteria }
+    : { ok: false, errors: zodErrors(parsed.error) };
+};
+
+/** The planner's restatement in decisions.md and the log; its lines (null when it gave none). */
+export async function recordRestatement(
+  ctx: SagaContext,
+  out: { problem: string; shape: string; unknowns: string[] },
+): Promise<string[] | null> {
+  const lines = plannerRestatement(out);
+  if (!lines) return null;
+  await activitiesFor(ctx).quick.prependDecision({
+    sagaDir: ctx.sagaDir,
+    entry: { at: new Date().toISOString(), title: 'Intake restatement by the planner', lines },
+  });
+  await sagaLog(ctx, `Intake restatement by the planner: ${lines.join(' ')}`);
+  return lines;
+}
+
+/**
+ * Step 4, then step 5: the exit criteria from the planner's `criteria` stage, then the milestones and tasks
+ * from its `plan` stage, told the criteria and held to them. Null when the user aborted or the budget stopped.
+ */
+export async function draftPlan(
+  ctx: SagaContext,
+  planner: Planner,
+  context: Record<string, unknown>,
+): Promise<Plan | null> {
+  const agreed = await planner('criteria', context, validateCriteria);
+  if (!agreed) return null;
+  await sagaLog(ctx, `Exit criteria written before decomposing: ${agreed.map((c) => c.id).join(', ')}`);
+  return planner('plan', { ...context, exit_criteria: agreed }, (raw) =>
+    validatePlanned(withAgreedCriteria(raw, agreed)),
+  );
+}

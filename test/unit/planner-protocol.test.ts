@@ -1,0 +1,84 @@
+/** Issue 30 items 8-10, the pure side: planner answers, the intake restatement and the approval checkpoints. */
+import { confirmNamePrompt, plannerRestatement, withRestatement } from '../../src/domain/intake';
+import { parseFlags } from '../../src/domain/flags';
+import {
+  PlannerCriteriaOutputSchema,
+  PlannerQuestionsOutputSchema,
+  withAgreedCriteria,
+  zodErrors,
+} from '../../src/domain/planner';
+
+const criteria = [{ id: 'E1', text: 'works', check: 'npm test' }];
+
+describe('planner protocol', () => {
+  test('a question needs its recommended option', () => {
+    const out = PlannerQuestionsOutputSchema.safeParse({
+      questions: [{ id: 'a', text: 'A?', options: ['x', 'y'] }],
+    });
+    expect(out.success).toBe(false);
+    if (!out.success)
+      expect(zodErrors(out.error)).toEqual([
+        'questions.0.recommended: the 0-based index of the option you recommend is required',
+      ]);
+    const ok = PlannerQuestionsOutputSchema.parse({
+      questions: [{ id: 'a', text: 'A?', options: ['x', 'y'], recommended: 1 }],
+    });
+    // Older answers without a restatement's shape and unknowns stay valid.
+    expect(ok).toMatchObject({ problem: '', shape: '', unknowns: [], decisions: [] });
+  });
+
+  test('the criteria stage takes exit criteria, alone or inside a whole plan; none is refused', () => {
+    expect(PlannerCriteriaOutputSchema.parse({ exit_criteria: criteria }).exit_criteria).toEqual(criteria);
+    expect(
+      PlannerCriteriaOutputSchema.parse({ problem: 'p', exit_criteria: criteria, milestones: [] })
+        .exit_criteria,
+    ).toEqual(criteria);
+    const none = PlannerCriteriaOutputSchema.safeParse({ exit_criteria: [] });
+    expect(none.success).toBe(false);
+    if (!none.success)
+      expect(zodErrors(none.error)).toEqual(['exit_criteria: give at least one exit criterion']);
+  });
+
+  test('the decomposition keeps the agreed criteria, whatever it answered', () => {
+    expect(withAgreedCriteria({ problem: 'p', exit_criteria: [{ id: 'X' }] }, criteria)).toEqual({
+      problem: 'p',
+      exit_criteria: criteria,
+    });
+    expect(withAgreedCriteria({ problem: 'p' }, criteria)).toEqual({ problem: 'p', exit_criteria: criteria });
+    expect(withAgreedCriteria('not json', criteria)).toBe('not json');
+  });
+});
+
+describe('intake restatement', () => {
+  test("the planner's restatement: problem, shape, unknowns; none without a problem", () => {
+    const lines = plannerRestatement({
+      problem: ' Greets\nno one. ',
+      shape: 'greet()',
+      unknowns: ['', 'empty'],
+    });
+    expect(lines).toEqual(['Problem: Greets no one.', 'Rough shape: greet()', 'Major unknowns:', '- empty']);
+    expect(plannerRestatement({ problem: ' ', shape: 'x', unknowns: [] })).toBeNull();
+    expect(withRestatement('Q?', ['Problem: p'])).toBe(
+      "The planner's restatement of your request:\nProblem: p\n\nQ?",
+    );
+  });
+
+  test('the name confirmation gives the request as given and no boilerplate unknowns', () => {
+    const prompt = confirmNamePrompt({
+      name: 'x',
+      sagaDir: '/h/x',
+      goal: 'Add a dark mode toggle to the settings page',
+      repo: '/r/app',
+      base: 'main',
+      flags: parseFlags('Add a dark mode toggle to the settings page', {}),
+      plan: null,
+      planSource: null,
+      agent: null,
+    });
+    expect(prompt).toContain('\nRequest: Add a dark mode toggle to the settings page. To be built in');
+    expect(prompt).toContain(
+      '\nUnknowns in the request itself:\n- None stand out; the planner names the major unknowns once it has read the repository.\n',
+    );
+    expect(prompt).toContain('Once you confirm, the planner restates the request');
+  });
+});
