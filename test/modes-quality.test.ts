@@ -45,7 +45,7 @@ describe('quality-locked mode', () => {
     const checkpoint = await waitForPending(env, saga.name, 'plan-approval-review');
     expect(checkpoint.pending[0]).toMatchObject({
       kind: 'checkpoint',
-      options: ['[A] Review', '[S] Skip review'],
+      options: ['[A] Review', '[S] Skip review', '[R] Revise', '[N] New session'],
     });
     await saga.answer('plan-approval-review', '[A] Review');
 

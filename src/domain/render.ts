@@ -181,9 +181,14 @@ export function renderSagaMd(input: SagaMdInput): string {
 
 // ---- MILESTONE.md and task specs -----------------------------------------------------------------------
 
+/**
+ * `rationale`: seed 001's rationale block (renderRationaleBlock), which every artifact made under --autonomous
+ * carries after its header, as SAGA.md does.
+ */
 export function renderMilestoneMd(
   milestone: PlanMilestone,
   state: MilestoneState | null | undefined,
+  rationale = '',
 ): string {
   const rows = milestone.tasks.map((t) => {
     const file = `tasks/${taskFileName(t.id, t.slug)}`;
@@ -204,6 +209,7 @@ export function renderMilestoneMd(
       `- **Integration commit:** ${shortCommit(state?.integrationCommit ?? null)}`,
       '- **Saga:** [SAGA.md](../../SAGA.md)',
     ].join('\n'),
+    rationale,
     section('Goal', milestone.goal),
     section('Validation', bullets(milestone.validation.map(checkLine), 'No milestone-level checks listed.')),
     section('Tasks', table(['Task', 'Title', 'Depends on', 'Owns', 'Status', 'Spec'], rows)),
@@ -214,6 +220,7 @@ export function renderTaskMd(
   milestoneId: number,
   task: PlanTask,
   state: TaskState | null | undefined,
+  rationale = '',
 ): string {
   // The spec as it stands: adjustments after planning change its fields (and are listed below).
   const current = currentTaskSpec(task, state?.specChanges);
@@ -232,6 +239,7 @@ export function renderTaskMd(
   return doc([
     `# Task ${taskRef(milestoneId, task.id)}: ${oneLine(task.title)}`,
     statusLines.join('\n'),
+    rationale,
     section('Scope', current.scope),
     section('Owned files', bullets(task.owns.map(code))),
     section('Interfaces', current.interfaces || 'None declared.'),

@@ -40,6 +40,7 @@ import { noUsage } from '../domain/usage';
 import { activitiesFor, quickActivities } from './activities';
 import { ask, askAll } from './ask';
 import { plannerRuns, type PlanningSpend } from './planner-runs';
+import { reviewedApproval } from '../domain/plan-review';
 import { draftPlan, recordRestatement, validatePlanned } from './planning-steps';
 import { reviewLoop } from './review-loop';
 import { planningWorktree, report, reportAll, sagaLog } from './shared';
@@ -265,8 +266,8 @@ async function runPlanning(
     }
   }
 
-  const first: Plan | null =
-    givenPlan ?? (await draftPlan(ctx, planner, { problem, answers, decisions, environment, autonomous }));
+  const draftContext = { problem, answers, decisions, environment, autonomous };
+  const first: Plan | null = givenPlan ?? (await draftPlan(ctx, planner, draftContext));
   if (!first) return { approved: false, plan: null, environment, problem, versions: 0 };
   let plan: Plan = first;
   /** `saga status` shows the plan under review and what became of it. */
@@ -278,6 +279,8 @@ async function runPlanning(
 
   for (let version = 1; ; version++) {
     await writeSpecTree(plan);
+    /** An escalated or forced review is said at the approval, which then recommends nothing. */
+    let reviewNote = reviewedApproval('pass');
     if (ctx.flags.quality_locked) {
       // Each iteration reviews, and revises, the latest version of the plan.
       const reviewed = await reviewLoop(ctx, {
@@ -297,6 +300,15 @@ async function runPlanning(
             )) ?? current
           );
         },
+        // The checkpoint's [R] revises with the user's note; [N] has a fresh planner session draft it again.
+        reviseWithNote: async (note, n) =>
+          (await planner('revise', { plan, note, version: `${version}-c${n}` }, validatePlanned)) ?? plan,
+        ...(givenPlan
+          ? {}
+          : {
+              newSession: async (n: number) =>
+                (await draftPlan(ctx, planner, { ...draftContext, version: `${version}-n${n}` })) ?? plan,
+            }),
         onRevised: async (next) => {
           plan = next;
           await writeSpecTree(next);
@@ -305,6 +317,7 @@ async function runPlanning(
       // A revision stopped at the budget leaves the plan unrevised: the saga ends, it is not approved.
       if (reviewed === 'abort' || budgetStopped())
         return { approved: false, plan, environment, problem, versions: version };
+      reviewNote = reviewedApproval(reviewed);
     }
     await publish(version, 'awaiting-approval');
     setCurrentDetails('Waiting for plan approval');
@@ -317,11 +330,12 @@ async function runPlanning(
       kind: 'plan-approval',
       prompt: [
         `Approve the plan (version ${version}) written to ${ctx.sagaDir}/SAGA.md?`,
+        ...(reviewNote.note ? [reviewNote.note] : []),
         ...(costEstimate ? [costEstimate] : []),
         ...correctableDecisionLines(correctable),
       ].join('\n'),
       options: ['approve', 'revise', 'reject'],
-      recommended: 0,
+      recommended: reviewNote.recommended,
       textRequiredFor: ['revise'],
     });
     if (answer.choice === 'approve') {

@@ -2,6 +2,12 @@
  * Quality-locked review (seed 001 + DESIGN.md 5): a fresh reviewer reviews; the flag module decides
  * PASS / REVISE / CAP_REACHED / ESCALATE; exception checkpoints always wait for the user.
  */
+import {
+  checkpointChoice,
+  checkpointInteractionId,
+  checkpointOptions,
+  CHECKPOINT_REVISE,
+} from '../domain/plan-review';
 import { ITERATION_CAP, qualityDecision, type IterationRecord } from '../domain/review';
 import type { SagaContext } from '../domain/saga-input';
 import { activitiesFor } from './activities';
@@ -23,8 +29,12 @@ export interface ReviewLoopOptions<T> {
   /** Hands the findings back to the author; returns the revised artifact. */
   revise: (findings: string, iteration: number) => Promise<T>;
   onRevised: (next: T) => Promise<void>;
-  /** Artifact checkpoints offer [A] Review / [S] Skip; task results are reviewed without asking. */
+  /** Artifact checkpoints offer [A] Review / [S] Skip (+ [R], [N]); task results are reviewed without asking. */
   askCheckpoint?: boolean;
+  /** [R] Revise at the checkpoint: the author revises with the user's note; the checkpoint is asked again. */
+  reviseWithNote?: (note: string, ask: number) => Promise<T>;
+  /** [N] New session: a fresh author session drafts the artifact again; the checkpoint is asked again. */
+  newSession?: (ask: number) => Promise<T>;
   /** What the budgets leave for the next reviewer run (null: no budget); at 0 no reviewer run starts. */
   budgetLeft?: () => number | null;
 }
@@ -69,16 +79,7 @@ export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>
         flags: ctx.flags,
       });
       await sagaLog(ctx, `Auto-picked [A] Review at ${opts.checkpoint} (--autonomous --quality-locked)`);
-    } else {
-      const choice = await ask(ctx.sagaWorkflowId, {
-        id: `${opts.checkpoint}-review`,
-        kind: 'checkpoint',
-        prompt: `Quality-locked: review the ${opts.subject} before approval?`,
-        options: ['[A] Review', '[S] Skip review'],
-        recommended: 0,
-      });
-      if (choice.choice.startsWith('[S]')) return 'skipped';
-    }
+    } else if ((await userCheckpoint(ctx, opts)) === 'skip') return 'skipped';
   }
 
   const history: IterationRecord[] = [];
@@ -161,5 +162,29 @@ export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>
     if (key === 'E') return 'escalated';
     // [C] Continue hands the reviewer's findings back to the author; [R] the user's own revision note.
     await opts.onRevised(await opts.revise(key === 'R' ? (answer.text ?? '') : review.summary, iteration));
+  }
+}
+
+/**
+ * Seed 001's normal approval checkpoint, asked until the user picks [A] Review or [S] Skip review: [R] and [N]
+ * hand the artifact to its author (with the note, or afresh) and ask again.
+ */
+async function userCheckpoint<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>): Promise<'review' | 'skip'> {
+  const options = checkpointOptions({ revise: !!opts.reviseWithNote, newSession: !!opts.newSession });
+  for (let n = 1; ; n++) {
+    const answer = await ask(ctx.sagaWorkflowId, {
+      id: checkpointInteractionId(opts.checkpoint, n),
+      kind: 'checkpoint',
+      prompt: `Quality-locked: review the ${opts.subject} before approval?`,
+      options,
+      recommended: 0,
+      ...(opts.reviseWithNote ? { textRequiredFor: [CHECKPOINT_REVISE] } : {}),
+    });
+    const choice = checkpointChoice(answer.choice);
+    if (choice === 'review' || choice === 'skip') return choice;
+    await sagaLog(ctx, `${answer.choice} at ${opts.checkpoint}, by ${answer.user}`);
+    const next =
+      choice === 'revise' ? await opts.reviseWithNote!(answer.text ?? '', n) : await opts.newSession!(n);
+    await opts.onRevised(next);
   }
 }

@@ -2,6 +2,15 @@
 import { confirmNamePrompt, plannerRestatement, withRestatement } from '../../src/domain/intake';
 import { parseFlags } from '../../src/domain/flags';
 import {
+  checkpointChoice,
+  checkpointInteractionId,
+  checkpointOptions,
+  reviewedApproval,
+} from '../../src/domain/plan-review';
+import { validatePlan } from '../../src/domain/plan';
+import { greetingPlan } from '../../src/demo/sample-repo';
+import { renderMilestoneMd, renderRationaleBlock, renderTaskMd } from '../../src/domain/render';
+import {
   PlannerCriteriaOutputSchema,
   PlannerQuestionsOutputSchema,
   withAgreedCriteria,
@@ -80,5 +89,54 @@ describe('intake restatement', () => {
       '\nUnknowns in the request itself:\n- None stand out; the planner names the major unknowns once it has read the repository.\n',
     );
     expect(prompt).toContain('Once you confirm, the planner restates the request');
+  });
+});
+
+describe('plan approval checkpoint (quality-locked)', () => {
+  test("seed 001's four options; [R] and [N] only where the author can", () => {
+    expect(checkpointOptions({ revise: true, newSession: true })).toEqual([
+      '[A] Review',
+      '[S] Skip review',
+      '[R] Revise',
+      '[N] New session',
+    ]);
+    expect(checkpointOptions({ revise: true, newSession: false })).toEqual([
+      '[A] Review',
+      '[S] Skip review',
+      '[R] Revise',
+    ]);
+    expect(['[A] Review', '[S] Skip review', '[R] Revise', '[N] New session'].map(checkpointChoice)).toEqual([
+      'review',
+      'skip',
+      'revise',
+      'new-session',
+    ]);
+    expect([1, 2].map((n) => checkpointInteractionId('plan-approval', n))).toEqual([
+      'plan-approval-review',
+      'plan-approval-review-2',
+    ]);
+  });
+
+  test('an escalated or forced review leaves the approval without a recommendation', () => {
+    expect(reviewedApproval('pass')).toEqual({ note: null, recommended: 0 });
+    expect(reviewedApproval('skipped')).toEqual({ note: null, recommended: 0 });
+    expect(reviewedApproval('escalated')).toMatchObject({ recommended: null });
+    expect(reviewedApproval('escalated').note).toMatch(/^The quality-locked review was escalated to you/);
+    expect(reviewedApproval('forced')).toMatchObject({ recommended: null });
+  });
+
+  test('MILESTONE.md and task specs carry the rationale block after their header', () => {
+    const checked = validatePlan({ ...greetingPlan(), rationale: ['**Format:** CJS — codebase'] }, 'p');
+    if (!checked.ok) throw new Error(checked.errors.join('\n'));
+    const block = renderRationaleBlock(checked.plan, true);
+    const m = checked.plan.milestones[0]!;
+    for (const md of [renderMilestoneMd(m, null, block), renderTaskMd(m.id, m.tasks[0]!, null, block)]) {
+      expect(md).toContain(`\n\n${block}\n\n## `);
+      // Right after the header, before the first section of the spec itself.
+      const at = md.indexOf('## Recommendation Rationale');
+      expect(at).toBeGreaterThan(0);
+      expect(at).toBeLessThan(Math.max(md.indexOf('## Goal'), md.indexOf('## Scope')));
+    }
+    expect(renderMilestoneMd(m, null)).not.toContain('Recommendation Rationale');
   });
 });

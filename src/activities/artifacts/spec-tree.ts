@@ -10,7 +10,13 @@ import type { Environment } from '../../domain/environment';
 import { announceModes, type FlagsResult } from '../../domain/flags';
 import { milestoneDirName, taskFileName } from '../../domain/naming';
 import { validatePlan, type Plan } from '../../domain/plan';
-import { findTaskState, renderMilestoneMd, renderSagaMd, renderTaskMd } from '../../domain/render';
+import {
+  findTaskState,
+  renderMilestoneMd,
+  renderRationaleBlock,
+  renderSagaMd,
+  renderTaskMd,
+} from '../../domain/render';
 import type { SagaStatus } from '../../domain/state';
 import { earlierCostRecords } from './cost-records';
 import { lockFile } from './file-io';
@@ -131,12 +137,14 @@ async function renderSpecTree(
       }),
     ),
   ];
+  // Seed 001: every artifact made under --autonomous carries the rationale block, not SAGA.md alone.
+  const rationale = spec.autonomous ? renderRationaleBlock(spec.plan, true, spec.askedBack) : '';
   for (const m of spec.plan.milestones) {
     const dir = `milestones/${milestoneDirName(m.id, m.slug)}`;
     const state = status?.milestones.find((s) => s.id === m.id);
-    written.push(await files.write(sagaDir, `${dir}/MILESTONE.md`, renderMilestoneMd(m, state)));
+    written.push(await files.write(sagaDir, `${dir}/MILESTONE.md`, renderMilestoneMd(m, state, rationale)));
     for (const t of m.tasks) {
-      const text = renderTaskMd(m.id, t, findTaskState(status, m.id, t.id));
+      const text = renderTaskMd(m.id, t, findTaskState(status, m.id, t.id), rationale);
       written.push(await files.write(sagaDir, `${dir}/tasks/${taskFileName(t.id, t.slug)}`, text));
     }
   }
