@@ -54,6 +54,8 @@ export interface ModesSagaOptions {
   sageConfig?: string;
   /** More files committed in the repo (relative path → text), e.g. `.sage/conventions.md`. */
   files?: Record<string, string>;
+  /** Runs once the saga waits at `confirm-name`, before it is confirmed (nothing of the saga runs yet). */
+  beforeConfirm?: (repo: string) => void;
 }
 
 export interface ModesSaga {
@@ -116,6 +118,7 @@ export async function startModesSaga(env: SagaTestEnv, opts: ModesSagaOptions): 
   });
   await startSaga(env.client, input);
   await waitForPending(env, opts.name, 'confirm-name');
+  opts.beforeConfirm?.(repo);
   const answer = (id: string, choice: string, text?: string) =>
     respond(env.client, opts.name, { interactionId: id, choice, user: 'tester', ...(text ? { text } : {}) });
   await answer('confirm-name', 'confirm');

@@ -8,15 +8,19 @@ import path from 'node:path';
 import {
   addMemoryEntries,
   correctionEntry,
+  memoryCitation,
   MEMORY_DIR,
   parseMemoryFile,
   renderMemoryFile,
   repoMemoryKey,
   type DecisionCorrection,
   type MemoryEntry,
+  type SignalDates,
 } from '../domain/memory';
+import { isSafeRelativePath } from '../domain/plan';
 import type { createArtifactActivities } from './artifacts';
 import { writeFileAtomic } from './artifacts';
+import { execGit } from './git/run';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 
@@ -74,6 +78,8 @@ export function createMemoryActivities(deps: { sagaHome: string; artifacts: Arti
       sagaDir: string;
       user: string;
       corrections: DecisionCorrection[];
+      /** Where the user corrected it (the decisions.md title says so); plan approval when absent. */
+      at?: string;
     }): Promise<{ file: string }> {
       const at = new Date().toISOString();
       const entries = input.corrections.map((c) =>
@@ -83,7 +89,7 @@ export function createMemoryActivities(deps: { sagaHome: string; artifacts: Arti
         sagaDir: input.sagaDir,
         entry: {
           at,
-          title: `[LRN:correction] ${input.corrections.length} autonomous decision(s) corrected by ${input.user}`,
+          title: `[LRN:correction] ${input.corrections.length} autonomous decision(s) corrected by ${input.user}${input.at ? ` at ${input.at}` : ''}`,
           lines: input.corrections.map(
             (c) =>
               `- D${c.number} ${c.decision.question}: ${c.decision.choice} (${c.decision.citation}) → ${c.correction}`,
@@ -91,6 +97,30 @@ export function createMemoryActivities(deps: { sagaHome: string; artifacts: Arti
         },
       });
       return { file: await appendToRepoMemory(deps.sagaHome, input.repo, entries) };
+    },
+
+    /**
+     * Seed 001 conflict handling: when the cited memory entry was written and when the cited file last
+     * changed (its last commit in `worktree`), so the newer signal can win. Null for what is not found.
+     */
+    async signalDates(input: {
+      repo: string;
+      worktree: string;
+      memoryCitation: string;
+      path: string;
+    }): Promise<SignalDates> {
+      const cited = (await readRepoMemory(deps.sagaHome, input.repo))
+        .filter((e) => memoryCitation(e) === input.memoryCitation.trim())
+        .map((e) => e.at)
+        .sort();
+      let codebaseAt: string | null = null;
+      if (isSafeRelativePath(input.path)) {
+        const out = await execGit(input.worktree, ['log', '-1', '--format=%cI', '--', input.path]).catch(
+          () => null,
+        );
+        codebaseAt = out?.code === 0 && out.stdout.trim() ? out.stdout.trim() : null;
+      }
+      return { memoryAt: cited[cited.length - 1] ?? null, codebaseAt };
     },
   };
 }

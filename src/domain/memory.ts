@@ -141,12 +141,13 @@ export function renderPlannerMemory(items: PlannerMemoryItem[]): string {
   return items.map((i) => `- [${i.tag}] ${i.subject}: ${i.text} (cite as "${i.citation}")`).join('\n');
 }
 
-/** A decision the user may correct at plan approval: the autonomous decisions, numbered D1, D2, ... */
-export interface CorrectableDecision {
-  question: string;
-  choice: string;
-  citation: string;
-}
+/** A decision the user may correct at plan approval or acceptance: the autonomous decisions, numbered D1, D2, ... */
+export const CorrectableDecisionSchema = z.object({
+  question: z.string(),
+  choice: z.string(),
+  citation: z.string(),
+});
+export type CorrectableDecision = z.infer<typeof CorrectableDecisionSchema>;
 
 export interface DecisionCorrection {
   /** 1-based: `D<n>`. */
@@ -200,4 +201,56 @@ export function correctableDecisionLines(decisions: CorrectableDecision[]): stri
     'Autonomous decisions (to correct one, revise with a line "D<n>: <what it should be>"):',
     ...decisions.map((d, i) => `D${i + 1}. ${d.question}: ${d.choice} — ${d.citation}`),
   ];
+}
+
+/** The acceptance prompt's lines listing the autonomous decisions a reported issue may correct. */
+export function acceptanceCorrectionLines(decisions: CorrectableDecision[]): string[] {
+  if (decisions.length === 0) return [];
+  return [
+    'Autonomous decisions (to correct one, report an issue "D<n>: <what it should be>": it is fixed like any ' +
+      'issue and kept as a [LRN:correction] for the next sagas on this repository):',
+    ...decisions.map((d, i) => `D${i + 1}. ${d.question}: ${d.choice} — ${d.citation}`),
+  ];
+}
+
+/**
+ * Seed 001 conflict handling: memory said one thing, the codebase another. The newer signal wins (the memory
+ * entry's date against the cited file's last commit), and the citation names both and why.
+ */
+export const SignalConflictSchema = z.object({
+  memory: z.object({ choice: z.string().min(1), citation: z.string().min(1) }),
+  codebase: z.object({ choice: z.string().min(1), citation: z.string().min(1), path: z.string().min(1) }),
+});
+export type SignalConflict = z.infer<typeof SignalConflictSchema>;
+
+/** When each side was last set: ISO dates, null when not found (that side cannot be shown newer). */
+export interface SignalDates {
+  memoryAt: string | null;
+  codebaseAt: string | null;
+}
+
+export function resolveSignalConflict(
+  conflict: SignalConflict,
+  dates: SignalDates,
+): { choice: string; citation: string } {
+  const memoryTime = dates.memoryAt ? Date.parse(dates.memoryAt) : NaN;
+  const codebaseTime = dates.codebaseAt ? Date.parse(dates.codebaseAt) : NaN;
+  // A side with no date loses to one with a date; with neither, the codebase (what the code does today).
+  const memoryWins = !Number.isNaN(memoryTime) && !(codebaseTime >= memoryTime);
+  const { memory, codebase } = conflict;
+  const when = (at: string | null) => (at ? at.slice(0, 10) : 'date unknown');
+  const chosen = memoryWins ? memory.choice : codebase.choice;
+  const why =
+    !Number.isNaN(memoryTime) && !Number.isNaN(codebaseTime)
+      ? 'because newer'
+      : !Number.isNaN(memoryTime) || !Number.isNaN(codebaseTime)
+        ? 'because only it has a date'
+        : 'because neither has a date and the codebase is what runs today';
+  return {
+    choice: chosen,
+    citation:
+      `Memory said ${oneLine(memory.choice)} (${oneLine(memory.citation)}, ${when(dates.memoryAt)}), ` +
+      `codebase said ${oneLine(codebase.choice)} (${oneLine(codebase.citation)}, ${when(dates.codebaseAt)}), ` +
+      `chose ${oneLine(chosen)} ${why}`,
+  };
 }

@@ -1,5 +1,6 @@
 /** The planner/reviewer protocol of DESIGN.md 4.6: what agents answer, validated before the saga trusts it. */
 import { z } from 'zod';
+import { SignalConflictSchema } from './memory';
 import { ExitCriterionSchema, planSummary, type ExitCriterion, type Plan } from './plan';
 import type { InteractionRequest, PlanSummary } from './state';
 import { zodIssueLines } from './zod-errors';
@@ -26,6 +27,8 @@ export const PlannerDecisionSchema = z.object({
   citation: z.string().default('default — no signal'),
   confident: z.boolean(),
   substantive: z.boolean().default(true),
+  /** Memory and codebase disagree: the saga decides, the newer signal wins (seed 001 conflict handling). */
+  conflict: SignalConflictSchema.optional(),
 });
 export type PlannerDecision = z.infer<typeof PlannerDecisionSchema>;
 

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { DEFAULT_HEARTBEAT_TIMEOUT, DEFAULT_SAGA_CONFIG, handoffSettings, parseDuration } from './config';
 import { EnvironmentSchema } from './environment';
+import { CorrectableDecisionSchema } from './memory';
 import { PlanSchema } from './plan';
 import { ReconciliationSchema } from './reconciliation';
 import { SagaContextSchema } from './saga-input';
@@ -53,6 +54,8 @@ export const SagaStateSchema = z.object({
   noChatSince: z.number().nullable().optional(),
   /** What the latest `saga continue` found (optional: states written before it have none). */
   reconciliation: ReconciliationSchema.nullable().optional(),
+  /** Autonomous decisions the user may correct at acceptance. Optional: older states have none to offer. */
+  decisions: z.array(CorrectableDecisionSchema).optional(),
 });
 export type SagaState = z.infer<typeof SagaStateSchema>;
 

@@ -12,9 +12,15 @@ import {
   type AcceptanceIssue,
 } from '../domain/acceptance-issues';
 import { issuesMilestone } from '../domain/fleet';
+import {
+  acceptanceCorrectionLines,
+  parseDecisionCorrections,
+  type CorrectableDecision,
+} from '../domain/memory';
 import type { PlanMilestone, PlanOutline } from '../domain/plan';
 import type { SagaContext } from '../domain/saga-input';
 import type { Answer, InteractionRequest } from '../domain/state';
+import { activitiesFor } from './activities';
 import { ask, askAll } from './ask';
 import type { ValidationResult } from './validation';
 
@@ -26,6 +32,8 @@ export interface AcceptanceInput {
   reportPath: string;
   /** Tasks of this saga that did not reach the integration branch (skipped, blocked), with why. */
   unresolved?: string[];
+  /** The autonomous decisions (D1, D2, ...) a reported issue may correct; absent when there are none. */
+  decisions?: CorrectableDecision[];
 }
 
 export type AcceptanceResult =
@@ -57,7 +65,7 @@ export async function acceptanceWorkflow(input: AcceptanceInput): Promise<Accept
 }
 
 export async function acceptRound(
-  { plan, round, validation, reportPath, unresolved = [] }: AcceptanceInput,
+  { ctx, plan, round, validation, reportPath, unresolved = [], decisions = [] }: AcceptanceInput,
   asker: Asker,
 ): Promise<AcceptanceResult> {
   const summary = validation.criteria.map((c) => `${c.id} ${c.result}`).join(', ');
@@ -69,7 +77,10 @@ export async function acceptRound(
     prompt:
       `Review ${reportPath} (exit criteria: ${summary}).${notLanded} Accept the saga, or report issues: one per line in ` +
       `--text, each with the check that passes once it is fixed after ' :: check: ' ` +
-      `(e.g. '${ISSUE_SYNTAX_EXAMPLE}'); an issue without one is asked for one.`,
+      `(e.g. '${ISSUE_SYNTAX_EXAMPLE}'); an issue without one is asked for one.` +
+      acceptanceCorrectionLines(decisions)
+        .map((line) => `\n${line}`)
+        .join(''),
     options: [...ACCEPTANCE_OPTIONS],
     recommended: validation.passed && !unresolved.length ? 0 : 2,
     textRequiredFor: ['report issues'],
@@ -89,6 +100,17 @@ export async function acceptRound(
         .filter(Boolean)
         .map((text) => ({ text, check: null }));
   issues = await askMissingChecks(asker, round, issues);
+  // Seed 001: a user contradicting an autonomous decision after approval is a correction, stored as a learning.
+  const { corrections } = parseDecisionCorrections(issues.map((i) => i.text).join('\n'), decisions);
+  if (corrections.length)
+    await activitiesFor(ctx).quick.recordCorrections({
+      repo: ctx.repo,
+      saga: ctx.name,
+      sagaDir: ctx.sagaDir,
+      user: answer.user,
+      corrections,
+      at: `acceptance round ${round}`,
+    });
   return {
     accepted: false,
     issues: issues.map((i) => i.text),

@@ -1,11 +1,18 @@
 /**
- * Two planning steps of seed 003 kept out of the planning workflow's loop: the planner's intake restatement
- * (recorded, and shown with the first question), and the saga's exit criteria written by their own planner
- * step (step 4) before the decomposition (step 5), which must keep them.
+ * Planning steps kept out of the planning workflow's loop: the planner's intake restatement (recorded, and
+ * shown with the first question); the saga's exit criteria written by their own planner step (seed 003 step 4)
+ * before the decomposition (step 5), which must keep them; memory-versus-codebase conflicts in autonomous
+ * decisions resolved newer-wins (seed 001).
  */
 import { plannerRestatement } from '../domain/intake';
+import { resolveSignalConflict } from '../domain/memory';
 import { validatePlan, type ExitCriterion, type Plan } from '../domain/plan';
-import { PlannerCriteriaOutputSchema, withAgreedCriteria, zodErrors } from '../domain/planner';
+import {
+  PlannerCriteriaOutputSchema,
+  withAgreedCriteria,
+  zodErrors,
+  type PlannerDecision,
+} from '../domain/planner';
 import type { SagaContext } from '../domain/saga-input';
 import { activitiesFor } from './activities';
 import type { plannerRuns, Validation } from './planner-runs';
@@ -55,4 +62,32 @@ export async function draftPlan(
   return planner('plan', { ...context, exit_criteria: agreed }, (raw) =>
     validatePlanned(withAgreedCriteria(raw, agreed)),
   );
+}
+
+/**
+ * Decisions where memory and codebase disagree: the newer signal wins and the citation names both (seed 001:
+ * "Memory said X, codebase said Y, chose X because newer"); it reaches decisions.md and the rationale block.
+ */
+export async function resolveConflicts(
+  ctx: SagaContext,
+  worktree: string,
+  decisions: PlannerDecision[],
+): Promise<PlannerDecision[]> {
+  const resolved: PlannerDecision[] = [];
+  for (const d of decisions) {
+    if (!d.conflict) {
+      resolved.push(d);
+      continue;
+    }
+    const dates = await activitiesFor(ctx).quick.signalDates({
+      repo: ctx.repo,
+      worktree,
+      memoryCitation: d.conflict.memory.citation,
+      path: d.conflict.codebase.path,
+    });
+    const { choice, citation } = resolveSignalConflict(d.conflict, dates);
+    await sagaLog(ctx, `Memory and codebase disagree on ${d.question}: ${citation}`);
+    resolved.push({ ...d, choice, citation, confident: true });
+  }
+  return resolved;
 }

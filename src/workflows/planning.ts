@@ -41,7 +41,7 @@ import { activitiesFor, quickActivities } from './activities';
 import { ask, askAll } from './ask';
 import { plannerRuns, type PlanningSpend } from './planner-runs';
 import { reviewedApproval } from '../domain/plan-review';
-import { draftPlan, recordRestatement, validatePlanned } from './planning-steps';
+import { draftPlan, recordRestatement, resolveConflicts, validatePlanned } from './planning-steps';
 import { reviewLoop } from './review-loop';
 import { planningWorktree, report, reportAll, sagaLog } from './shared';
 
@@ -63,6 +63,8 @@ export interface PlanningResult {
   sagaBudgetUsd?: number | null;
   /** Progress of the phase's end (the plan's fate, the scratch worktree): the saga applies it, in order. */
   progress?: ProgressEvent[];
+  /** The autonomous decisions the user may still correct (D1, D2, ...); absent when there are none. */
+  decisions?: CorrectableDecision[];
 }
 
 export async function planningWorkflow(input: PlanningInput): Promise<PlanningResult> {
@@ -196,7 +198,8 @@ async function runPlanning(
         // A planner may repeat earlier decisions each round: only new ones count (and are asked once).
         const known = new Set([...decisions.map((d) => d.question), ...answers.map((a) => a.question)]);
         const unconfident: PlannerDecision[] = [];
-        for (const d of out.decisions.filter((x) => !known.has(x.question))) {
+        const fresh = out.decisions.filter((x) => !known.has(x.question));
+        for (const d of await resolveConflicts(ctx, scratch, fresh)) {
           known.add(d.question);
           if (!d.confident && d.substantive) unconfident.push(d);
           else {
@@ -343,7 +346,9 @@ async function runPlanning(
         type: 'log',
         line: `Plan version ${version} approved by ${answer.user}`,
       });
-      return { approved: true, plan, environment, problem, versions: version };
+      // Acceptance lists them too: a correction there is a learning as well (seed 001).
+      const corrections = correctable.length ? { decisions: correctable } : {};
+      return { approved: true, plan, environment, problem, versions: version, ...corrections };
     }
     if (answer.choice === 'reject') {
       closing.push(planEvent(version, 'rejected'), { type: 'log', line: `Plan rejected by ${answer.user}` });

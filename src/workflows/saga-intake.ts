@@ -8,6 +8,7 @@ import { executeChild, workflowInfo } from '@temporalio/workflow';
 import type { Environment } from '../domain/environment';
 import { announceModes, resolveExecutionMode, resolveParallel } from '../domain/flags';
 import { confirmNamePrompt } from '../domain/intake';
+import type { CorrectableDecision } from '../domain/memory';
 import { phaseWorkflowId } from '../domain/naming';
 import type { Plan } from '../domain/plan';
 import type { SagaContext, SagaInput } from '../domain/saga-input';
@@ -44,6 +45,8 @@ export interface PlannedSaga {
   problem: string;
   /** Null in a run carried over from one that had none. */
   environment: Environment | null;
+  /** Autonomous decisions the user may correct at acceptance (D1, D2, ...); absent when there are none. */
+  decisions?: CorrectableDecision[];
 }
 
 export async function intakeAndPlan(
@@ -130,6 +133,6 @@ export async function intakeAndPlan(
     };
   const usage = planning.usage ?? noUsage();
   if (!planning.approved || !planning.plan) return { planned: null, usage };
-  const { plan, problem, environment } = planning;
-  return { planned: { ctx, plan, problem, environment }, usage };
+  const { plan, problem, environment, decisions } = planning;
+  return { planned: { ctx, plan, problem, environment, ...(decisions ? { decisions } : {}) }, usage };
 }

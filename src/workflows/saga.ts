@@ -80,7 +80,13 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
   let phase: Phase = 'planning';
   /** The approved plan and its context; null until planning approves one. */
   let saga: PlannedSaga | null = carry
-    ? { ctx: carry.ctx, plan: carry.plan, problem: carry.problem, environment: carry.environment }
+    ? {
+        ctx: carry.ctx,
+        plan: carry.plan,
+        problem: carry.problem,
+        environment: carry.environment,
+        ...(carry.decisions ? { decisions: carry.decisions } : {}),
+      }
     : null;
   let executionModeLabel = carry?.executionModeLabel ?? 'pending';
   let lanes = carry?.lanes ?? 1;
@@ -383,6 +389,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
           validation,
           reportPath: reportPath!,
           unresolved: unresolvedTasks(progress.milestones),
+          ...(current.decisions ? { decisions: current.decisions } : {}),
         },
         { ask: askHere, askAll: (requests) => askAll(self, requests, open) },
       );

@@ -2,6 +2,11 @@
 import { confirmNamePrompt, plannerRestatement, withRestatement } from '../../src/domain/intake';
 import { parseFlags } from '../../src/domain/flags';
 import {
+  acceptanceCorrectionLines,
+  parseDecisionCorrections,
+  resolveSignalConflict,
+} from '../../src/domain/memory';
+import {
   checkpointChoice,
   checkpointInteractionId,
   checkpointOptions,
@@ -138,5 +143,42 @@ describe('plan approval checkpoint (quality-locked)', () => {
       expect(at).toBeLessThan(Math.max(md.indexOf('## Goal'), md.indexOf('## Scope')));
     }
     expect(renderMilestoneMd(m, null)).not.toContain('Recommendation Rationale');
+  });
+});
+
+describe('learning (seed 001)', () => {
+  const conflict = {
+    memory: { choice: 'ESM', citation: 'memory: a/decisions.md' },
+    codebase: { choice: 'CJS', citation: 'codebase: package.json', path: 'package.json' },
+  };
+
+  test('memory against codebase: the newer signal wins, both are named', () => {
+    expect(
+      resolveSignalConflict(conflict, {
+        memoryAt: '2030-01-02T00:00:00Z',
+        codebaseAt: '2029-05-01T10:00:00+02:00',
+      }),
+    ).toEqual({
+      choice: 'ESM',
+      citation:
+        'Memory said ESM (memory: a/decisions.md, 2030-01-02), codebase said CJS (codebase: package.json, ' +
+        '2029-05-01), chose ESM because newer',
+    });
+    expect(
+      resolveSignalConflict(conflict, { memoryAt: '2001-01-01T00:00:00Z', codebaseAt: '2029-05-01' }).choice,
+    ).toBe('CJS');
+    expect(resolveSignalConflict(conflict, { memoryAt: '2001-01-01', codebaseAt: null }).citation).toMatch(
+      /chose ESM because only it has a date$/,
+    );
+    expect(resolveSignalConflict(conflict, { memoryAt: null, codebaseAt: null }).choice).toBe('CJS');
+  });
+
+  test('acceptance lists the decisions an issue line may correct', () => {
+    const decisions = [{ question: 'Format', choice: 'CJS', citation: 'codebase' }];
+    expect(acceptanceCorrectionLines([])).toEqual([]);
+    expect(acceptanceCorrectionLines(decisions)[1]).toBe('D1. Format: CJS — codebase');
+    expect(parseDecisionCorrections('D1: ESM\nthe button is blue', decisions).corrections).toEqual([
+      { number: 1, decision: decisions[0], correction: 'ESM' },
+    ]);
   });
 });
