@@ -126,7 +126,8 @@ export function summarizePlan(
     problem: plan.problem,
     milestones: plan.milestones.length,
     tasks: plan.milestones.reduce((n, m) => n + m.tasks.length, 0),
-    exitCriteria: plan.exit_criteria.map((c) => `${c.id}: ${c.text}`),
+    // A finding (validation could not check it) changes the summary: readers re-read the spec then.
+    exitCriteria: plan.exit_criteria.map((c) => `${c.id}: ${c.text}${c.finding ? ` (${c.finding})` : ''}`),
     text: planSummary(plan),
     specPath: at.specPath,
   };

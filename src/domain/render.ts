@@ -135,7 +135,11 @@ export function renderSagaMd(input: SagaMdInput): string {
     milestoneStatus(status, m.id),
     `[${milestoneSpecPath(m)}](${milestoneSpecPath(m)})`,
   ]);
-  const exits = plan.exit_criteria.map((c) => [cell(c.id), cell(c.text), code(c.check)]);
+  const exits = plan.exit_criteria.map((c) => [
+    cell(c.id),
+    cell(c.finding ? `${c.text} — finding: ${c.finding}` : c.text),
+    c.by_hand ? `${code(c.check)} (verified by hand)` : code(c.check),
+  ]);
   const header = status
     ? [
         `- **Goal:** ${oneLine(status.goal) || '—'}`,

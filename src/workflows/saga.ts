@@ -327,11 +327,20 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
     return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };
   }
 
+  /** A declaration (hoisted): the workflow's main path returns above, before code placed here would run. */
+  function approvedSummary(plan: PlannedSaga['plan']) {
+    return summarizePlan(plan, {
+      version: progress.planSummary?.version ?? null,
+      state: 'approved',
+      specPath,
+    });
+  }
+
   /** Implementation → validation → acceptance, looping on reported issues until the user accepts. */
   async function rounds(current: PlannedSaga): Promise<SagaOutcome> {
     const { ctx } = current;
     for (;;) {
-      const { plan } = current;
+      let { plan } = current;
       setPhase('implementation');
       const newest = plan.milestones[plan.milestones.length - 1]!.id;
       const impl = await executeChild(implementationWorkflow, {
@@ -371,6 +380,12 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
       addLog(
         `Exit criteria: ${validation.criteria.filter((c) => c.result === 'passed').length}/${validation.criteria.length} passed`,
       );
+      if (validation.exitCriteria) {
+        // A check could not run and the user decided (seed 003): the spec carries the updated criteria.
+        plan = { ...plan, exit_criteria: validation.exitCriteria };
+        current = saga = { ...current, plan };
+        progress = { ...progress, planSummary: approvedSummary(plan) };
+      }
       // The report needs the whole saga's status, which the activity reads through the queries.
       ({ path: reportPath } = await quick.writeSagaReport({
         sagaDir: input.sagaDir,
@@ -412,14 +427,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
       addLog(`${acceptance.by} reported ${acceptance.issues.length} issue(s); starting round ${round + 1}`);
       current = { ...current, plan: { ...plan, milestones: [...plan.milestones, acceptance.milestone] } };
       saga = current;
-      progress = {
-        ...progress,
-        planSummary: summarizePlan(current.plan, {
-          version: progress.planSummary?.version ?? null,
-          state: 'approved',
-          specPath,
-        }),
-      };
+      progress = { ...progress, planSummary: approvedSummary(current.plan) };
       round++;
       await continueFromState();
     }

@@ -4,9 +4,11 @@
  */
 import { setCurrentDetails } from '@temporalio/workflow';
 import { integrationBranch, worktreeDirName } from '../domain/naming';
-import type { PlanOutline } from '../domain/plan';
+import type { ExitCriterion, PlanOutline } from '../domain/plan';
+import { unachievableFinding } from '../domain/unachievable';
 import type { SagaContext } from '../domain/saga-input';
 import { activitiesFor } from './activities';
+import { escalateUnachievable } from './unachievable';
 
 export interface CriterionResult {
   id: string;
@@ -26,6 +28,8 @@ export interface ValidationResult {
   passed: boolean;
   criteria: CriterionResult[];
   head: string;
+  /** The exit criteria as the user's answers left them, when a check could not run (absent otherwise). */
+  exitCriteria?: ExitCriterion[];
 }
 
 /** Shells answer 126/127 when the command itself cannot be found or run. */
@@ -52,28 +56,68 @@ export async function validationWorkflow(input: ValidationInput): Promise<Valida
     sandbox: ctx.settings.sandbox,
   });
   setCurrentDetails('Running the saga exit criteria');
-  const checks = await long.runChecks({
-    sagaDir: ctx.sagaDir,
-    cwd: worktree,
-    checks: plan.exit_criteria.map((c) => ({ text: c.text, check: c.check })),
-    label: `validation-r${input.round}`,
-    timeoutMs: ctx.settings.checkTimeoutMs,
-    passEnv: ctx.settings.passEnv,
-    sandbox: ctx.settings.sandbox,
-  });
+  const run = async (list: ExitCriterion[], label: string) => {
+    if (!list.length) return []; // every criterion is verified by hand
+    const checks = await long.runChecks({
+      sagaDir: ctx.sagaDir,
+      cwd: worktree,
+      checks: list.map((c) => ({ text: c.text, check: c.check })),
+      label,
+      timeoutMs: ctx.settings.checkTimeoutMs,
+      passEnv: ctx.settings.passEnv,
+      sandbox: ctx.settings.sandbox,
+    });
+    return list.map((c, i) => criterionResult(c, checks.results[i]!));
+  };
+  let exitCriteria = plan.exit_criteria;
+  const results = new Map(
+    (
+      await run(
+        exitCriteria.filter((c) => !c.by_hand),
+        `validation-r${input.round}`,
+      )
+    ).map((r) => [r.id, r]),
+  );
+  // Seed 003: a criterion that cannot be checked is noted in the spec and the log, then escalated.
+  const findings = new Map(
+    [...results.values()].flatMap((r) =>
+      r.result === 'not-checkable' ? [[r.id, unachievableFinding(r.check, r.exitCode)] as const] : [],
+    ),
+  );
+  if (findings.size) {
+    exitCriteria = await escalateUnachievable(ctx, input.round, exitCriteria, findings);
+    const replaced = exitCriteria.filter((c) => findings.has(c.id) && !c.by_hand);
+    if (replaced.length)
+      for (const r of await run(replaced, `validation-r${input.round}-replaced`)) results.set(r.id, r);
+  }
   await quick.removeWorktree({ repo: ctx.repo, worktree });
 
-  const criteria: CriterionResult[] = plan.exit_criteria.map((c, i) => {
-    const r = checks.results[i]!;
-    const result =
-      r.exitCode === 0 && !r.timedOut
-        ? 'passed'
-        : r.exitCode !== null && NOT_RUNNABLE.has(r.exitCode)
-          ? 'not-checkable'
-          : 'failed';
-    return { id: c.id, text: c.text, check: c.check, result, evidence: r.outputPath };
+  const criteria: CriterionResult[] = exitCriteria.map((c) => {
+    if (c.by_hand)
+      return {
+        id: c.id,
+        text: c.text,
+        check: c.check,
+        result: 'not-checkable',
+        evidence: 'verified by hand',
+      };
+    const { exitCode: _exitCode, ...result } = results.get(c.id)!;
+    return result;
   });
   const passed = criteria.every((c) => c.result === 'passed');
   // The saga logs the outcome from this result (a signal would cost its history four events).
-  return { passed, criteria, head: checkout.head };
+  return { passed, criteria, head: checkout.head, ...(findings.size ? { exitCriteria } : {}) };
+}
+
+function criterionResult(
+  c: ExitCriterion,
+  r: { exitCode: number | null; timedOut: boolean; outputPath: string },
+): CriterionResult & { exitCode: number | null } {
+  const result =
+    r.exitCode === 0 && !r.timedOut
+      ? 'passed'
+      : r.exitCode !== null && NOT_RUNNABLE.has(r.exitCode)
+        ? 'not-checkable'
+        : 'failed';
+  return { id: c.id, text: c.text, check: c.check, result, evidence: r.outputPath, exitCode: r.exitCode };
 }

@@ -1,4 +1,4 @@
-/** Issue 30 items 8-10, the pure side: planner answers, the intake restatement and the approval checkpoints. */
+/** Issue 30 items 6 and 8-10, the pure side: planner answers, intake, checkpoints, learning, unachievable checks. */
 import { confirmNamePrompt, plannerRestatement, withRestatement } from '../../src/domain/intake';
 import { parseFlags } from '../../src/domain/flags';
 import {
@@ -15,6 +15,12 @@ import {
 import { validatePlan } from '../../src/domain/plan';
 import { greetingPlan } from '../../src/demo/sample-repo';
 import { renderMilestoneMd, renderRationaleBlock, renderTaskMd } from '../../src/domain/render';
+import {
+  applyUnachievableAnswers,
+  unachievableDeviation,
+  unachievableFinding,
+  unachievableQuestion,
+} from '../../src/domain/unachievable';
 import {
   PlannerCriteriaOutputSchema,
   PlannerQuestionsOutputSchema,
@@ -179,6 +185,45 @@ describe('learning (seed 001)', () => {
     expect(acceptanceCorrectionLines(decisions)[1]).toBe('D1. Format: CJS — codebase');
     expect(parseDecisionCorrections('D1: ESM\nthe button is blue', decisions).corrections).toEqual([
       { number: 1, decision: decisions[0], correction: 'ESM' },
+    ]);
+  });
+});
+
+describe('unachievable validation (seed 003)', () => {
+  const criteria = [
+    { id: 'E1', text: 'works', check: 'npm test' },
+    { id: 'E2', text: 'kiosk', check: 'kiosk-tool' },
+    { id: 'E3', text: 'printer', check: 'printer-tool' },
+    { id: 'E4', text: 'screen', check: 'screen-tool' },
+  ];
+  const finding = unachievableFinding('kiosk-tool', 127);
+
+  test('the finding says which check cannot run and why', () => {
+    expect(finding).toBe(
+      'its check `kiosk-tool` cannot run with the tools here: the command is not found (exit 127)',
+    );
+    expect(unachievableFinding('./x', 126)).toContain('cannot be executed (exit 126)');
+    expect(unachievableDeviation(criteria[1]!, finding)).toBe(
+      `Deviation: exit criterion E2 (kiosk) cannot be checked: ${finding}`,
+    );
+    expect(unachievableQuestion(2, criteria[1]!, finding)).toMatchObject({
+      id: 'unachievable-r2-e2',
+      options: ['new check', 'verify by hand', 'drop'],
+      textRequiredFor: ['new check'],
+      textFormat: 'check-command',
+    });
+  });
+
+  test("the user's answers: a new check, by hand, dropped; the others stay as they were", () => {
+    const answers = new Map([
+      ['E2', { choice: 'new check', text: ' test -f kiosk.json ', user: 'ann', finding }],
+      ['E3', { choice: 'verify by hand', user: 'ann', finding }],
+      ['E4', { choice: 'drop', user: 'ann', finding }],
+    ]);
+    expect(applyUnachievableAnswers(criteria, answers)).toEqual([
+      criteria[0],
+      { ...criteria[1], check: 'test -f kiosk.json', finding: `${finding}; replaced by ann with this check` },
+      { ...criteria[2], by_hand: true, finding: `${finding}; verified by hand (ann)` },
     ]);
   });
 });

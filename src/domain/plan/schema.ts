@@ -19,7 +19,17 @@ export function isSafeRelativePath(p: string): boolean {
 
 const CheckSchema = z.object({ text, check: text }).strict();
 
-export const ExitCriterionSchema = z.object({ id: text, text, check: text }).strict();
+export const ExitCriterionSchema = z
+  .object({
+    id: text,
+    text,
+    check: text,
+    /** What validation found out about the criterion, e.g. that its check cannot run here (the spec says so). */
+    finding: text.optional(),
+    /** Verified by hand at acceptance: its check is not run (the user's answer to an unachievable check). */
+    by_hand: z.boolean().optional(),
+  })
+  .strict();
 
 export const PlanTaskSchema = z
   .object({
