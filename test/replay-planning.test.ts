@@ -38,10 +38,11 @@ describe('replay of the recorded planning phase', () => {
   test('the fixtures are the Phase 1 run they claim to be', () => {
     expect(workflowType(saga)).toBe('sagaWorkflow');
     expect(workflowType(planning)).toBe('planningWorkflow');
-    // Planner: three question rounds (the last one empty), one plan, one revise; discovery first.
+    // Planner: three question rounds (the last one empty), the exit criteria, one plan, one revise;
+    // discovery first.
     const planned = activityNames(planning);
     expect(planned[0]).toBe('discoverEnvironment');
-    expect(planned.filter((a) => a === 'runRoleAgent')).toHaveLength(5);
+    expect(planned.filter((a) => a === 'runRoleAgent')).toHaveLength(6);
     expect(planned.filter((a) => a === 'writeSpecTree')).toHaveLength(2);
     // Answers reached the planning workflow: 7 questions and 2 plan approvals.
     expect(
