@@ -170,6 +170,16 @@ export function manifestFlagsOf(flags: SagaInput['flags']): Omit<SagaInput['flag
   return rest;
 }
 
+/** The machine context (the last ```json block) of a prompt's text. */
+export function promptContext(prompt: string): Record<string, unknown> {
+  const blocks = [...prompt.matchAll(/^```json\n([\s\S]*?)\n```$/gm)];
+  return JSON.parse(blocks[blocks.length - 1]![1]!) as Record<string, unknown>;
+}
+
+/** The machine context of an agent run's prompt file (`runs/<label>/prompt.md`). */
+export const runContext = (sagaDir: string, label: string): Record<string, unknown> =>
+  promptContext(readFileSync(path.join(sagaDir, 'runs', label, 'prompt.md'), 'utf8'));
+
 /** Findings in the reviewer's header format with `n` major issues. */
 export const majors = (n: number, what = 'issue'): string =>
   `CRITICAL: None\nMAJOR:\n${Array.from({ length: n }, (_, i) => `- ${what} ${i + 1}`).join('\n')}\nMINOR-substantive: None\n`;

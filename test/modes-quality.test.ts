@@ -9,14 +9,7 @@ import path from 'node:path';
 import { sagaWorkflowId } from '../src/domain/naming';
 import type { ManifestFront } from '../src/domain/manifest';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
-import { majors, oneTaskPlan, startModesSaga, type ModesSaga } from './modes-helpers';
-
-/** The machine context (last ```json block) of an agent run's prompt file. */
-function runContext(saga: ModesSaga, label: string): Record<string, unknown> {
-  const text = readFileSync(path.join(saga.sagaDir, 'runs', label, 'prompt.md'), 'utf8');
-  const blocks = [...text.matchAll(/^```json\n([\s\S]*?)\n```$/gm)];
-  return JSON.parse(blocks[blocks.length - 1]![1]!) as Record<string, unknown>;
-}
+import { majors, type ModesSaga, oneTaskPlan, runContext, startModesSaga } from './modes-helpers';
 
 const history = (m: ManifestFront) => m.quality_locked_history.map((h) => [h.subject, h.iteration, h.result]);
 const counts = (major: number) => ({ critical: 0, major, substantive: 0, cosmetic: 0 });
@@ -51,7 +44,7 @@ describe('quality-locked mode', () => {
 
     await waitForPending(env, saga.name, 'plan-approval-1');
     // The planner revised with the reviewer's findings, and the reviewer saw the revised plan.
-    expect(String(runContext(saga, 'planner-revise-1-r1-1-a1').note)).toContain('- plan gap 1');
+    expect(String(runContext(saga.sagaDir, 'planner-revise-1-r1-1-a1').note)).toContain('- plan gap 1');
     const manifest = saga.manifest();
     expect(manifest).toMatchObject({ execution_mode: 'inline', parallel_mode: 'sequential' });
     expect(manifest.auto_picked_checkpoints).toEqual([]);
@@ -79,7 +72,7 @@ describe('quality-locked mode', () => {
       ['plan', 'self-review', `${saga.name}-inline`],
       ['plan', 'self-review', `${saga.name}-inline`],
     ]);
-    expect(runContext(saga, 'self-review-plan-plan-i2').reviewMode).toBe('self-review');
+    expect(runContext(saga.sagaDir, 'self-review-plan-plan-i2').reviewMode).toBe('self-review');
     await saga.answer('plan-approval-1', 'reject');
     await waitForStatus(env, saga.name, (s) => s.phase === 'cancelled');
   });
@@ -148,7 +141,7 @@ describe('quality-locked mode', () => {
     // [C] Continue hands the findings back to the author and reviews again.
     await saga.answer('plan-plan-stuck-4', '[C] Continue');
     await waitForPending(env, saga.name, 'plan-approval-1');
-    expect(String(runContext(saga, 'planner-revise-1-r4-1-a1').note)).toContain('- same problem 2');
+    expect(String(runContext(saga.sagaDir, 'planner-revise-1-r4-1-a1').note)).toContain('- same problem 2');
     const manifest = saga.manifest();
     expect(history(manifest).slice(4)).toEqual([['plan-plan', 5, 'PASS']]);
     expect(manifest.auto_picked_checkpoints).toEqual([
@@ -241,7 +234,9 @@ describe('quality-locked mode', () => {
     const runs = saga.runs();
     const implementer = runs.filter((r) => r.role === 'implementer');
     expect(implementer.map((r) => r.attempt)).toEqual(['1', '2']);
-    expect(JSON.stringify(runContext(saga, runLabel(saga, /^m1t1-d1-a2$/)).notes)).toContain('edge case 1');
+    expect(JSON.stringify(runContext(saga.sagaDir, runLabel(saga, /^m1t1-d1-a2$/)).notes)).toContain(
+      'edge case 1',
+    );
 
     // Subagents: every review is its own fresh session, never the implementer's.
     const reviewers = runs.filter((r) => r.role === 'reviewer');
@@ -254,7 +249,7 @@ describe('quality-locked mode', () => {
     expect(new Set(reviewers.map((r) => r.session)).size).toBe(4);
     const implementerPids = new Set(implementer.map((r) => r.pid));
     expect(reviewers.some((r) => implementerPids.has(r.pid))).toBe(false);
-    expect(runContext(saga, 'review-task-1-1-i1').reviewMode).toBe('fresh-session');
+    expect(runContext(saga.sagaDir, 'review-task-1-1-i1').reviewMode).toBe('fresh-session');
     await saga.answer('acceptance-1', 'accept');
     expect((await env.client.workflow.getHandle(sagaWorkflowId(saga.name)).result()).phase).toBe('complete');
   });

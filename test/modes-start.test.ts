@@ -21,14 +21,7 @@ import {
   type RunningWorkers,
   type SagaTestEnv,
 } from './harness/saga-env';
-import { manifestFlagsOf, oneTaskPlan, startModesSaga } from './modes-helpers';
-
-/** The machine context (last ```json block) of an agent run's prompt file. */
-function runContext(sagaDir: string, label: string): Record<string, unknown> {
-  const text = readFileSync(path.join(sagaDir, 'runs', label, 'prompt.md'), 'utf8');
-  const blocks = [...text.matchAll(/^```json\n([\s\S]*?)\n```$/gm)];
-  return JSON.parse(blocks[blocks.length - 1]![1]!) as Record<string, unknown>;
-}
+import { manifestFlagsOf, oneTaskPlan, runContext, startModesSaga } from './modes-helpers';
 
 /** The seed 001 rationale block of SAGA.md, split into its parts. */
 function rationaleBlock(sagaDir: string) {

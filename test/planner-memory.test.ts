@@ -29,13 +29,7 @@ import {
   waitForStatus,
   type SagaTestEnv,
 } from './harness/saga-env';
-import { oneTaskPlan, parseDecisions } from './modes-helpers';
-
-/** The machine context (last ```json block) of an agent run's prompt file. */
-function runContext(prompt: string): Record<string, unknown> {
-  const blocks = [...prompt.matchAll(/^```json\n([\s\S]*?)\n```$/gm)];
-  return JSON.parse(blocks[blocks.length - 1]![1]!) as Record<string, unknown>;
-}
+import { oneTaskPlan, parseDecisions, promptContext } from './modes-helpers';
 
 const decision = (question: string, choice: string, citation: string, confident: boolean) => ({
   question,
@@ -162,7 +156,7 @@ describe('planning procedure: intake, memory of earlier sagas, degrade to elicit
     expect(second.pending[0]!.prompt).toContain(
       "D1. Module format: ES modules (the package is type: module) — the user's correction (D1, [LRN:correction] in decisions.md)",
     );
-    const reviseContext = runContext(
+    const reviseContext = promptContext(
       readFileSync(path.join(a.sagaDir, 'runs', 'planner-revise-2-1-a1', 'prompt.md'), 'utf8'),
     );
     expect(reviseContext.corrections).toEqual([
@@ -203,7 +197,7 @@ describe('planning procedure: intake, memory of earlier sagas, degrade to elicit
       );
       expect(prompt).toContain('(cite as "memory: mem-first/decisions.md")');
       expect(prompt).toContain('cite it exactly as given');
-      expect(runContext(prompt).memory).toEqual([
+      expect(promptContext(prompt).memory).toEqual([
         expect.objectContaining({ tag: 'LRN:correction', citation: 'memory: mem-first/decisions.md' }),
         expect.objectContaining({
           tag: 'DEC',
@@ -260,7 +254,7 @@ describe('planning procedure: intake, memory of earlier sagas, degrade to elicit
       path.join(saga.sagaDir, 'runs', 'planner-questions-2-1-a1', 'prompt.md'),
       'utf8',
     );
-    expect(runContext(round2).autonomous).toBe(false);
+    expect(promptContext(round2).autonomous).toBe(false);
     await answer(saga.name, 'plan-approval-1', 'reject');
     await waitForStatus(env, saga.name, (s) => s.phase === 'cancelled');
   });

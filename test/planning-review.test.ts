@@ -7,14 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
-import { majors, oneTaskPlan, startModesSaga, type ModesSaga } from './modes-helpers';
-
-/** The machine context (last ```json block) of an agent run's prompt file. */
-function runContext(saga: ModesSaga, label: string): Record<string, unknown> {
-  const text = readFileSync(path.join(saga.sagaDir, 'runs', label, 'prompt.md'), 'utf8');
-  const blocks = [...text.matchAll(/^```json\n([\s\S]*?)\n```$/gm)];
-  return JSON.parse(blocks[blocks.length - 1]![1]!) as Record<string, unknown>;
-}
+import { majors, type ModesSaga, oneTaskPlan, runContext, startModesSaga } from './modes-helpers';
 
 const sagaMd = (saga: ModesSaga) => readFileSync(path.join(saga.sagaDir, 'SAGA.md'), 'utf8');
 
@@ -50,7 +43,7 @@ describe('plan review checkpoints', () => {
     });
     await saga.answer('plan-approval-review', '[R] Revise', 'Say hello in French');
     await waitForPending(env, saga.name, 'plan-approval-review-2');
-    expect(runContext(saga, 'planner-revise-1-c1-1-a1').note).toBe('Say hello in French');
+    expect(runContext(saga.sagaDir, 'planner-revise-1-c1-1-a1').note).toBe('Say hello in French');
     expect(sagaMd(saga)).toContain('Revised with the note.');
 
     await saga.answer('plan-approval-review-2', '[N] New session');
@@ -62,7 +55,7 @@ describe('plan review checkpoints', () => {
         .filter((r) => r.role === 'planner')
         .map((r) => r.stage),
     ).toEqual(['questions', 'criteria', 'plan', 'revise', 'criteria', 'plan']);
-    expect(runContext(saga, 'planner-plan-1-n2-1-a1').plan).toBeUndefined();
+    expect(runContext(saga.sagaDir, 'planner-plan-1-n2-1-a1').plan).toBeUndefined();
     expect(sagaMd(saga)).toContain('First draft.');
 
     await saga.answer('plan-approval-review-3', '[A] Review');

@@ -8,14 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { greetingPlan } from '../src/demo/sample-repo';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
-import { startModesSaga, type ModesSaga } from './modes-helpers';
-
-/** The machine context (last ```json block) of an agent run's prompt file. */
-function runContext(saga: ModesSaga, label: string): Record<string, unknown> {
-  const text = readFileSync(path.join(saga.sagaDir, 'runs', label, 'prompt.md'), 'utf8');
-  const blocks = [...text.matchAll(/^```json\n([\s\S]*?)\n```$/gm)];
-  return JSON.parse(blocks[blocks.length - 1]![1]!) as Record<string, unknown>;
-}
+import { runContext, startModesSaga } from './modes-helpers';
 
 const AGREED = [{ id: 'E1', text: 'greet() greets by name', check: 'node --test test/greet.test.js' }];
 
@@ -77,11 +70,11 @@ describe('planning steps in the seed order', () => {
       .filter((r) => r.role === 'planner')
       .map((r) => r.stage);
     expect(stages).toEqual(['questions', 'questions', 'criteria', 'plan']);
-    expect(runContext(saga, 'planner-criteria-1-1-a1').answers).toEqual([
+    expect(runContext(saga.sagaDir, 'planner-criteria-1-1-a1').answers).toEqual([
       { question: 'Punctuation?', answer: 'Hello, NAME!' },
       { question: 'No name?', answer: 'an error' },
     ]);
-    expect(runContext(saga, 'planner-plan-1-1-a1').exit_criteria).toEqual(AGREED);
+    expect(runContext(saga.sagaDir, 'planner-plan-1-1-a1').exit_criteria).toEqual(AGREED);
     expect(approval.planSummary!.exitCriteria).toEqual(['E1: greet() greets by name']);
     const sagaMd = readFileSync(path.join(saga.sagaDir, 'SAGA.md'), 'utf8');
     expect(sagaMd).toContain('| E1 | greet() greets by name | `node --test test/greet.test.js` |');
@@ -106,7 +99,7 @@ describe('planning steps in the seed order', () => {
     expect(stuck.pending[0]!.prompt).toContain(
       'questions.0.recommended: the 0-based index of the option you recommend is required',
     );
-    expect(runContext(saga, 'planner-questions-1-1-a2').previousErrors).toEqual([
+    expect(runContext(saga.sagaDir, 'planner-questions-1-1-a2').previousErrors).toEqual([
       'questions.0.recommended: the 0-based index of the option you recommend is required',
     ]);
     await saga.answer('planner-invalid-questions-1-1', 'abort');

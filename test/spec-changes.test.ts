@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { taskSpecPath } from '../src/domain/render';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
-import { oneTaskPlan, startModesSaga, type ModesSaga } from './modes-helpers';
+import { oneTaskPlan, runContext, startModesSaga, type ModesSaga } from './modes-helpers';
 
 const GREET_TEST = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
 const greet = (body: string) => ({
@@ -29,12 +29,9 @@ describe('spec changes', () => {
   });
   afterAll(async () => env.close());
 
-  /** The `task` an attempt's agent was given (the last ```json block of its prompt). */
-  function taskInPrompt(saga: ModesSaga, label: string): { spec_changes?: string[] } {
-    const text = readFileSync(path.join(saga.sagaDir, 'runs', label, 'prompt.md'), 'utf8');
-    const blocks = [...text.matchAll(/^```json\n([\s\S]*?)\n```$/gm)];
-    return (JSON.parse(blocks[blocks.length - 1]![1]!) as { task: { spec_changes?: string[] } }).task;
-  }
+  /** The `task` an attempt's agent was given. */
+  const taskInPrompt = (saga: ModesSaga, label: string) =>
+    runContext(saga.sagaDir, label).task as { spec_changes?: string[] };
 
   test('a spec-gap answer and an edit reach the spec file and every later attempt, re-delegations included', async () => {
     const buggy = greet("'Hello ' + name");
