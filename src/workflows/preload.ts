@@ -24,6 +24,7 @@ import * as memory from '../domain/memory';
 import * as milestoneFailure from '../domain/milestone-failure';
 import * as naming from '../domain/naming';
 import * as plan from '../domain/plan';
+import * as planReview from '../domain/plan-review';
 import * as planner from '../domain/planner';
 import * as progress from '../domain/progress';
 import * as reconciliation from '../domain/reconciliation';
@@ -34,6 +35,7 @@ import * as schedule from '../domain/schedule';
 import * as searchAttributes from '../domain/search-attributes';
 import * as specChanges from '../domain/spec-changes';
 import * as state from '../domain/state';
+import * as unachievable from '../domain/unachievable';
 import * as usage from '../domain/usage';
 import * as zodErrors from '../domain/zod-errors';
 
@@ -53,6 +55,7 @@ const SHARED_DOMAIN_MODULES = {
   milestoneFailure,
   naming,
   plan,
+  planReview,
   planner,
   progress,
   reconciliation,
@@ -63,6 +66,7 @@ const SHARED_DOMAIN_MODULES = {
   searchAttributes,
   specChanges,
   state,
+  unachievable,
   usage,
   zodErrors,
 };
