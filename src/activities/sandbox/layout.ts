@@ -64,15 +64,15 @@ export async function layoutFor(request: ConfineRequest, program: string): Promi
   const home = request.env.HOME || workerHome;
   const hiddenDirs: string[] = [];
   const hiddenFiles: string[] = [];
-  const hide = async (p: string, evenInTmp = false) => {
+  // Hidden even under /tmp (the sandbox's own /tmp is fresh, but a view of a repository or worktree under
+  // the host's /tmp would show what lies inside it; and a saga home there holds the run's own files).
+  const hide = async (p: string) => {
     const stat = await fs.stat(p).catch(() => null);
-    if (!stat || (inside('/tmp', p) && !evenInTmp)) return; // /tmp is a fresh, empty one inside anyway
-    (stat.isDirectory() ? hiddenDirs : hiddenFiles).push(p);
+    if (stat) (stat.isDirectory() ? hiddenDirs : hiddenFiles).push(p);
   };
   // The worker's saga home as configured, and the one this run belongs to.
-  // (Hidden even under /tmp: the run's own files are bound inside it, and the rest must stay unwritable.)
   for (const home of new Set([request.sagaHome, process.env.SAGA_HOME, path.join(workerHome, '.sagas')])) {
-    if (home) await hide(home, true);
+    if (home) await hide(home);
   }
   for (const rel of CREDENTIAL_PATHS) await hide(path.join(workerHome, rel));
   // Files the worker's own settings name: TLS keys, Temporal profiles, webhook caller files.
