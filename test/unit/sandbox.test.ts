@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { runConfined, type SandboxRequest } from '../../src/activities/sandbox';
+import { installRoot } from '../../src/activities/sandbox/layout';
 import { processesWithEnv } from '../harness/processes';
 import {
   bwrapArguments,
@@ -215,5 +216,51 @@ describe('a confined run and its worker', () => {
     for (let i = 0; i < 200 && processesWithEnv(mark).length > 0; i++)
       await new Promise((r) => setTimeout(r, 50));
     expect(processesWithEnv(mark)).toEqual([]);
+  });
+});
+
+describe('a program installed under /tmp', () => {
+  test('its install root: the folder holding its node_modules, or its virtualenv, else the path itself', () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'saga-install-root-'));
+    try {
+      const cli = path.join(root, 'tools', 'node_modules', '@scope', 'cli', 'bin.js');
+      expect(installRoot(cli)).toBe(path.join(root, 'tools'));
+      const venv = path.join(root, 'venv');
+      mkdirSync(path.join(venv, 'bin'), { recursive: true });
+      writeFileSync(path.join(venv, 'pyvenv.cfg'), 'home = /usr/bin\n');
+      expect(installRoot(path.join(venv, 'bin', 'aider'))).toBe(venv);
+      expect(installRoot(path.join(root, 'agent.js'))).toBe(path.join(root, 'agent.js'));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('a CLI linked from a PATH folder under /tmp runs confined: the package it points into is shown', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'saga-tmp-cli-'));
+    try {
+      const pkg = path.join(root, 'tools', 'node_modules', 'hello-cli');
+      mkdirSync(pkg, { recursive: true });
+      writeFileSync(path.join(pkg, 'greeting.txt'), 'hello from the package\n');
+      writeFileSync(
+        path.join(pkg, 'cli.sh'),
+        `#!/bin/sh\ncat "$(dirname "$(readlink -f "$0")")/greeting.txt"\n`,
+        {
+          mode: 0o755,
+        },
+      );
+      const bin = path.join(root, 'bin');
+      mkdirSync(bin);
+      execFileSync('ln', ['-s', path.join(pkg, 'cli.sh'), path.join(bin, 'hello')]);
+      const cwd = mkdtempSync(path.join(root, 'work-'));
+      const outputPath = path.join(root, 'out.log');
+      const run = await runConfined(
+        { mode: 'auto' },
+        { argv: ['hello'], cwd, env: { PATH: `${bin}:/usr/bin:/bin`, HOME: os.homedir() }, outputPath },
+      );
+      expect(readFileSync(outputPath, 'utf8')).toContain('hello from the package');
+      expect(run).toMatchObject({ exitCode: 0 });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

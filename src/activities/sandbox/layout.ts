@@ -2,7 +2,7 @@
  * What one confined process sees, worked out from the host: what is hidden (the saga home, credential
  * files), read-only (the repository, the program) and writable (its worktree, its CLI's state, caches).
  */
-import { existsSync, promises as fs, statSync } from 'node:fs';
+import { existsSync, promises as fs, readdirSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isWorkerSecret } from '../../domain/agent-env';
@@ -84,14 +84,21 @@ export async function layoutFor(request: ConfineRequest, program: string): Promi
   const readOnly: string[] = [];
   const repo = await repositoryOf(request.cwd);
   if (repo) readOnly.push(...repo.views);
-  // The program, and the scripts and files its arguments and environment name, where /tmp hides them.
+  // The program, and the scripts and files its arguments and environment name, where /tmp hides them;
+  // a link there (a CLI on PATH) brings the package or virtualenv it points into.
+  const showFromTmp = (p: string, itself = true) => {
+    if (!path.isAbsolute(p) || !inside('/tmp', p) || hidden(p)) return;
+    if (itself) readOnly.push(p);
+    const root = installRoot(realPath(p));
+    if (root !== p && inside('/tmp', root) && root !== '/tmp' && !hidden(root)) readOnly.push(root);
+  };
   for (const candidate of [program, ...request.argv.slice(1), ...Object.values(request.env)]) {
-    if (path.isAbsolute(candidate) && inside('/tmp', candidate) && !hidden(candidate) && isFile(candidate)) {
-      readOnly.push(candidate);
-    }
+    if (isFile(candidate)) showFromTmp(candidate);
   }
   for (const dir of (request.env.PATH ?? '').split(path.delimiter)) {
-    if (path.isAbsolute(dir) && inside('/tmp', dir) && !hidden(dir) && existsSync(dir)) readOnly.push(dir);
+    if (!path.isAbsolute(dir) || !inside('/tmp', dir) || !existsSync(dir)) continue;
+    showFromTmp(dir);
+    for (const entry of listDir(dir).slice(0, PATH_ENTRIES_MAX)) showFromTmp(path.join(dir, entry), false);
   }
   const runFiles = {
     readable: (request.readableFiles ?? []).filter((f) => existsSync(f)),
@@ -123,12 +130,44 @@ export async function layoutFor(request: ConfineRequest, program: string): Promi
     cwd: request.cwd,
     hiddenDirs,
     hiddenFiles,
-    readOnly,
+    readOnly: [...new Set(readOnly)],
     writable,
     runFiles,
     readOnlyOver: repo?.pointer ? [repo.pointer] : [],
     network: null,
   };
+}
+
+/** Entries of one PATH folder under /tmp whose link targets are shown (a tools folder, not a system one). */
+const PATH_ENTRIES_MAX = 64;
+
+const realPath = (p: string): string => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+};
+
+const listDir = (dir: string): string[] => {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * Where an installed program's files live: the folder holding the `node_modules` it is in (its
+ * dependencies are hoisted there), or the virtualenv it belongs to; else the path itself.
+ */
+export function installRoot(real: string): string {
+  const parts = real.split(path.sep);
+  const modules = parts.indexOf('node_modules');
+  if (modules > 1) return parts.slice(0, modules).join(path.sep);
+  for (let dir = path.dirname(real); dir !== path.dirname(dir); dir = path.dirname(dir))
+    if (existsSync(path.join(dir, 'pyvenv.cfg'))) return dir;
+  return real;
 }
 
 const isFile = (p: string) => {
