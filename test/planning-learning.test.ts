@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MEMORY_DIR, parseMemoryFile, renderMemoryFile, repoMemoryKey } from '../src/domain/memory';
 import { sagaWorkflowId } from '../src/domain/naming';
-import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
+import { createInProcessSagaEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
 import { oneTaskPlan, startModesSaga } from './modes-helpers';
 
 const memoryFile = (env: SagaTestEnv, repo: string) =>
@@ -25,11 +25,7 @@ const decision = (question: string, choice: string, extra: Record<string, unknow
 describe('learning: conflicts and corrections', () => {
   let env: SagaTestEnv;
   beforeAll(async () => {
-    env = await createSagaTestEnv('planning-learning');
-    process.env.SAGA_HOME = env.sagaHome;
-    process.env.SAGA_HOST_ID = env.hostId;
-    process.env.SAGA_TASK_QUEUE = env.taskQueue;
-    await env.startWorkers();
+    env = await createInProcessSagaEnv('planning-learning');
   });
   afterAll(async () => env.close());
 

@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
+import { createInProcessSagaEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
 import { majors, type ModesSaga, oneTaskPlan, runContext, startModesSaga } from './modes-helpers';
 
 const sagaMd = (saga: ModesSaga) => readFileSync(path.join(saga.sagaDir, 'SAGA.md'), 'utf8');
@@ -14,11 +14,7 @@ const sagaMd = (saga: ModesSaga) => readFileSync(path.join(saga.sagaDir, 'SAGA.m
 describe('plan review checkpoints', () => {
   let env: SagaTestEnv;
   beforeAll(async () => {
-    env = await createSagaTestEnv('planning-review');
-    process.env.SAGA_HOME = env.sagaHome;
-    process.env.SAGA_HOST_ID = env.hostId;
-    process.env.SAGA_TASK_QUEUE = env.taskQueue;
-    await env.startWorkers();
+    env = await createInProcessSagaEnv('planning-review');
   });
   afterAll(async () => env.close());
 

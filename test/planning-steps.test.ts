@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { greetingPlan } from '../src/demo/sample-repo';
-import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
+import { createInProcessSagaEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
 import { runContext, startModesSaga } from './modes-helpers';
 
 const AGREED = [{ id: 'E1', text: 'greet() greets by name', check: 'node --test test/greet.test.js' }];
@@ -15,11 +15,7 @@ const AGREED = [{ id: 'E1', text: 'greet() greets by name', check: 'node --test 
 describe('planning steps in the seed order', () => {
   let env: SagaTestEnv;
   beforeAll(async () => {
-    env = await createSagaTestEnv('planning-steps');
-    process.env.SAGA_HOME = env.sagaHome;
-    process.env.SAGA_HOST_ID = env.hostId;
-    process.env.SAGA_TASK_QUEUE = env.taskQueue;
-    await env.startWorkers();
+    env = await createInProcessSagaEnv('planning-steps');
   });
   afterAll(async () => env.close());
 

@@ -4,17 +4,13 @@
  * of the task starts on its own (no re-delegation, no new review rounds). Real server, the demo agent.
  */
 import { sagaWorkflowId } from '../src/domain/naming';
-import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
+import { createInProcessSagaEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
 import { majors, oneTaskPlan, startModesSaga, type ModesSaga } from './modes-helpers';
 
 describe('quality-locked task review checkpoints', () => {
   let env: SagaTestEnv;
   beforeAll(async () => {
-    env = await createSagaTestEnv('review-checkpoints');
-    process.env.SAGA_HOME = env.sagaHome;
-    process.env.SAGA_HOST_ID = env.hostId;
-    process.env.SAGA_TASK_QUEUE = env.taskQueue;
-    await env.startWorkers();
+    env = await createInProcessSagaEnv('review-checkpoints');
   });
   afterAll(async () => env.close());
 

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
+import { createInProcessSagaEnv, waitForPending, waitForStatus, type SagaTestEnv } from './harness/saga-env';
 import { oneTaskPlan, startModesSaga } from './modes-helpers';
 
 async function waitForFile(file: string, ok: (text: string) => boolean, timeoutMs = 60_000): Promise<string> {
@@ -22,11 +22,7 @@ async function waitForFile(file: string, ok: (text: string) => boolean, timeoutM
 describe('unachievable validation', () => {
   let env: SagaTestEnv;
   beforeAll(async () => {
-    env = await createSagaTestEnv('unachievable');
-    process.env.SAGA_HOME = env.sagaHome;
-    process.env.SAGA_HOST_ID = env.hostId;
-    process.env.SAGA_TASK_QUEUE = env.taskQueue;
-    await env.startWorkers();
+    env = await createInProcessSagaEnv('unachievable');
   });
   afterAll(async () => env.close());
 
