@@ -15,6 +15,40 @@ const nodeBuiltins = [
   'process',
 ];
 
+const deterministicMessage = 'Workflow and domain code must stay deterministic; do I/O in activities.';
+
+/**
+ * `dir`'s modules may not import the named layers (the first folder of a relative import, e.g. '../client/x');
+ * `except` re-allows one module of them, e.g. the workflows' message definitions that status readers query.
+ */
+function layer(dir, forbidden, { deterministic = false, allowTypeImports = false, except } = {}) {
+  const exception = except ? `(?!${except.replace('/', '\\/')}$)` : '';
+  return {
+    files: [`${dir}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: deterministic
+            ? [...nodeBuiltins, ...nodeBuiltins.map((m) => `node:${m}`)].map((name) => ({
+                name,
+                message: deterministicMessage,
+              }))
+            : [],
+          patterns: [
+            {
+              regex: `^(?:\\.{1,2}/)+${exception}(?:${forbidden.join('|')})(?:/|$)`,
+              message: `${dir} may import only the layers below it (docs/ARCHITECTURE.md).`,
+              allowTypeImports,
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'tools/**', 'coverage/**', '.test-artifacts/**'] },
   js.configs.recommended,
@@ -27,22 +61,23 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  {
-    // Workflow code is replayed: it must stay deterministic, so no Node I/O modules.
-    files: ['src/workflows/**/*.ts', 'src/domain/**/*.ts'],
-    ignores: ['src/domain/node/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [...nodeBuiltins, ...nodeBuiltins.map((m) => `node:${m}`), 'simple-git'].map((name) => ({
-            name,
-            message: 'Workflow and domain code must stay deterministic; do I/O in activities.',
-          })),
-        },
-      ],
-    },
-  },
+  // The layers (docs/ARCHITECTURE.md): each may import only those below it, so a wrong import fails `npm test`.
+  layer('src/domain', ['activities', 'workflows', 'client', 'worker', 'chat', 'status', 'codec', 'http'], {
+    deterministic: true,
+  }),
+  // Workflows see activities only as types (proxyActivities); their code is replayed, so no Node I/O.
+  layer('src/workflows', ['activities', 'client', 'worker', 'chat', 'status', 'codec', 'http'], {
+    deterministic: true,
+    allowTypeImports: true,
+  }),
+  layer('src/activities', ['client', 'worker', 'workflows'], { except: 'workflows/definitions' }),
+  layer('src/worker', ['client']),
+  layer('src/chat', ['activities', 'workflows', 'client', 'worker', 'status']),
+  layer('src/status', ['activities', 'workflows', 'client', 'worker', 'chat'], {
+    except: 'workflows/definitions',
+  }),
+  layer('src/codec', ['activities', 'workflows', 'client', 'worker', 'chat', 'status']),
+  layer('src/http', ['activities', 'workflows', 'client', 'worker', 'chat', 'status', 'codec']),
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: {

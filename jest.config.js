@@ -1,6 +1,6 @@
 /**
  * Two projects: `unit` (test/unit: pure modules, files, processes; no server, seconds) and `integration`
- * (test/*.test.ts: a real Temporal dev server started once by the global setup, real git, real agents).
+ * (test/integration: a real Temporal dev server started once by the global setup, real git, real agents).
  * `npm run test:unit` runs the first alone; `jest` runs both.
  * A third, `server` (test/server: the production Temporal server on PostgreSQL, built from source by
  * scripts/server-stack.sh), runs only when selected: `npm run test:server` (SAGA_SERVER_SUITE=1).
@@ -23,7 +23,7 @@ module.exports = {
     {
       ...shared,
       displayName: 'integration',
-      testMatch: ['<rootDir>/test/*.test.ts'],
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
     },

@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { mergeOrder } from '../src/domain/schedule';
+import { mergeOrder } from '../src/domain/fleet/schedule';
 import { git, taskCheck, TIMED_AGENT, type BenchRepo, type Dag } from './scenario';
 
 const run = promisify(execFile);

@@ -3,7 +3,7 @@
  * workflow saw each task child start and report (the server's own timestamps).
  */
 import type { temporal } from '@temporalio/proto';
-import { parseTaskRef } from '../src/domain/naming';
+import { parseTaskRef } from '../src/domain/saga/naming';
 import type { AgentRecord } from './timed-agent';
 
 type History = temporal.api.history.v1.IHistory;

@@ -20,9 +20,9 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { getStatus, respond } from '../src/client/saga-client';
 import { createSampleRepo, greetingPlan } from '../src/demo/sample-repo';
-import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/naming';
-import { QUESTION_BATCH, questionInteractionId } from '../src/domain/planner';
-import type { SagaStatus } from '../src/domain/state';
+import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/saga/naming';
+import { QUESTION_BATCH, questionInteractionId } from '../src/domain/planning/planner';
+import type { SagaStatus } from '../src/domain/saga/state';
 import { PROJECT_ROOT } from '../src/project-root';
 import { figure, quantile, type Figure } from './figures';
 

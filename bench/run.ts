@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { dataConverterFromEnv } from '../src/codec/config';
-import { idealMakespan, lowerBoundMakespan } from '../src/domain/schedule';
+import { idealMakespan, lowerBoundMakespan } from '../src/domain/fleet/schedule';
 import { startDevServerOnFreePorts } from '../src/worker/dev-server';
 import { installRuntime } from '../src/worker/worker';
 import { runNaiveBaseline } from './baseline';

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The real agent CLIs, for tests only (never runtime dependencies), at the versions the built-in presets were
-# verified with (src/domain/agent-presets.ts): the npm ones into tools/agent-clis, aider into a venv in
+# verified with (src/domain/config/agent-presets.ts): the npm ones into tools/agent-clis, aider into a venv in
 # tools/aider-venv, and one folder of links to them all, tools/agent-bin, for PATH. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../project-root';
-import { CONFIG_SECRET_REFERENCE } from '../domain/agent-env';
+import { CONFIG_SECRET_REFERENCE } from '../domain/config/agent-env';
 import {
   BUILTIN_AGENTS,
   DEFAULT_SAGA_CONFIG,
@@ -16,8 +16,8 @@ import {
   type AgentProfile,
   type ResolvedAgentProfile,
   type SagaConfig,
-} from '../domain/config';
-import { parseSagaConfigText } from '../domain/config-text';
+} from '../domain/config/config';
+import { parseSagaConfigText } from '../domain/config/config-text';
 
 export const CONFIG_FILE_NAME = 'saga.config.yaml';
 

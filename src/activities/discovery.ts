@@ -1,6 +1,6 @@
 /**
  * Environment discovery (Saga Phase 1, step 2): read the repo's own files, learn the program type and its
- * test/build/lint/typecheck commands from them (domain/discovery.ts), then confirm each command by running
+ * test/build/lint/typecheck commands from them (domain/planning/discovery.ts), then confirm each command by running
  * it.
  */
 import { promises as fs } from 'node:fs';
@@ -8,11 +8,16 @@ import * as path from 'node:path';
 import { asyncLocalStorage } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { commandEnvironment } from '../domain/agent-env';
-import { detectProject, MANIFESTS, type CommandCandidate, type RepoFiles } from '../domain/discovery';
-import { type DiscoveredCommand, type Environment, EnvironmentSchema } from '../domain/environment';
-import { CommandSandboxSchema, type CommandSandbox } from '../domain/sandbox';
-import { zodIssueLines } from '../domain/zod-errors';
+import { commandEnvironment } from '../domain/config/agent-env';
+import {
+  detectProject,
+  MANIFESTS,
+  type CommandCandidate,
+  type RepoFiles,
+} from '../domain/planning/discovery';
+import { type DiscoveredCommand, type Environment, EnvironmentSchema } from '../domain/planning/environment';
+import { CommandSandboxSchema, type CommandSandbox } from '../domain/config/sandbox';
+import { zodIssueLines } from '../domain/text/zod-errors';
 import { ensurePlanningWorktree, finishPlanningWorktree } from './planning-worktree';
 import { commandSandbox, runConfined } from './sandbox';
 

@@ -1,5 +1,5 @@
 /**
- * The per-repository memory of earlier sagas (src/domain/memory.ts) on disk: `<saga home>/.memory/<key>.md`
+ * The per-repository memory of earlier sagas (src/domain/planning/memory.ts) on disk: `<saga home>/.memory/<key>.md`
  * on the host that holds the repository. Written when planning records its decisions and when the user
  * corrects an autonomous decision; read into every planner prompt.
  */
@@ -16,7 +16,7 @@ import {
   type DecisionCorrection,
   type MemoryEntry,
   type SignalDates,
-} from '../domain/memory';
+} from '../domain/planning/memory';
 import { isSafeRelativePath } from '../domain/plan';
 import type { createArtifactActivities } from './artifacts';
 import { writeFileAtomic } from './artifacts';

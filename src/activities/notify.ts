@@ -9,16 +9,16 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { z } from 'zod';
-import { ChatConfigError, loadNotifyConfig, type NotifyConfig } from '../client/chat/config';
+import { ChatConfigError, loadNotifyConfig, type NotifyConfig } from '../chat/config';
 import {
   answeredMessage,
   notificationMessage,
   OPEN_UI_ACTION,
   type NotifiedInteraction,
   type SlackMessage,
-} from '../client/chat/messages';
-import { postSlackMessage, postWebhookNotification, updateSlackMessage } from '../client/chat/notify';
-import { nowSeconds } from '../client/chat/signing';
+} from '../chat/messages';
+import { postSlackMessage, postWebhookNotification, updateSlackMessage } from '../chat/outbound';
+import { nowSeconds } from '../chat/signing';
 
 const SlackRefSchema = z.object({ channel: z.string(), ts: z.string() });
 const RecordSchema = z.object({
@@ -58,7 +58,7 @@ export interface NotifyFailureInput {
   saga: string;
   /** The failed run: one notification per run (a continued saga that fails again is announced again). */
   runId: string;
-  /** One line (domain/failure.ts). */
+  /** One line (domain/saga/failure.ts). */
   reason: string;
   uiUrl: string;
 }

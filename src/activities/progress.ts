@@ -5,12 +5,12 @@
  */
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import type { ExitCriterionResult } from '../domain/completion-report';
-import type { SagaState } from '../domain/saga-state';
-import type { Answer, SagaStatus } from '../domain/state';
-import { answerDecisionEntry } from '../domain/interactions';
-import { worktreeDirName } from '../domain/naming';
-import { queryLiveStatus } from '../client/live-status';
+import type { ExitCriterionResult } from '../domain/record/completion-report';
+import type { SagaState } from '../domain/saga/saga-state';
+import type { Answer, SagaStatus } from '../domain/saga/state';
+import { answerDecisionEntry } from '../domain/saga/interactions';
+import { worktreeDirName } from '../domain/saga/naming';
+import { queryLiveStatus } from '../status/live-status';
 import { answersQuery, carryQuery } from '../workflows/definitions';
 import type { createArtifactActivities } from './artifacts';
 import { readEvidenceTail } from './artifacts/evidence';

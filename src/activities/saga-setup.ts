@@ -5,16 +5,16 @@
 import { Context } from '@temporalio/activity';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { withSecretsOutOfHistory } from '../domain/agent-env';
+import { withSecretsOutOfHistory } from '../domain/config/agent-env';
 import {
   checkTimeoutMs,
   handoffSettings,
   heartbeatTimeoutMs,
   knownAgentNames,
   resolveAgentProfile,
-} from '../domain/config';
-import type { FlagsResult } from '../domain/flags';
-import type { RunSettings } from '../domain/saga-input';
+} from '../domain/config/config';
+import type { FlagsResult } from '../domain/request/flags';
+import type { RunSettings } from '../domain/saga/saga-input';
 import type { createArtifactActivities } from './artifacts';
 import { loadSagaConfig } from './config-loader';
 import { recordSagaAnswers } from './progress';

@@ -8,10 +8,10 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { commandEnvironment } from '../domain/agent-env';
-import { namedPathsIn } from '../domain/milestone-failure';
-import { zodIssueLines } from '../domain/zod-errors';
-import { CommandSandboxSchema } from '../domain/sandbox';
+import { commandEnvironment } from '../domain/config/agent-env';
+import { namedPathsIn } from '../domain/fleet/milestone-failure';
+import { zodIssueLines } from '../domain/text/zod-errors';
+import { CommandSandboxSchema } from '../domain/config/sandbox';
 import { runDirectory, SpawnError } from './process';
 import { commandSandbox, runConfined, SandboxUnavailableError } from './sandbox';
 

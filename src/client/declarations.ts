@@ -1,7 +1,7 @@
 /**
  * Every `saga` command, argument and option, declared once (DESIGN.md 4.1). Plain data with no imports so
  * that reading it costs nothing: the parser (args.ts), `--help`, shell completion (completion.ts) and the
- * README check (test/cli-help.test.ts) are all generated from it; each command's handler is imported only
+ * README check (test/integration/cli-help.test.ts) are all generated from it; each command's handler is imported only
  * when that command runs (cli.ts).
  */
 

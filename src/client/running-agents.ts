@@ -6,8 +6,8 @@
  */
 import type { Client } from '@temporalio/client';
 import type { AgentProgress } from '../activities/agents';
-import type { MilestoneState, SagaStatus, Usage } from '../domain/state';
-import { addUsage, formatUsage, noUsage } from '../domain/usage';
+import type { MilestoneState, SagaStatus, Usage } from '../domain/saga/state';
+import { addUsage, formatUsage, noUsage } from '../domain/agents/usage';
 import { fromRawPayload } from './payloads';
 
 export interface RunningAgent {

@@ -10,12 +10,12 @@ import {
   type WorkflowExecutionDescription,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { failureReason } from '../domain/failure';
-import { sagaNameFromWorkflowId, sagaWorkflowId } from '../domain/naming';
-import { SagaName, SagaPhase, SagaAwaitingInput } from '../domain/search-attributes';
-import type { Answer, InteractionKind, RespondInput, SagaStatus } from '../domain/state';
+import { failureReason } from '../domain/saga/failure';
+import { sagaNameFromWorkflowId, sagaWorkflowId } from '../domain/saga/naming';
+import { SagaName, SagaPhase, SagaAwaitingInput } from '../domain/saga/search-attributes';
+import type { Answer, InteractionKind, RespondInput, SagaStatus } from '../domain/saga/state';
 import { respondUpdate, statusQuery } from '../workflows/definitions';
-import { queryLiveStatus, withLiveProgress } from './live-status';
+import { queryLiveStatus, withLiveProgress } from '../status/live-status';
 import { UserError } from './errors';
 
 export class RespondRefused extends UserError {

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { parseConfigDefaults, type ConfigDefaults } from '../domain/flags';
+import { parseConfigDefaults, type ConfigDefaults } from '../domain/request/flags';
 
 /**
  * Flag defaults from a `.sage/config.yaml`-style file. Fail-soft by contract: no path, a missing or

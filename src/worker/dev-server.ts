@@ -2,7 +2,7 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { devServerSearchAttributeArgs } from '../domain/search-attributes';
+import { devServerSearchAttributeArgs } from '../domain/saga/search-attributes';
 import { EnvironmentError, findTemporalBinary } from './temporal-binary';
 
 /** Queries the server holds per workflow while its workflow task runs (deploy/dynamicconfig/docker.yaml too). */

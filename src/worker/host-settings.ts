@@ -4,7 +4,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { WORKFLOW_TASK_QUEUE } from '../domain/naming';
+import { WORKFLOW_TASK_QUEUE } from '../domain/saga/naming';
 import { EnvironmentError } from './temporal-binary';
 
 export const defaultHostId = (): string => process.env.SAGA_HOST_ID || os.hostname();

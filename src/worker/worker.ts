@@ -14,7 +14,7 @@ import {
 import type { DataConverter } from '@temporalio/common';
 import { createActivities } from '../activities';
 import { dataConverterFromEnv } from '../codec/config';
-import { hostTaskQueue } from '../domain/naming';
+import { hostTaskQueue } from '../domain/saga/naming';
 import { defaultHostId, shutdownGraceMs, workflowTaskQueue } from './host-settings';
 import { prebuiltWorkflowBundle, workflowCode } from './workflow-bundle';
 

@@ -13,14 +13,20 @@ const SHARED_MODULES = require.resolve('../workflows/preload');
 /** Next to the compiled sources: dist/workflow-bundle.js. */
 export const PREBUILT_WORKFLOW_BUNDLE = path.join(__dirname, '..', '..', 'workflow-bundle.js');
 
-/** Newest modification time of the compiled workflow and domain modules the bundle is made of. */
-function newestSource(): number {
+/** Newest modification time of the compiled modules under `dir`, its sub-folders included. */
+function newestModule(dir: string): number {
   let newest = 0;
-  for (const dir of ['workflows', 'domain'].map((d) => path.join(__dirname, '..', d)))
-    for (const file of readdirSync(dir))
-      if (file.endsWith('.js')) newest = Math.max(newest, statSync(path.join(dir, file)).mtimeMs);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestModule(file));
+    else if (entry.name.endsWith('.js')) newest = Math.max(newest, statSync(file).mtimeMs);
+  }
   return newest;
 }
+
+/** Newest modification time of the compiled workflow and domain modules the bundle is made of. */
+const newestSource = (): number =>
+  Math.max(...['workflows', 'domain'].map((d) => newestModule(path.join(__dirname, '..', d))));
 
 /** The prebuilt bundle when it is there and newer than the code it was made from; else null. */
 export function prebuiltWorkflowBundle(): string | null {

@@ -10,17 +10,17 @@ import {
   ISSUE_SYNTAX_EXAMPLE,
   parseIssueLines,
   type AcceptanceIssue,
-} from '../domain/acceptance-issues';
-import { issuesMilestone } from '../domain/fleet';
+} from '../domain/planning/acceptance-issues';
+import { issuesMilestone } from '../domain/fleet/fleet';
 import {
   acceptanceCorrectionLines,
   parseDecisionCorrections,
   type CorrectableDecision,
-} from '../domain/memory';
+} from '../domain/planning/memory';
 import type { PlanMilestone, PlanOutline } from '../domain/plan';
-import type { SagaContext } from '../domain/saga-input';
-import type { Answer, InteractionRequest } from '../domain/state';
-import { activitiesFor } from './activities';
+import type { SagaContext } from '../domain/saga/saga-input';
+import type { Answer, InteractionRequest } from '../domain/saga/state';
+import { activitiesFor } from './activity-proxies';
 import { ask, askAll } from './ask';
 import type { ValidationResult } from './validation';
 

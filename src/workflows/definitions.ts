@@ -3,11 +3,18 @@
  * Every user interaction is addressed to the saga workflow (`saga-<name>`): it is the one address.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { BudgetGrant } from '../domain/budget';
-import type { LiveProgress } from '../domain/progress';
-import type { Reconciliation, ReconciliationInput } from '../domain/reconciliation';
-import type { SagaState } from '../domain/saga-state';
-import type { Answer, Interaction, ProgressEvent, RespondInput, SagaStatus, Usage } from '../domain/state';
+import type { BudgetGrant } from '../domain/fleet/budget';
+import type { LiveProgress } from '../domain/saga/phase-progress';
+import type { Reconciliation, ReconciliationInput } from '../domain/record/reconciliation';
+import type { SagaState } from '../domain/saga/saga-state';
+import type {
+  Answer,
+  Interaction,
+  ProgressEvent,
+  RespondInput,
+  SagaStatus,
+  Usage,
+} from '../domain/saga/state';
 
 /** Answer a pending interaction. The validator rejects unknown ids and invalid choices. */
 export const respondUpdate = defineUpdate<Answer, [RespondInput]>('respond');
@@ -22,7 +29,7 @@ export const carryQuery = defineQuery<SagaState | null>('carry');
 
 /**
  * Implementation phase: its task and milestone states, usage and log lines as they are now (readers merge
- * them into the saga's status while the phase runs; see src/client/live-status.ts).
+ * them into the saga's status while the phase runs; see src/status/live-status.ts).
  */
 export const implementationProgressQuery = defineQuery<LiveProgress>('progress');
 

@@ -11,10 +11,10 @@ import {
   raisedLimit,
   remainingUsd,
   type BudgetGrant,
-} from '../domain/budget';
-import type { SagaContext } from '../domain/saga-input';
-import type { Answer, Usage } from '../domain/state';
-import { quickActivities } from './activities';
+} from '../domain/fleet/budget';
+import type { SagaContext } from '../domain/saga/saga-input';
+import type { Answer, Usage } from '../domain/saga/state';
+import { quickActivities } from './activity-proxies';
 import { ask } from './ask';
 import { budgetGrantSignal } from './definitions';
 import type { taskWorkflow } from './task';

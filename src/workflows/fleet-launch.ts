@@ -1,9 +1,9 @@
 /** What a task child is started with: its branch, worktree, starting point, retained context and budget. */
-import type { BudgetGrant } from '../domain/budget';
-import { integrationBranch, worktreeDirName } from '../domain/naming';
+import type { BudgetGrant } from '../domain/fleet/budget';
+import { integrationBranch, worktreeDirName } from '../domain/saga/naming';
 import type { PlanMilestone } from '../domain/plan';
-import type { SagaContext } from '../domain/saga-input';
-import type { MilestoneState, TaskState } from '../domain/state';
+import type { SagaContext } from '../domain/saga/saga-input';
+import type { MilestoneState, TaskState } from '../domain/saga/state';
 import type { TaskInput } from './task';
 
 export interface Delegation {

@@ -16,7 +16,7 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { failureReason } from '../domain/failure';
+import { failureReason } from '../domain/saga/failure';
 import {
   escalationQuestion,
   nextStepWhenBlocked,
@@ -24,7 +24,7 @@ import {
   specGapDecision,
   specGapNote,
   specGapQuestion,
-} from '../domain/blocked-report';
+} from '../domain/fleet/blocked-report';
 import {
   blockedTask,
   budgetStoppedTask,
@@ -33,23 +33,35 @@ import {
   passedTask,
   schedView,
   type TaskReport,
-} from '../domain/fleet';
-import { taskWorkflowId } from '../domain/naming';
-import { adjustmentPlan, currentTaskSpec, specChangeDecision, withSpecChange } from '../domain/spec-changes';
+} from '../domain/fleet/fleet';
+import { taskWorkflowId } from '../domain/saga/naming';
+import {
+  adjustmentPlan,
+  currentTaskSpec,
+  specChangeDecision,
+  withSpecChange,
+} from '../domain/fleet/spec-changes';
 import { ownsWarning, type Plan, type PlanMilestone } from '../domain/plan';
-import type { SagaContext } from '../domain/saga-input';
-import { SagaName } from '../domain/search-attributes';
-import { milestoneOrder, readyTasks } from '../domain/schedule';
-import { applyLiveProgress, type LiveProgress } from '../domain/progress';
-import type { Answer, MilestoneState, ProgressEvent, SpecChange, TaskState, Usage } from '../domain/state';
-import { quickActivities } from './activities';
+import type { SagaContext } from '../domain/saga/saga-input';
+import { SagaName } from '../domain/saga/search-attributes';
+import { milestoneOrder, readyTasks } from '../domain/fleet/schedule';
+import { applyLiveProgress, type LiveProgress } from '../domain/saga/phase-progress';
+import type {
+  Answer,
+  MilestoneState,
+  ProgressEvent,
+  SpecChange,
+  TaskState,
+  Usage,
+} from '../domain/saga/state';
+import { quickActivities } from './activity-proxies';
 import { ask } from './ask';
 import { FleetBudget } from './fleet-budget';
 import { taskInputFor } from './fleet-launch';
 import { integrateMilestone } from './integration';
 import { implementationProgressQuery, taskUsageSignal } from './definitions';
 import { taskWorkflow, type TaskInput } from './task';
-import { addUsage, noUsage } from '../domain/usage';
+import { addUsage, noUsage } from '../domain/agents/usage';
 
 export interface ImplementationInput {
   ctx: SagaContext;

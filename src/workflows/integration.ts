@@ -3,15 +3,15 @@
  * integration branch in dependency order, hand conflicts to a resolver agent, run milestone validation,
  * and revert to the pre-integration commit when it fails (the branches and commits stay in git).
  */
-import { integrationBranch, taskRef, worktreeDirName } from '../domain/naming';
-import { describeBlame, tasksToRedelegate } from '../domain/milestone-failure';
+import { integrationBranch, taskRef, worktreeDirName } from '../domain/saga/naming';
+import { describeBlame, tasksToRedelegate } from '../domain/fleet/milestone-failure';
 import type { PlanMilestone } from '../domain/plan';
-import type { SagaContext } from '../domain/saga-input';
-import { mergeOrder } from '../domain/schedule';
-import type { MilestoneState, Usage } from '../domain/state';
-import { activitiesFor } from './activities';
+import type { SagaContext } from '../domain/saga/saga-input';
+import { mergeOrder } from '../domain/fleet/schedule';
+import type { MilestoneState, Usage } from '../domain/saga/state';
+import { activitiesFor } from './activity-proxies';
 import { profileFor } from './shared';
-import { addUsage, noUsage } from '../domain/usage';
+import { addUsage, noUsage } from '../domain/agents/usage';
 
 /**
  * `note`: why, in one line (the task's status reason); `details`: more for the agent (the failing checks'

@@ -2,7 +2,7 @@
  * The saga workflow's register of who it waits for. Children open interactions by signal; users answer
  * through the `respond` update, whose validator refuses bad answers before they reach history.
  */
-import { zodIssueLines } from '../domain/zod-errors';
+import { zodIssueLines } from '../domain/text/zod-errors';
 import {
   ApplicationFailure,
   condition,
@@ -10,8 +10,8 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { RespondError, toAnswer, validateResponse } from '../domain/interactions';
-import { RespondInputSchema, type Answer, type Interaction, type RespondInput } from '../domain/state';
+import { RespondError, toAnswer, validateResponse } from '../domain/saga/interactions';
+import { RespondInputSchema, type Answer, type Interaction, type RespondInput } from '../domain/saga/state';
 import { deliverAnswer } from './ask';
 import { interactionAnsweredSignal, interactionOpenedSignal, respondUpdate } from './definitions';
 

@@ -4,11 +4,11 @@
  * invalid answers.
  */
 import { log, setCurrentDetails } from '@temporalio/workflow';
-import { budgetInteraction, raisedLimit, remainingUsd, runCapUsd } from '../domain/budget';
-import type { SagaContext } from '../domain/saga-input';
-import type { Usage } from '../domain/state';
-import { addUsage } from '../domain/usage';
-import { activitiesFor } from './activities';
+import { budgetInteraction, raisedLimit, remainingUsd, runCapUsd } from '../domain/fleet/budget';
+import type { SagaContext } from '../domain/saga/saga-input';
+import type { Usage } from '../domain/saga/state';
+import { addUsage } from '../domain/agents/usage';
+import { activitiesFor } from './activity-proxies';
 import { ask } from './ask';
 import { plannerProfile, sagaLog } from './shared';
 

@@ -4,17 +4,17 @@
  * before the decomposition (step 5), which must keep them; memory-versus-codebase conflicts in autonomous
  * decisions resolved newer-wins (seed 001).
  */
-import { plannerRestatement } from '../domain/intake';
-import { resolveSignalConflict } from '../domain/memory';
+import { plannerRestatement } from '../domain/request/intake';
+import { resolveSignalConflict } from '../domain/planning/memory';
 import { validatePlan, type ExitCriterion, type Plan } from '../domain/plan';
 import {
   PlannerCriteriaOutputSchema,
   withAgreedCriteria,
   zodErrors,
   type PlannerDecision,
-} from '../domain/planner';
-import type { SagaContext } from '../domain/saga-input';
-import { activitiesFor } from './activities';
+} from '../domain/planning/planner';
+import type { SagaContext } from '../domain/saga/saga-input';
+import { activitiesFor } from './activity-proxies';
 import type { plannerRuns, Validation } from './planner-runs';
 import { sagaLog } from './shared';
 

@@ -4,7 +4,7 @@
  * saga workflow before this phase, so nothing is created on disk before the user confirms.
  */
 import { CancellationScope, setCurrentDetails } from '@temporalio/workflow';
-import type { Environment } from '../domain/environment';
+import type { Environment } from '../domain/planning/environment';
 import type { Plan } from '../domain/plan';
 import {
   applyCorrections,
@@ -15,12 +15,12 @@ import {
   memoryEntries,
   rationaleBullets,
   type AdoptedDefault,
-} from '../domain/autonomous-decisions';
+} from '../domain/planning/autonomous-decisions';
 import {
   correctableDecisionLines,
   parseDecisionCorrections,
   type CorrectableDecision,
-} from '../domain/memory';
+} from '../domain/planning/memory';
 import {
   AUTONOMY_INSUFFICIENT_NOTE,
   autonomyInsufficient,
@@ -31,16 +31,16 @@ import {
   zodErrors,
   type PlannerDecision,
   type PlannerQuestion,
-} from '../domain/planner';
-import { withRestatement } from '../domain/intake';
-import { sagaWorkflowId } from '../domain/naming';
-import type { SagaContext } from '../domain/saga-input';
-import type { Answer, PlanSummary, ProgressEvent, Usage } from '../domain/state';
-import { noUsage } from '../domain/usage';
-import { activitiesFor, quickActivities } from './activities';
+} from '../domain/planning/planner';
+import { withRestatement } from '../domain/request/intake';
+import { sagaWorkflowId } from '../domain/saga/naming';
+import type { SagaContext } from '../domain/saga/saga-input';
+import type { Answer, PlanSummary, ProgressEvent, Usage } from '../domain/saga/state';
+import { noUsage } from '../domain/agents/usage';
+import { activitiesFor, quickActivities } from './activity-proxies';
 import { ask, askAll } from './ask';
 import { plannerRuns, type PlanningSpend } from './planner-runs';
-import { reviewedApproval } from '../domain/plan-review';
+import { reviewedApproval } from '../domain/planning/plan-review';
 import { draftPlan, recordRestatement, resolveConflicts, validatePlanned } from './planning-steps';
 import { reviewLoop } from './review-loop';
 import { planningWorktree, report, reportAll, sagaLog } from './shared';

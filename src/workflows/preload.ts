@@ -9,35 +9,35 @@
  * test/unit/workflow-preload.test.ts checks this list against the domain modules the workflows import.
  */
 import { ZodEnum, ZodNativeEnum, ZodObject, ZodString, ZodType } from 'zod';
-import * as acceptanceIssues from '../domain/acceptance-issues';
-import * as autonomousDecisions from '../domain/autonomous-decisions';
-import * as blockedReport from '../domain/blocked-report';
-import * as budget from '../domain/budget';
-import * as config from '../domain/config';
-import * as environment from '../domain/environment';
-import * as failure from '../domain/failure';
-import * as flags from '../domain/flags';
-import * as fleet from '../domain/fleet';
-import * as intake from '../domain/intake';
-import * as interactions from '../domain/interactions';
-import * as memory from '../domain/memory';
-import * as milestoneFailure from '../domain/milestone-failure';
-import * as naming from '../domain/naming';
+import * as acceptanceIssues from '../domain/planning/acceptance-issues';
+import * as autonomousDecisions from '../domain/planning/autonomous-decisions';
+import * as blockedReport from '../domain/fleet/blocked-report';
+import * as budget from '../domain/fleet/budget';
+import * as config from '../domain/config/config';
+import * as environment from '../domain/planning/environment';
+import * as failure from '../domain/saga/failure';
+import * as flags from '../domain/request/flags';
+import * as fleet from '../domain/fleet/fleet';
+import * as intake from '../domain/request/intake';
+import * as interactions from '../domain/saga/interactions';
+import * as memory from '../domain/planning/memory';
+import * as milestoneFailure from '../domain/fleet/milestone-failure';
+import * as naming from '../domain/saga/naming';
 import * as plan from '../domain/plan';
-import * as planReview from '../domain/plan-review';
-import * as planner from '../domain/planner';
-import * as progress from '../domain/progress';
-import * as reconciliation from '../domain/reconciliation';
-import * as review from '../domain/review';
-import * as sagaInput from '../domain/saga-input';
-import * as sagaState from '../domain/saga-state';
-import * as schedule from '../domain/schedule';
-import * as searchAttributes from '../domain/search-attributes';
-import * as specChanges from '../domain/spec-changes';
-import * as state from '../domain/state';
-import * as unachievable from '../domain/unachievable';
-import * as usage from '../domain/usage';
-import * as zodErrors from '../domain/zod-errors';
+import * as planReview from '../domain/planning/plan-review';
+import * as planner from '../domain/planning/planner';
+import * as progress from '../domain/saga/phase-progress';
+import * as reconciliation from '../domain/record/reconciliation';
+import * as review from '../domain/fleet/review';
+import * as sagaInput from '../domain/saga/saga-input';
+import * as sagaState from '../domain/saga/saga-state';
+import * as schedule from '../domain/fleet/schedule';
+import * as searchAttributes from '../domain/saga/search-attributes';
+import * as specChanges from '../domain/fleet/spec-changes';
+import * as state from '../domain/saga/state';
+import * as unachievable from '../domain/planning/unachievable';
+import * as usage from '../domain/agents/usage';
+import * as zodErrors from '../domain/text/zod-errors';
 
 const SHARED_DOMAIN_MODULES = {
   acceptanceIssues,

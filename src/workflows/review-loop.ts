@@ -7,10 +7,10 @@ import {
   checkpointInteractionId,
   checkpointOptions,
   CHECKPOINT_REVISE,
-} from '../domain/plan-review';
-import { ITERATION_CAP, qualityDecision, type IterationRecord } from '../domain/review';
-import type { SagaContext } from '../domain/saga-input';
-import { activitiesFor } from './activities';
+} from '../domain/planning/plan-review';
+import { ITERATION_CAP, qualityDecision, type IterationRecord } from '../domain/fleet/review';
+import type { SagaContext } from '../domain/saga/saga-input';
+import { activitiesFor } from './activity-proxies';
 import { ask } from './ask';
 import { profileFor, sagaLog } from './shared';
 

@@ -5,17 +5,17 @@
  * the user cancelled or did not approve) and what the planner runs spent.
  */
 import { executeChild, workflowInfo } from '@temporalio/workflow';
-import type { Environment } from '../domain/environment';
-import { announceModes, resolveExecutionMode, resolveParallel } from '../domain/flags';
-import { confirmNamePrompt } from '../domain/intake';
-import type { CorrectableDecision } from '../domain/memory';
-import { phaseWorkflowId } from '../domain/naming';
+import type { Environment } from '../domain/planning/environment';
+import { announceModes, resolveExecutionMode, resolveParallel } from '../domain/request/flags';
+import { confirmNamePrompt } from '../domain/request/intake';
+import type { CorrectableDecision } from '../domain/planning/memory';
+import { phaseWorkflowId } from '../domain/saga/naming';
 import type { Plan } from '../domain/plan';
-import type { SagaContext, SagaInput } from '../domain/saga-input';
-import { SagaName } from '../domain/search-attributes';
-import type { Answer, InteractionRequest, ProgressEvent, Usage } from '../domain/state';
-import { noUsage } from '../domain/usage';
-import { quickActivities } from './activities';
+import type { SagaContext, SagaInput } from '../domain/saga/saga-input';
+import { SagaName } from '../domain/saga/search-attributes';
+import type { Answer, InteractionRequest, ProgressEvent, Usage } from '../domain/saga/state';
+import { noUsage } from '../domain/agents/usage';
+import { quickActivities } from './activity-proxies';
 import { planningWorkflow } from './planning';
 
 /** The first question of every saga; open before the update handler exists, so an early answer finds it. */

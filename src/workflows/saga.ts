@@ -20,29 +20,29 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import { failureReason } from '../domain/failure';
-import { integrationBranch, phaseWorkflowId } from '../domain/naming';
+import { failureReason } from '../domain/saga/failure';
+import { integrationBranch, phaseWorkflowId } from '../domain/saga/naming';
 import { planOutline } from '../domain/plan';
-import { summarizePlan } from '../domain/planner';
-import { mergeLogs, reduceProgress, unresolvedTasks, type ProgressView } from '../domain/progress';
-import type { SagaInput } from '../domain/saga-input';
+import { summarizePlan } from '../domain/planning/planner';
+import { mergeLogs, reduceProgress, unresolvedTasks, type ProgressView } from '../domain/saga/phase-progress';
+import type { SagaInput } from '../domain/saga/saga-input';
 import {
   migrateSagaState,
   SAGA_LOG_KEEP,
   SAGA_STATE_VERSION,
   SagaStateError,
   type SagaState,
-} from '../domain/saga-state';
-import { SagaAwaitingInput, SagaName, SagaPhase } from '../domain/search-attributes';
-import type { Interaction, Phase, ProgressEvent, SagaStatus } from '../domain/state';
+} from '../domain/saga/saga-state';
+import { SagaAwaitingInput, SagaName, SagaPhase } from '../domain/saga/search-attributes';
+import type { Interaction, Phase, ProgressEvent, SagaStatus } from '../domain/saga/state';
 import {
   parseReconciliationInput,
   reconciliationLogLines,
   type Reconciliation,
-} from '../domain/reconciliation';
-import { addUsage, noUsage } from '../domain/usage';
+} from '../domain/record/reconciliation';
+import { addUsage, noUsage } from '../domain/agents/usage';
 import { acceptRound } from './acceptance';
-import { quickActivities } from './activities';
+import { quickActivities } from './activity-proxies';
 import { ask, askAll, toInteraction } from './ask';
 import {
   answersQuery,

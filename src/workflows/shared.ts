@@ -1,9 +1,9 @@
 /** Small helpers every saga workflow uses. */
 import { ApplicationFailure, getExternalWorkflowHandle, log } from '@temporalio/workflow';
-import type { ResolvedAgentProfile } from '../domain/config';
-import { worktreeDirName } from '../domain/naming';
-import type { SagaContext } from '../domain/saga-input';
-import type { ProgressEvent } from '../domain/state';
+import type { ResolvedAgentProfile } from '../domain/config/config';
+import { worktreeDirName } from '../domain/saga/naming';
+import type { SagaContext } from '../domain/saga/saga-input';
+import type { ProgressEvent } from '../domain/saga/state';
 import { progressBatchSignal, progressSignal } from './definitions';
 
 /** Sends a state change to the saga workflow; a saga that is gone must not fail the sender. */

@@ -6,11 +6,11 @@
  * Only the task's adjustable fields are taken; no change means only the user can resolve it.
  */
 import { validatePlan, type PlanTask } from '../domain/plan';
-import type { SagaContext } from '../domain/saga-input';
-import { adjustmentNote, adjustmentOf, describeAdjustment } from '../domain/spec-changes';
-import type { SpecChange, Usage } from '../domain/state';
-import { noUsage } from '../domain/usage';
-import { activitiesFor } from './activities';
+import type { SagaContext } from '../domain/saga/saga-input';
+import { adjustmentNote, adjustmentOf, describeAdjustment } from '../domain/fleet/spec-changes';
+import type { SpecChange, Usage } from '../domain/saga/state';
+import { noUsage } from '../domain/agents/usage';
+import { activitiesFor } from './activity-proxies';
 import { plannerProfile } from './shared';
 import type { TaskInput } from './task';
 

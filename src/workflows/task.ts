@@ -14,20 +14,20 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { remainingUsd, runCapUsd, sagaBudgetReason, type BudgetGrant } from '../domain/budget';
+import { remainingUsd, runCapUsd, sagaBudgetReason, type BudgetGrant } from '../domain/fleet/budget';
 import type { Plan, PlanTask } from '../domain/plan';
-import type { SagaContext } from '../domain/saga-input';
-import type { SpecChange, Usage } from '../domain/state';
-import { currentTaskSpec } from '../domain/spec-changes';
-import type { TaskReport } from '../domain/fleet';
+import type { SagaContext } from '../domain/saga/saga-input';
+import type { SpecChange, Usage } from '../domain/saga/state';
+import { currentTaskSpec } from '../domain/fleet/spec-changes';
+import type { TaskReport } from '../domain/fleet/fleet';
 import type { PreparedTask, TaskAttemptResult, TaskHandoff } from '../activities/task-attempt';
-import { agentBlockedReason, agentBlockedTaskReason } from '../domain/blocked-report';
-import { activitiesFor } from './activities';
+import { agentBlockedReason, agentBlockedTaskReason } from '../domain/fleet/blocked-report';
+import { activitiesFor } from './activity-proxies';
 import { reviewLoop } from './review-loop';
 import { adjustTaskSpec } from './spec-adjustment';
 import { budgetGrantSignal, taskUsageSignal } from './definitions';
 import { profileFor } from './shared';
-import { addUsage, noUsage } from '../domain/usage';
+import { addUsage, noUsage } from '../domain/agents/usage';
 
 export interface TaskInput {
   ctx: SagaContext;

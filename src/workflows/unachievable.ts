@@ -4,13 +4,13 @@
  * criteria the saga carries on with (and SAGA.md shows).
  */
 import type { ExitCriterion } from '../domain/plan';
-import type { SagaContext } from '../domain/saga-input';
+import type { SagaContext } from '../domain/saga/saga-input';
 import {
   applyUnachievableAnswers,
   unachievableDeviation,
   unachievableQuestion,
-} from '../domain/unachievable';
-import { activitiesFor } from './activities';
+} from '../domain/planning/unachievable';
+import { activitiesFor } from './activity-proxies';
 import { askAll } from './ask';
 import { sagaLog } from './shared';
 

@@ -3,11 +3,11 @@
  * report says how each was validated. A criterion whose command cannot run is "not checkable", never passed.
  */
 import { setCurrentDetails } from '@temporalio/workflow';
-import { integrationBranch, worktreeDirName } from '../domain/naming';
+import { integrationBranch, worktreeDirName } from '../domain/saga/naming';
 import type { ExitCriterion, PlanOutline } from '../domain/plan';
-import { unachievableFinding } from '../domain/unachievable';
-import type { SagaContext } from '../domain/saga-input';
-import { activitiesFor } from './activities';
+import { unachievableFinding } from '../domain/planning/unachievable';
+import type { SagaContext } from '../domain/saga/saga-input';
+import { activitiesFor } from './activity-proxies';
 import { escalateUnachievable } from './unachievable';
 
 export interface CriterionResult {

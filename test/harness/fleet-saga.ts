@@ -10,7 +10,7 @@ import type { temporal } from '@temporalio/proto';
 import YAML from 'yaml';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
-import type { SagaInput } from '../../src/domain/saga-input';
+import type { SagaInput } from '../../src/domain/saga/saga-input';
 import { waitForPending, type SagaTestEnv } from './saga-env';
 
 export const git = (cwd: string, ...args: string[]): string =>

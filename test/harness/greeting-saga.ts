@@ -2,8 +2,8 @@
 import path from 'node:path';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { sagaWorkflowId } from '../../src/domain/naming';
-import type { SagaInput } from '../../src/domain/saga-input';
+import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import type { SagaInput } from '../../src/domain/saga/saga-input';
 import type { SagaTestEnv } from './saga-env';
 
 /** Starts it (waiting at the name confirmation); with `uiBaseUrl`, its status carries a Web UI link. */

@@ -1,5 +1,5 @@
 /** Saga states as older code wrote them, for the versioning tests. */
-import type { SagaState } from '../../src/domain/saga-state';
+import type { SagaState } from '../../src/domain/saga/saga-state';
 
 /** The same state as the unnumbered version 1 wrote it: no `version` or `planVersion`, settings from before four of them existed. */
 export function asVersion1(state: SagaState): Record<string, unknown> {

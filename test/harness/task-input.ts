@@ -6,10 +6,10 @@
 import path from 'node:path';
 import { createArtifactActivities } from '../../src/activities/artifacts';
 import { createSagaSetupActivities } from '../../src/activities/saga-setup';
-import { parseFlags } from '../../src/domain/flags';
-import { hostTaskQueue, sagaWorkflowId, taskBranch } from '../../src/domain/naming';
+import { parseFlags } from '../../src/domain/request/flags';
+import { hostTaskQueue, sagaWorkflowId, taskBranch } from '../../src/domain/saga/naming';
 import type { PlanTask } from '../../src/domain/plan';
-import type { SagaContext } from '../../src/domain/saga-input';
+import type { SagaContext } from '../../src/domain/saga/saga-input';
 import type { TaskInput } from '../../src/workflows/task';
 import type { SagaTestEnv } from './saga-env';
 

@@ -3,11 +3,11 @@
  * gets (and that the respond validator refuses it), the fix milestone built from the issues, and the rule
  * that a fix changing no files is blocked.
  */
-import { checkCommand, parseIssueLines } from '../../src/domain/acceptance-issues';
-import { issuesMilestone, NO_CHANGES_REASON, noChangesBlock } from '../../src/domain/fleet';
-import { RespondError, validateResponse } from '../../src/domain/interactions';
+import { checkCommand, parseIssueLines } from '../../src/domain/planning/acceptance-issues';
+import { issuesMilestone, NO_CHANGES_REASON, noChangesBlock } from '../../src/domain/fleet/fleet';
+import { RespondError, validateResponse } from '../../src/domain/saga/interactions';
 import { PlanSchema, type Plan } from '../../src/domain/plan';
-import type { Interaction } from '../../src/domain/state';
+import type { Interaction } from '../../src/domain/saga/state';
 
 const errorOf = (text: string): string => {
   const parsed = parseIssueLines(text);

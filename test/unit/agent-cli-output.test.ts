@@ -10,9 +10,9 @@ import {
   readableLine,
   readAgentOutcome,
   type AgentFailureKind,
-} from '../../src/domain/agent-cli-output';
-import type { AgentOutputFormat } from '../../src/domain/agent-presets';
-import { priceTokens } from '../../src/domain/usage';
+} from '../../src/domain/agents/cli-output';
+import type { AgentOutputFormat } from '../../src/domain/config/agent-presets';
+import { priceTokens } from '../../src/domain/agents/usage';
 
 interface Capture {
   cli: string;

@@ -1,4 +1,4 @@
-import { extractReport, lastJsonBlock, parseUsage } from '../../src/domain/agent-output';
+import { extractReport, lastJsonBlock, parseUsage } from '../../src/domain/agents/agent-output';
 
 const fence = (body: string) => '```json\n' + body + '\n```';
 

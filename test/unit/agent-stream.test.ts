@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { readAgentOutcome } from '../../src/domain/agent-cli-output';
-import type { AgentOutputFormat } from '../../src/domain/agent-presets';
-import { createAgentStreamReader, type AgentStreamSnapshot } from '../../src/domain/agent-stream';
+import { readAgentOutcome } from '../../src/domain/agents/cli-output';
+import type { AgentOutputFormat } from '../../src/domain/config/agent-presets';
+import { createAgentStreamReader, type AgentStreamSnapshot } from '../../src/domain/agents/agent-stream';
 
 interface Capture {
   exitCode: number;

@@ -1,6 +1,6 @@
-/** The budget's pure rules (src/domain/budget.ts), the Claude preset's cap argument and the config key. */
-import { budgetArgsFor } from '../../src/domain/agent-presets';
-import { textFormatProblem } from '../../src/domain/acceptance-issues';
+/** The budget's pure rules (src/domain/fleet/budget.ts), the Claude preset's cap argument and the config key. */
+import { budgetArgsFor } from '../../src/domain/config/agent-presets';
+import { textFormatProblem } from '../../src/domain/planning/acceptance-issues';
 import {
   budgetRaiseProblem,
   crossedWarning,
@@ -9,9 +9,9 @@ import {
   raisedLimit,
   remainingUsd,
   runCapUsd,
-} from '../../src/domain/budget';
-import { expandCommand, type SagaConfig } from '../../src/domain/config';
-import { parseSagaConfigText } from '../../src/domain/config-text';
+} from '../../src/domain/fleet/budget';
+import { expandCommand, type SagaConfig } from '../../src/domain/config/config';
+import { parseSagaConfigText } from '../../src/domain/config/config-text';
 
 function parseConfig(text: string): SagaConfig {
   const parsed = parseSagaConfigText(text, 'saga.config.yaml');

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { runConfined } from '../../src/activities/sandbox';
-import { commandEnvironment } from '../../src/domain/agent-env';
+import { commandEnvironment } from '../../src/domain/config/agent-env';
 
 // Outside /tmp: the sandbox's /tmp is a fresh one anyway, so a key there would prove nothing.
 const ARTIFACTS = path.resolve(__dirname, '..', '..', '.test-artifacts');

@@ -11,7 +11,7 @@ import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { codecFromEnv, dataConverterFromEnv, deriveKeyId } from '../../src/codec/config';
 import { CodecError, EncryptionCodec, isEncrypted } from '../../src/codec/encryption-codec';
-import { isWorkerSecret } from '../../src/domain/agent-env';
+import { isWorkerSecret } from '../../src/domain/config/agent-env';
 
 const GOAL = 'Ship dark mode for the billing page';
 const keyA = randomBytes(32);

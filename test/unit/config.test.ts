@@ -10,10 +10,10 @@ import {
   parseDuration,
   resolveAgentProfile,
   type SagaConfig,
-} from '../../src/domain/config';
-import { parseSagaConfigText } from '../../src/domain/config-text';
-import { formatPath } from '../../src/domain/zod-errors';
-import { DEFAULT_MODEL_PRICES } from '../../src/domain/agent-presets';
+} from '../../src/domain/config/config';
+import { parseSagaConfigText } from '../../src/domain/config/config-text';
+import { formatPath } from '../../src/domain/text/zod-errors';
+import { DEFAULT_MODEL_PRICES } from '../../src/domain/config/agent-presets';
 
 function parseOk(text: string): SagaConfig {
   const result = parseSagaConfigText(text, 'saga.config.yaml');

@@ -1,5 +1,5 @@
 /** Project detection from the repo's own files: contents in, findings out, nothing run. */
-import { detectProject } from '../../src/domain/discovery';
+import { detectProject } from '../../src/domain/planning/discovery';
 
 describe('detectProject', () => {
   const pkg = (extra: object) => JSON.stringify({ name: 'x', ...extra });

@@ -9,7 +9,7 @@ import {
   resolveParallel,
   toContractJson,
   type FlagsResult,
-} from '../../src/domain/flags';
+} from '../../src/domain/request/flags';
 import { CONTRACT_KEYS, FLAG_CASES } from '../fixtures/flag-cases';
 
 describe('parseFlags: the contract table', () => {

@@ -1,5 +1,5 @@
 /**
- * The implementation phase's own view of its tasks (src/domain/progress.ts): kept by its workflow, merged
+ * The implementation phase's own view of its tasks (src/domain/saga/phase-progress.ts): kept by its workflow, merged
  * into the saga's status by readers, and folded into the saga's state by `saga continue` from history.
  */
 import {
@@ -8,11 +8,11 @@ import {
   mergeLogs,
   SAGA_LOG_KEEP,
   type LiveProgress,
-} from '../../src/domain/progress';
-import { withReportedProgress, type SagaState } from '../../src/domain/saga-state';
-import type { MilestoneState, TaskState } from '../../src/domain/state';
-import { noUsage } from '../../src/domain/usage';
-import { initialTaskState } from '../../src/domain/fleet';
+} from '../../src/domain/saga/phase-progress';
+import { withReportedProgress, type SagaState } from '../../src/domain/saga/saga-state';
+import type { MilestoneState, TaskState } from '../../src/domain/saga/state';
+import { noUsage } from '../../src/domain/agents/usage';
+import { initialTaskState } from '../../src/domain/fleet/fleet';
 import type { PlanMilestone, PlanTask } from '../../src/domain/plan';
 
 const at = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;

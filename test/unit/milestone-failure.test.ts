@@ -8,7 +8,7 @@ import {
   ownsPath,
   tasksToRedelegate,
   type SuspectTask,
-} from '../../src/domain/milestone-failure';
+} from '../../src/domain/fleet/milestone-failure';
 
 const task = (ref: string, owns: string[], extra: Partial<SuspectTask> = {}): SuspectTask => ({
   ref,

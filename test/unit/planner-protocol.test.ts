@@ -1,32 +1,32 @@
 /** Issue 30 items 6 and 8-10, the pure side: planner answers, intake, checkpoints, learning, unachievable checks. */
-import { confirmNamePrompt, plannerRestatement, withRestatement } from '../../src/domain/intake';
-import { parseFlags } from '../../src/domain/flags';
+import { confirmNamePrompt, plannerRestatement, withRestatement } from '../../src/domain/request/intake';
+import { parseFlags } from '../../src/domain/request/flags';
 import {
   acceptanceCorrectionLines,
   parseDecisionCorrections,
   resolveSignalConflict,
-} from '../../src/domain/memory';
+} from '../../src/domain/planning/memory';
 import {
   checkpointChoice,
   checkpointInteractionId,
   checkpointOptions,
   reviewedApproval,
-} from '../../src/domain/plan-review';
+} from '../../src/domain/planning/plan-review';
 import { validatePlan } from '../../src/domain/plan';
 import { greetingPlan } from '../../src/demo/sample-repo';
-import { renderMilestoneMd, renderRationaleBlock, renderTaskMd } from '../../src/domain/render';
+import { renderMilestoneMd, renderRationaleBlock, renderTaskMd } from '../../src/domain/record/render';
 import {
   applyUnachievableAnswers,
   unachievableDeviation,
   unachievableFinding,
   unachievableQuestion,
-} from '../../src/domain/unachievable';
+} from '../../src/domain/planning/unachievable';
 import {
   PlannerCriteriaOutputSchema,
   PlannerQuestionsOutputSchema,
   withAgreedCriteria,
   zodErrors,
-} from '../../src/domain/planner';
+} from '../../src/domain/planning/planner';
 
 const criteria = [{ id: 'E1', text: 'works', check: 'npm test' }];
 

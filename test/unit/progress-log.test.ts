@@ -1,5 +1,5 @@
-/** The whole saga log kept from the workflow's recent windows (src/domain/progress-log.ts). */
-import { LOG_GAP_MARKER, decisionNotes, logText, mergeLog } from '../../src/domain/progress-log';
+/** The whole saga log kept from the workflow's recent windows (src/domain/record/progress-log.ts). */
+import { LOG_GAP_MARKER, decisionNotes, logText, mergeLog } from '../../src/domain/record/progress-log';
 
 const at = (n: number) => `2026-01-01T00:00:${String(n).padStart(2, '0')}.000Z line ${n}`;
 /** The workflow's window after `last` lines, keeping `keep`: newest first. */

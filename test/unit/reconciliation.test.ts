@@ -1,5 +1,5 @@
 /** What `saga continue` asks git and the evidence, and how the saga keeps and shows what differs (pure). */
-import { initialMilestones } from '../../src/domain/fleet';
+import { initialMilestones } from '../../src/domain/fleet/fleet';
 import { parsePlanText } from '../../src/domain/plan/parse-text';
 import {
   evidenceToCheck,
@@ -8,7 +8,7 @@ import {
   reconciliationInput,
   reconciliationLogLines,
   taskFinding,
-} from '../../src/domain/reconciliation';
+} from '../../src/domain/record/reconciliation';
 import fs from 'node:fs';
 import path from 'node:path';
 

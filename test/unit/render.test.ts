@@ -1,11 +1,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import fc from 'fast-check';
-import { renderReportMd } from '../../src/domain/completion-report';
-import type { Environment } from '../../src/domain/environment';
-import type { FlagsResult } from '../../src/domain/flags';
-import { initialMilestones } from '../../src/domain/fleet';
-import { parseManifest, renderManifest, type ManifestFront } from '../../src/domain/manifest';
+import { renderReportMd } from '../../src/domain/record/completion-report';
+import type { Environment } from '../../src/domain/planning/environment';
+import type { FlagsResult } from '../../src/domain/request/flags';
+import { initialMilestones } from '../../src/domain/fleet/fleet';
+import { parseManifest, renderManifest, type ManifestFront } from '../../src/domain/record/manifest';
 import type { Plan } from '../../src/domain/plan';
 import { parsePlanText } from '../../src/domain/plan/parse-text';
 import {
@@ -14,8 +14,8 @@ import {
   renderProgressMd,
   renderSagaMd,
   renderTaskMd,
-} from '../../src/domain/render';
-import type { SagaStatus } from '../../src/domain/state';
+} from '../../src/domain/record/render';
+import type { SagaStatus } from '../../src/domain/saga/state';
 
 function loadPlan(): Plan {
   const result = parsePlanText(

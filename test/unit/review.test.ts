@@ -5,7 +5,7 @@ import {
   QualityDecisionSchema,
   ReviewHistorySchema,
   type ReviewCounts,
-} from '../../src/domain/review';
+} from '../../src/domain/fleet/review';
 
 const counts = (critical: number, major: number, substantive: number, cosmetic: number): ReviewCounts => ({
   critical,

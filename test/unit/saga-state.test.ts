@@ -9,11 +9,11 @@ import path from 'node:path';
 import { createArtifactActivities } from '../../src/activities/artifacts';
 import { createSagaSetupActivities } from '../../src/activities/saga-setup';
 import { GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { initialMilestones } from '../../src/domain/fleet';
-import { parseFlags } from '../../src/domain/flags';
-import { hostTaskQueue } from '../../src/domain/naming';
+import { initialMilestones } from '../../src/domain/fleet/fleet';
+import { parseFlags } from '../../src/domain/request/flags';
+import { hostTaskQueue } from '../../src/domain/saga/naming';
 import { parsePlanText } from '../../src/domain/plan/parse-text';
-import { migrateSagaState, SAGA_STATE_VERSION, type SagaState } from '../../src/domain/saga-state';
+import { migrateSagaState, SAGA_STATE_VERSION, type SagaState } from '../../src/domain/saga/saga-state';
 import { asVersion1 } from '../harness/saga-state';
 
 async function currentState(): Promise<SagaState> {

@@ -17,7 +17,7 @@ import {
   networkRoutes,
   parseEndpoint,
   hostsFile,
-} from '../../src/domain/sandbox';
+} from '../../src/domain/config/sandbox';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'saga-sandbox-'));
 const repo = path.join(root, 'repo');

@@ -8,7 +8,7 @@ import {
   ownsOverlap,
   readyTasks,
   type SchedTask,
-} from '../../src/domain/schedule';
+} from '../../src/domain/fleet/schedule';
 
 const task = (ref: string, over: Partial<SchedTask> = {}): SchedTask => ({
   ref,

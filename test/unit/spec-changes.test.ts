@@ -1,4 +1,4 @@
-import { nextStepWhenBlocked } from '../../src/domain/blocked-report';
+import { nextStepWhenBlocked } from '../../src/domain/fleet/blocked-report';
 import { validatePlan } from '../../src/domain/plan';
 import {
   adjustmentOf,
@@ -10,9 +10,9 @@ import {
   SPEC_CHANGES_MAX,
   specChangeDeviation,
   withSpecChange,
-} from '../../src/domain/spec-changes';
+} from '../../src/domain/fleet/spec-changes';
 import type { PlanTask } from '../../src/domain/plan';
-import type { SpecChange } from '../../src/domain/state';
+import type { SpecChange } from '../../src/domain/saga/state';
 
 const change = (text: string, source: SpecChange['source'] = 'edit'): SpecChange => ({
   source,

@@ -5,8 +5,8 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { checksRunAfter } from '../../domain/agent-cli-output';
-import { zodIssueLines } from '../../domain/zod-errors';
+import { checksRunAfter } from '../../domain/agents/cli-output';
+import { zodIssueLines } from '../../domain/text/zod-errors';
 import { findSagaRoot } from '../config-loader';
 import { RunAgentInputSchema, type RunAgentInput, type RunAgentResult } from './input';
 import { interruptedSession } from './resume';

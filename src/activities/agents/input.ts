@@ -1,9 +1,9 @@
 /** What the `runAgent` activity and `executeAgentRun` take and give back, and what their caller provides. */
 import path from 'node:path';
 import { z } from 'zod';
-import type { AgentFailure } from '../../domain/agent-cli-output';
-import { ResolvedAgentProfileSchema } from '../../domain/config';
-import type { Usage } from '../../domain/state';
+import type { AgentFailure } from '../../domain/agents/cli-output';
+import { ResolvedAgentProfileSchema } from '../../domain/config/config';
+import type { Usage } from '../../domain/saga/state';
 import type { ProcessProgress } from '../process';
 
 export const AGENT_ROLES = ['planner', 'implementer', 'reviewer', 'resolver'] as const;

@@ -1,7 +1,7 @@
 /** Continuing a CLI's session (issue 16): the session a crashed try left, and when a resume cannot happen. */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { AGENT_RUN_FILE } from '../../domain/agent-presets';
+import { AGENT_RUN_FILE } from '../../domain/config/agent-presets';
 import { runDirectory } from '../process';
 import type { AgentProgress, AgentRunInput, ResumeRequest } from './input';
 

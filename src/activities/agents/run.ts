@@ -14,19 +14,19 @@ import {
   readAgentOutcome,
   unknownSession,
   type AgentFailure,
-} from '../../domain/agent-cli-output';
-import { agentEnvironment, EnvReferenceError } from '../../domain/agent-env';
-import { extractReport, parseUsage } from '../../domain/agent-output';
+} from '../../domain/agents/cli-output';
+import { agentEnvironment, EnvReferenceError } from '../../domain/config/agent-env';
+import { extractReport, parseUsage } from '../../domain/agents/agent-output';
 import {
   AGENT_EVENTS_FILE,
   AGENT_PRESETS,
   AGENT_RUN_FILE,
   budgetArgsFor,
   commandInsideSandbox,
-} from '../../domain/agent-presets';
-import { endpointsFromEnv, parseEndpoint } from '../../domain/sandbox';
-import { createAgentStreamReader } from '../../domain/agent-stream';
-import { expandCommand } from '../../domain/config';
+} from '../../domain/config/agent-presets';
+import { endpointsFromEnv, parseEndpoint } from '../../domain/config/sandbox';
+import { createAgentStreamReader } from '../../domain/agents/agent-stream';
+import { expandCommand } from '../../domain/config/config';
 import { readBackConfigSecrets } from '../config-loader';
 import { processGroupRecord, runDirectory, SpawnError, type ProcessProgress } from '../process';
 import { runConfined, SandboxUnavailableError, type SandboxRequest } from '../sandbox';

@@ -6,8 +6,8 @@ import {
   SAGA_COST_RECORD_FILE,
   SagaCostRecordSchema,
   type SagaCostRecord,
-} from '../../domain/budget';
-import type { SagaStatus } from '../../domain/state';
+} from '../../domain/fleet/budget';
+import type { SagaStatus } from '../../domain/saga/state';
 import type { SagaFiles } from './saga-files';
 
 /** The cost records of the other sagas in this saga home (unreadable ones are skipped: only an estimate). */

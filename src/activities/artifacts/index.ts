@@ -4,8 +4,8 @@
  * fsync, rename) and idempotent (same input, same bytes; unchanged files are not rewritten). Every path
  * stays inside the saga directory, and the saga directory inside the saga home (saga-files.ts).
  */
-import { renderReportMd, type ReportInput } from '../../domain/completion-report';
-import type { ManifestFront } from '../../domain/manifest';
+import { renderReportMd, type ReportInput } from '../../domain/record/completion-report';
+import type { ManifestFront } from '../../domain/record/manifest';
 import { prependDecision, updateManifest, type DecisionInput, type ManifestUpdate } from './journal';
 import { writeProgress, type ProgressInput } from './progress';
 import { createSagaFiles } from './saga-files';

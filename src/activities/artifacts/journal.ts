@@ -7,9 +7,9 @@ import {
   renderManifest,
   type ManifestFront,
   type ManifestFrontInput,
-} from '../../domain/manifest';
-import { DECISIONS_HEADER, renderDecisionEntry } from '../../domain/render';
-import { zodIssueLines } from '../../domain/zod-errors';
+} from '../../domain/record/manifest';
+import { DECISIONS_HEADER, renderDecisionEntry } from '../../domain/record/render';
+import { zodIssueLines } from '../../domain/text/zod-errors';
 import { lockFile } from './file-io';
 import { badInput, type SagaFiles } from './saga-files';
 

@@ -1,10 +1,10 @@
 /** PROGRESS.md and the whole saga log behind it; every write of the saga's projection goes through here. */
 import * as path from 'node:path';
-import type { Environment } from '../../domain/environment';
+import type { Environment } from '../../domain/planning/environment';
 import type { Plan } from '../../domain/plan';
-import { decisionNotes, integrationNotes, mergeLog } from '../../domain/progress-log';
-import { renderProgressMd, type ProgressExtra } from '../../domain/render';
-import type { SagaStatus } from '../../domain/state';
+import { decisionNotes, integrationNotes, mergeLog } from '../../domain/record/progress-log';
+import { renderProgressMd, type ProgressExtra } from '../../domain/record/render';
+import type { SagaStatus } from '../../domain/saga/state';
 import { writeCostRecord } from './cost-records';
 import { lockFile } from './file-io';
 import type { SagaFiles } from './saga-files';

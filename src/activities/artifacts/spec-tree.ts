@@ -5,10 +5,10 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { planEstimate, planEstimateText } from '../../domain/budget';
-import type { Environment } from '../../domain/environment';
-import { announceModes, type FlagsResult } from '../../domain/flags';
-import { milestoneDirName, taskFileName } from '../../domain/naming';
+import { planEstimate, planEstimateText } from '../../domain/fleet/budget';
+import type { Environment } from '../../domain/planning/environment';
+import { announceModes, type FlagsResult } from '../../domain/request/flags';
+import { milestoneDirName, taskFileName } from '../../domain/saga/naming';
 import { validatePlan, type Plan } from '../../domain/plan';
 import {
   findTaskState,
@@ -16,8 +16,8 @@ import {
   renderRationaleBlock,
   renderSagaMd,
   renderTaskMd,
-} from '../../domain/render';
-import type { SagaStatus } from '../../domain/state';
+} from '../../domain/record/render';
+import type { SagaStatus } from '../../domain/saga/state';
 import { earlierCostRecords } from './cost-records';
 import { lockFile } from './file-io';
 import type { ProgressInput } from './progress';

@@ -18,8 +18,8 @@ import {
   unmergedFiles,
 } from './queries';
 import os from 'node:os';
-import { commandEnvironment } from '../../domain/agent-env';
-import { CommandSandboxSchema } from '../../domain/sandbox';
+import { commandEnvironment } from '../../domain/config/agent-env';
+import { CommandSandboxSchema } from '../../domain/config/sandbox';
 import { commandSandbox, runConfined } from '../sandbox';
 import { execGit, GitError, identityArgs, OUTPUT_TAIL, runGit, runGitRaw } from './run';
 import { CommitHandoffInputSchema, parseInput } from './schemas';

@@ -2,7 +2,7 @@
  * Milestone integration's merges in one activity: the task branches in merge order, stopping at the first
  * conflict (left in progress for the resolver). One round trip for the whole milestone, not one per task.
  */
-import type { GitActivities } from './activities';
+import type { GitActivities } from './git-activities';
 
 export function createIntegrationGitActivities(deps: { git: GitActivities }) {
   return {

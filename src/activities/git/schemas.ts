@@ -1,9 +1,9 @@
 /** The git activities' inputs, checked before anything runs: a bad input fails with the reason, no retry. */
-import { zodIssueLines } from '../../domain/zod-errors';
+import { zodIssueLines } from '../../domain/text/zod-errors';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { SAGA_NAME_PATTERN } from '../../domain/naming';
-import { CommandSandboxSchema } from '../../domain/sandbox';
+import { SAGA_NAME_PATTERN } from '../../domain/saga/naming';
+import { CommandSandboxSchema } from '../../domain/config/sandbox';
 import { fail } from './queries';
 
 const nonOption = (what: string) =>

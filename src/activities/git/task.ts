@@ -3,7 +3,7 @@
  * start and one for its handoff: worktree + dependency merges, and commit + worktree removal (in that
  * order: the worktree goes only after its work is committed).
  */
-import type { GitActivities } from './activities';
+import type { GitActivities } from './git-activities';
 import { commitWork, handedOff } from './handoff';
 import { listedPaths, pathExists } from './paths';
 import { runGit } from './run';

@@ -8,7 +8,12 @@
  */
 import { existsSync } from 'node:fs';
 import os from 'node:os';
-import { bwrapArguments, networkRoutes, parseEndpoint, type CommandSandbox } from '../../domain/sandbox';
+import {
+  bwrapArguments,
+  networkRoutes,
+  parseEndpoint,
+  type CommandSandbox,
+} from '../../domain/config/sandbox';
 import { runProcess, SpawnError, type RunProcessOptions, type RunProcessResult } from '../process';
 import { detectSandbox, onPath, SandboxUnavailableError } from './detect';
 import { layoutFor, type ConfineRequest } from './layout';

@@ -5,8 +5,8 @@
 import { existsSync, promises as fs, readdirSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isWorkerSecret } from '../../domain/agent-env';
-import type { Endpoint, SandboxLayout, SandboxMode } from '../../domain/sandbox';
+import { isWorkerSecret } from '../../domain/config/agent-env';
+import type { Endpoint, SandboxLayout, SandboxMode } from '../../domain/config/sandbox';
 
 /** Folders and files under the worker's home that hold credentials no confined process may read. */
 const CREDENTIAL_PATHS = [

@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { hostsFile, networkEntryScript, type NetworkRoute } from '../../domain/sandbox';
+import { hostsFile, networkEntryScript, type NetworkRoute } from '../../domain/config/sandbox';
 
 export async function startNetworkBridge(routes: readonly NetworkRoute[], socat: string) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'saga-net-'));

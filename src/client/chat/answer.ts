@@ -5,10 +5,10 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { z } from 'zod';
-import type { Answer } from '../../domain/state';
+import type { Answer } from '../../domain/saga/state';
 import { UserError } from '../errors';
 import { respond, RespondRefused } from '../saga-client';
-import type { Approvers } from './allowlist';
+import type { Approvers } from '../../chat/allowlist';
 
 export const ChatAnswerSchema = z.object({
   saga: z.string().min(1),

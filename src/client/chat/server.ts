@@ -8,10 +8,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
-import type { BridgeConfig } from './config';
+import type { BridgeConfig } from '../../chat/config';
 import type { BridgeRequest, BridgeResponse } from './http-types';
-import { ReplayCache } from './replay-cache';
-import { nowSeconds } from './signing';
+import { ReplayCache } from '../../chat/replay-cache';
+import { nowSeconds } from '../../chat/signing';
 import { createSlackHandler } from './slack';
 import { readBody } from '../../http/read-body';
 import { handleWebhook } from './webhook';

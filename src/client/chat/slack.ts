@@ -7,14 +7,14 @@ import { App, LogLevel, type Receiver, type ReceiverEvent } from '@slack/bolt';
 import type { Client } from '@temporalio/client';
 import { UserError } from '../errors';
 import { getStatus } from '../saga-client';
-import type { Approvers } from './allowlist';
+import type { Approvers } from '../../chat/allowlist';
 import { deliverChatAnswer, type AnswerOutcome } from './answer';
 import { header, type BridgeRequest, type BridgeResponse } from './http-types';
-import { ANSWER_ACTION_PREFIX, ButtonValueSchema, OPEN_UI_ACTION } from './messages';
-import { REPLAY_REASON, type ReplayCache } from './replay-cache';
-import { SLASH_USAGE, parseSlashCommand, type SlashCommand } from './slash';
-import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, verifySignature } from './signing';
-import { formatStatus } from './status-text';
+import { ANSWER_ACTION_PREFIX, ButtonValueSchema, OPEN_UI_ACTION } from '../../chat/messages';
+import { REPLAY_REASON, type ReplayCache } from '../../chat/replay-cache';
+import { SLASH_USAGE, parseSlashCommand, type SlashCommand } from '../../chat/slash';
+import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, verifySignature } from '../../chat/signing';
+import { formatStatus } from '../../chat/status-text';
 
 /** Slack gives up on a response after 3 s; answer before that even if a listener is still busy. */
 const ACK_DEADLINE_MS = 2_500;

@@ -6,13 +6,13 @@
  * once: the same request again within the 300 s window is refused 401.
  */
 import type { Client } from '@temporalio/client';
-import type { Approvers } from './allowlist';
+import type { Approvers } from '../../chat/allowlist';
 import { ChatAnswerSchema, deliverChatAnswer } from './answer';
-import type { WebhookCallers } from './config';
+import type { WebhookCallers } from '../../chat/config';
 import { header, type BridgeRequest, type BridgeResponse } from './http-types';
-import { REPLAY_REASON, type ReplayCache } from './replay-cache';
-import { verifySignature, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from './signing';
-import { zodIssueLines } from '../../domain/zod-errors';
+import { REPLAY_REASON, type ReplayCache } from '../../chat/replay-cache';
+import { verifySignature, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../../chat/signing';
+import { zodIssueLines } from '../../domain/text/zod-errors';
 
 export const WEBHOOK_CALLER_HEADER = 'X-Saga-Caller';
 

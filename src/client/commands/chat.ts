@@ -1,7 +1,7 @@
 /** `saga chat serve`: the chat bridge (Slack app and generic webhook), configured by environment (DESIGN.md 4.7). */
 import type { Client } from '@temporalio/client';
 import { parseArgs } from '../args';
-import { ChatConfigError, describeChatConfig, loadBridgeConfig, type BridgeConfig } from '../chat/config';
+import { ChatConfigError, describeChatConfig, loadBridgeConfig, type BridgeConfig } from '../../chat/config';
 import { startChatBridge } from '../chat/server';
 import { UserError } from '../errors';
 import type { Io } from './server';

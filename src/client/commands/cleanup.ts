@@ -6,8 +6,8 @@
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { createGitActivities } from '../../activities/git';
-import { assertSagaName } from '../../domain/naming';
-import { SagaRepo } from '../../domain/search-attributes';
+import { assertSagaName } from '../../domain/saga/naming';
+import { SagaRepo } from '../../domain/saga/search-attributes';
 import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs, str } from '../args';
 import { UserError } from '../errors';

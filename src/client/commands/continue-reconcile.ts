@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { createArtifactActivities } from '../../activities/artifacts';
 import { evidenceProblem } from '../../activities/artifacts/evidence';
 import { createGitActivities } from '../../activities/git';
-import { sagaWorkflowId } from '../../domain/naming';
+import { sagaWorkflowId } from '../../domain/saga/naming';
 import {
   evidenceToCheck,
   gitExpectations,
@@ -15,8 +15,8 @@ import {
   reconciliationSummary,
   taskFinding,
   type ReconciliationFinding,
-} from '../../domain/reconciliation';
-import type { SagaStatus } from '../../domain/state';
+} from '../../domain/record/reconciliation';
+import type { SagaStatus } from '../../domain/saga/state';
 import { reconcileUpdate } from '../../workflows/definitions';
 import { defaultSagaHome } from '../../worker/worker';
 import { getStatus } from '../saga-client';

@@ -8,12 +8,12 @@ import { WorkflowIdReusePolicy, type Client, type WorkflowHandle } from '@tempor
 import { tsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { sagaWorkflowId } from '../../domain/naming';
-import type { SagaInput } from '../../domain/saga-input';
-import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/search-attributes';
-import { migrateSagaState, withReportedProgress, type SagaState } from '../../domain/saga-state';
-import type { MilestoneState, ProgressEvent } from '../../domain/state';
-import type { LiveProgress } from '../../domain/progress';
+import { sagaWorkflowId } from '../../domain/saga/naming';
+import type { SagaInput } from '../../domain/saga/saga-input';
+import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/saga/search-attributes';
+import { migrateSagaState, withReportedProgress, type SagaState } from '../../domain/saga/saga-state';
+import type { MilestoneState, ProgressEvent } from '../../domain/saga/state';
+import type { LiveProgress } from '../../domain/saga/phase-progress';
 import { carryQuery, implementationProgressQuery } from '../../workflows/definitions';
 import {
   implementationWorkflow,

@@ -17,7 +17,7 @@ import {
   knownAgentNames,
   resolveAgentProfile,
   type SagaConfig,
-} from '../../domain/config';
+} from '../../domain/config/config';
 import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs, str } from '../args';
 import { connectionSettings } from '../connection';

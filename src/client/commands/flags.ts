@@ -1,11 +1,11 @@
-import { parseFlags, toContractJson } from '../../domain/flags';
+import { parseFlags, toContractJson } from '../../domain/request/flags';
 import {
   classifyReview,
   qualityDecision,
   ReviewHistorySchema,
   type IterationRecord,
-} from '../../domain/review';
-import { formatPath } from '../../domain/zod-errors';
+} from '../../domain/fleet/review';
+import { formatPath } from '../../domain/text/zod-errors';
 import { loadSageConfigDefaults } from '../sage-config';
 
 /** Output sinks; each call is one complete line, given without its trailing newline. */

@@ -2,10 +2,14 @@
 import { createReadStream, existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { readableLine } from '../../domain/agent-cli-output';
-import { AGENT_OUTPUT_FORMATS, AGENT_RUN_FILE, type AgentOutputFormat } from '../../domain/agent-presets';
-import { reconciliationSummary } from '../../domain/reconciliation';
-import type { SagaStatus } from '../../domain/state';
+import { readableLine } from '../../domain/agents/cli-output';
+import {
+  AGENT_OUTPUT_FORMATS,
+  AGENT_RUN_FILE,
+  type AgentOutputFormat,
+} from '../../domain/config/agent-presets';
+import { reconciliationSummary } from '../../domain/record/reconciliation';
+import type { SagaStatus } from '../../domain/saga/state';
 import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs } from '../args';
 import { UserError } from '../errors';

@@ -1,8 +1,8 @@
 /** Commands that answer a saga: respond, approve, revise, accept, report, cancel. */
 import os from 'node:os';
 import type { Client } from '@temporalio/client';
-import { parseIssueLines } from '../../domain/acceptance-issues';
-import { sagaWorkflowId } from '../../domain/naming';
+import { parseIssueLines } from '../../domain/planning/acceptance-issues';
+import { sagaWorkflowId } from '../../domain/saga/naming';
 import { bool, parseArgs, str, strs } from '../args';
 import { UserError } from '../errors';
 import { describeSaga, respond, respondToKind } from '../saga-client';

@@ -1,6 +1,6 @@
 /** A plan's schema problems as messages naming the file, the path inside it and what was expected. Pure. */
 import type { z } from 'zod';
-import { formatPath } from '../zod-errors';
+import { formatPath } from '../text/zod-errors';
 
 const SLUG_TEXT = 'a slug (a-z, 0-9 and "-", starting with a letter or digit)';
 

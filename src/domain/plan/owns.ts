@@ -1,5 +1,5 @@
 /** What a task owns (`owns` paths and globs): overlaps between tasks, changed files outside them. Pure. */
-import { taskRef } from '../naming';
+import { taskRef } from '../saga/naming';
 import type { PlanMilestone } from './schema';
 
 /**

@@ -1,6 +1,6 @@
 /** The plan file's schema (DESIGN.md 4.3) and the types read from it. Pure. */
 import { z } from 'zod';
-import { SAGA_NAME_PATTERN } from '../naming';
+import { SAGA_NAME_PATTERN } from '../saga/naming';
 
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 const TASK_REF_PATTERN = /^\d+\.\d+$/;

@@ -1,0 +1,113 @@
+/**
+ * What `saga continue` found when it compared the saga's record with reality (Saga seed, "Continuing" step
+ * 3): git (branches, worktrees, merges into the integration branch) and the validation evidence of finished
+ * tasks. The saga keeps the latest finding so PROGRESS.md and `saga status` show it. Pure.
+ */
+import { z } from 'zod';
+import type { MilestoneState, TaskState } from '../saga/state';
+import { zodIssueLines } from '../text/zod-errors';
+
+/** Enough for any saga's findings, small enough for an update's payload and the saga's state. */
+const MAX_FINDINGS = 200;
+const MAX_FINDING_CHARS = 500;
+
+export const ReconciliationFindingSchema = z.object({
+  /** The task it is about ("1.2"), or null for the saga as a whole (a stray worktree). */
+  task: z.string().min(1).max(20).nullable(),
+  text: z.string().min(1).max(MAX_FINDING_CHARS),
+});
+export type ReconciliationFinding = z.infer<typeof ReconciliationFindingSchema>;
+
+/** What `saga continue` sends the saga (the saga adds when it received it). */
+export const ReconciliationInputSchema = z.object({
+  findings: z.array(ReconciliationFindingSchema).max(MAX_FINDINGS),
+  /** How much was looked at, so "no findings" says what agrees. */
+  checked: z.object({
+    tasks: z.number().int().nonnegative(),
+    evidenceFiles: z.number().int().nonnegative(),
+  }),
+});
+export type ReconciliationInput = z.infer<typeof ReconciliationInputSchema>;
+
+export const ReconciliationSchema = ReconciliationInputSchema.extend({ at: z.string() });
+export type Reconciliation = z.infer<typeof ReconciliationSchema>;
+
+/** The input as the saga accepts it; an error naming each problem otherwise (the update is refused). */
+export function parseReconciliationInput(raw: unknown): ReconciliationInput {
+  const parsed = ReconciliationInputSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new Error(`reconcile: invalid input: ${zodIssueLines(parsed.error, 'input').join('; ')}`);
+  return parsed.data;
+}
+
+/** Tasks whose work the saga records as finished: their branch holds a handoff, their evidence was kept. */
+const FINISHED: readonly TaskState['status'][] = ['passed', 'integrated'];
+
+/** What git is asked about each task: its recorded handoff, and whether it must be in the integration branch. */
+export function gitExpectations(milestones: MilestoneState[]) {
+  return milestones.flatMap((m) =>
+    m.tasks.map((t) => ({
+      key: t.key,
+      branch: t.branch,
+      commit: t.commit,
+      expectMerged: t.status === 'integrated',
+    })),
+  );
+}
+
+/** The evidence files of finished tasks, to spot-check that what the record cites is there. */
+export const evidenceToCheck = (milestones: MilestoneState[]): { task: string; path: string }[] =>
+  milestones.flatMap((m) =>
+    m.tasks
+      .filter((t) => FINISHED.includes(t.status))
+      .flatMap((t) => t.evidence.map((path) => ({ task: t.id, path }))),
+  );
+
+/** A git finding keyed by task key ("m1t2") as a finding about task "1.2". */
+export function taskFinding(
+  milestones: MilestoneState[],
+  finding: { key: string | null; text: string },
+): ReconciliationFinding {
+  const task = milestones.flatMap((m) => m.tasks).find((t) => t.key === finding.key);
+  return { task: task?.id ?? null, text: finding.text.slice(0, MAX_FINDING_CHARS) };
+}
+
+/** What is sent to the saga: the findings (at most MAX_FINDINGS, the last one saying how many more). */
+export function reconciliationInput(
+  findings: ReconciliationFinding[],
+  checked: ReconciliationInput['checked'],
+): ReconciliationInput {
+  if (findings.length <= MAX_FINDINGS) return { findings, checked };
+  const shown = findings.slice(0, MAX_FINDINGS - 1);
+  return {
+    findings: [
+      ...shown,
+      { task: null, text: `…and ${findings.length - shown.length} more (see saga continue's output)` },
+    ],
+    checked,
+  };
+}
+
+/** The saga's log lines for a reconciliation (PROGRESS.md's log and `saga status` show them). */
+export function reconciliationLogLines(r: ReconciliationInput): string[] {
+  if (!r.findings.length)
+    return [
+      `Reconciliation: git and the evidence agree with the record (${r.checked.tasks} task(s), ${r.checked.evidenceFiles} evidence file(s) checked)`,
+    ];
+  return r.findings.map((f) => `Reconciliation: ${f.task ? `task ${f.task}: ` : ''}${f.text}`);
+}
+
+/** The findings about one task ("1.2"). */
+export const findingsFor = (r: Reconciliation | null | undefined, task: string): string[] =>
+  (r?.findings ?? []).filter((f) => f.task === task).map((f) => f.text);
+
+/** One paragraph per reconciliation for PROGRESS.md and `saga status`: when, what was checked, what differs. */
+export function reconciliationSummary(r: Reconciliation): { heading: string; findings: string[] } {
+  const checked = `${r.checked.tasks} task(s), ${r.checked.evidenceFiles} evidence file(s)`;
+  return {
+    heading: r.findings.length
+      ? `saga continue at ${r.at} found ${r.findings.length} difference(s) between the record and reality (${checked} checked):`
+      : `saga continue at ${r.at}: git and the evidence agree with the record (${checked} checked).`,
+    findings: r.findings.map((f) => (f.task ? `Task ${f.task}: ${f.text}` : f.text)),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * What a saga is started with, and the context every phase and task workflow receives.
+ * Paths are computed by the client (Node) so workflow code never touches `path` or `fs`.
+ */
+import { z } from 'zod';
+import { CommandSandboxSchema } from '../config/sandbox';
+import { BUDGET_ON_EXHAUSTED } from '../fleet/budget';
+import { ResolvedAgentProfileSchema } from '../config/config';
+import { FlagsResultSchema } from '../request/flags';
+import { PlanSchema } from '../plan';
+
+/** Settings read from saga.config.yaml by an activity at start (host-bound), then fixed in history. */
+export const RunSettingsSchema = z.object({
+  attempts: z.number().int().min(1),
+  checkTimeoutMs: z.number().int().positive(),
+  /** Heartbeat timeout of long activities. */
+  heartbeatTimeoutMs: z.number().int().positive(),
+  defaultAgent: z.string(),
+  /** Resolved agent profiles by name. */
+  profiles: z.record(z.string(), ResolvedAgentProfileSchema),
+  subagentDispatch: z.record(z.string(), z.boolean()),
+  agentTimeoutMs: z.record(z.string(), z.number()),
+  worktree: z.object({
+    copy: z.array(z.string()),
+    setup: z.array(z.array(z.string())),
+    portRangeSize: z.number().int().positive(),
+  }),
+  budget: z.object({
+    taskUsd: z.number().nullable(),
+    sagaUsd: z.number().nullable(),
+    onExhausted: z.enum(BUDGET_ON_EXHAUSTED),
+  }),
+  /** Limits of a task handoff. */
+  handoff: z.object({
+    maxFiles: z.number().int().positive(),
+    maxFileBytes: z.number().int().positive(),
+    skipHooks: z.boolean(),
+  }),
+  /** Worker variables checks and worktree set-up also get (`pass_env`). */
+  passEnv: z.array(z.string()),
+  /** How checks and worktree set-up run (saga.config.yaml `sandbox` and `network`); older sagas: confined. */
+  sandbox: CommandSandboxSchema.default({}),
+});
+export type RunSettings = z.infer<typeof RunSettingsSchema>;
+
+export const SagaInputSchema = z.object({
+  name: z.string(),
+  repo: z.string(),
+  base: z.string(),
+  goal: z.string(),
+  arguments: z.string(),
+  flags: FlagsResultSchema,
+  plan: PlanSchema.nullable(),
+  planSource: z.string().nullable(),
+  agent: z.string().nullable(),
+  /** `saga start --config FILE` (absolute), used instead of the repo's or saga home's saga.config.yaml. */
+  configFile: z.string().nullable().optional(),
+  sagaHome: z.string(),
+  sagaDir: z.string(),
+  /** Folder that holds task worktrees (default: the repo's parent). */
+  worktreeRoot: z.string(),
+  hostId: z.string(),
+  hostQueue: z.string(),
+  uiBaseUrl: z.string().nullable(),
+  startedAt: z.string(),
+});
+export type SagaInput = z.infer<typeof SagaInputSchema>;
+
+/** The slice of the saga every child workflow needs. */
+export const SagaContextSchema = z.object({
+  name: z.string(),
+  sagaWorkflowId: z.string(),
+  repo: z.string(),
+  base: z.string(),
+  goal: z.string(),
+  sagaDir: z.string(),
+  worktreeRoot: z.string(),
+  hostQueue: z.string(),
+  flags: FlagsResultSchema,
+  executionMode: z.enum(['subagents', 'inline']),
+  settings: RunSettingsSchema,
+  agent: z.string().nullable(),
+});
+export type SagaContext = z.infer<typeof SagaContextSchema>;

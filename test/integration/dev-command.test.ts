@@ -1,0 +1,99 @@
+/**
+ * `saga dev` as a user runs it: embedded server with persistence + worker; Ctrl-C stops both cleanly;
+ * after a SIGKILL (and the server dying with the machine) a new `saga dev` finds every saga again.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
+import { freePort } from '../../src/worker/dev-server';
+import { runSaga, SAGA_BIN } from '../harness/cli';
+import { createSagaTestEnv, type SagaTestEnv } from '../harness/saga-env';
+
+jest.setTimeout(240_000);
+
+/** Pids of processes whose command line mentions `needle` (the server's db file is unique per test). */
+function pidsMentioning(needle: string): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function startDev(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [SAGA_BIN, 'dev'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (out.includes('Press Ctrl-C to stop')) {
+        clearInterval(timer);
+        resolve({ child, output: () => out });
+      }
+    }, 200);
+    child.once('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`saga dev exited early (${code}): ${out}`));
+    });
+  });
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+
+describe('saga dev', () => {
+  let env: SagaTestEnv;
+  let devEnv: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    env = await createSagaTestEnv('dev');
+    const port = await freePort();
+    devEnv = { ...env.cliEnv, TEMPORAL_ADDRESS: `127.0.0.1:${port}`, SAGA_UI_URL: '' };
+  });
+  afterAll(async () => {
+    for (const pid of pidsMentioning(env.sagaHome)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    await env.close();
+  });
+
+  test('persists sagas across a SIGKILL, and Ctrl-C stops server and worker', async () => {
+    const dbNeedle = path.join(env.sagaHome, '.temporal', 'temporal.db');
+    let dev = await startDev(devEnv);
+    expect(dev.output()).toMatch(/Temporal Web UI: http:\/\/127\.0\.0\.1:\d+/);
+
+    const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'));
+    const start = await runSaga(
+      ['start', '--repo', repo, '--plan', GREETING_PLAN_FILE, '--name', 'survivor', '--', 'Add greeting'],
+      devEnv,
+    );
+    expect(start.code).toBe(0);
+
+    // A crash: saga dev is SIGKILLed and its server dies with the machine.
+    dev.child.kill('SIGKILL');
+    await exited(dev.child);
+    for (const pid of pidsMentioning(dbNeedle)) process.kill(pid, 'SIGKILL');
+    const down = await runSaga(['list'], devEnv);
+    expect(down.code).toBe(2);
+
+    dev = await startDev(devEnv);
+    const status = await runSaga(['status', 'survivor', '--json'], devEnv);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout).pending.map((p: { id: string }) => p.id)).toEqual(['confirm-name']);
+
+    // Ctrl-C: the worker drains and the embedded server stops with it.
+    dev.child.kill('SIGINT');
+    expect(await exited(dev.child)).toBe(0);
+    expect(pidsMentioning(dbNeedle)).toEqual([]);
+  });
+});
