@@ -1,6 +1,7 @@
 /**
- * The one place for every name the saga gives things: saga slugs, workflow IDs,
- * branches, task keys, milestone folders. Pure: imported by workflows and activities.
+ * The one place for every name the saga gives things: saga slugs, workflow IDs, branches and archive refs,
+ * task keys, milestone folders, Web UI links. Pure: imported by workflows and activities. The files of the
+ * saga directory are named in saga-dir.ts.
  */
 
 export const SAGA_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -58,10 +59,22 @@ export const phaseWorkflowId = (name: string, phase: string, round = 1): string 
 export const taskWorkflowId = (name: string, milestone: number, task: number, delegation = 1): string =>
   `saga-${name}-${taskKey(milestone, task)}${delegation > 1 ? `-d${delegation}` : ''}`;
 
-export const taskBranch = (name: string, milestone: number, task: number, slug: string): string =>
-  `saga/${name}/${taskKey(milestone, task)}-${slug}`;
+/** Every branch the saga makes starts with this; the saga never moves a branch outside it. */
+export const SAGA_BRANCH_PREFIX = 'saga/';
+/** Where work that leaves a branch is kept (a re-delegation's last attempt, a handoff's stray commits). */
+export const ARCHIVE_REF_PREFIX = 'refs/saga-archive/';
 
-export const integrationBranch = (name: string): string => `saga/${name}/integration`;
+export const isSagaBranch = (branch: string): boolean => branch.startsWith(SAGA_BRANCH_PREFIX);
+/** `saga/<name>/`: the prefix of one saga's branches. */
+export const sagaBranchPrefix = (name: string): string => `${SAGA_BRANCH_PREFIX}${name}/`;
+
+export const taskBranch = (name: string, milestone: number, task: number, slug: string): string =>
+  `${sagaBranchPrefix(name)}${taskKey(milestone, task)}-${slug}`;
+
+export const integrationBranch = (name: string): string => `${sagaBranchPrefix(name)}integration`;
+
+/** `refs/saga-archive/<path>`: e.g. `<name>/<task key>-d<N>` for a delegation's work. */
+export const archiveRef = (path: string): string => `${ARCHIVE_REF_PREFIX}${path}`;
 
 /** Worktree folder name; activities place it under the worktree root (default: beside the repo). */
 export const worktreeDirName = (name: string, key: string): string => `saga-${name}-${key}`;
@@ -71,5 +84,12 @@ export const milestoneDirName = (id: number, slug: string): string =>
 export const taskFileName = (id: number, slug: string): string => `${String(id).padStart(2, '0')}-${slug}.md`;
 
 /** Per-host task queue for git/agent/validation work: only the machine holding the repo serves it. */
+/** Links into the Temporal Web UI, always in the saga's own namespace. */
+export const uiWorkflowUrl = (uiBaseUrl: string, namespace: string, workflowId: string): string =>
+  `${uiBaseUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+/** The Web UI's list of one saga's workflows (by the SagaName search attribute). */
+export const uiSagaListUrl = (uiBaseUrl: string, namespace: string, name: string): string =>
+  `${uiBaseUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(`SagaName="${name}"`)}`;
+
 export const hostTaskQueue = (hostId: string): string => `saga-host-${slugify(hostId, 60)}`;
 export const WORKFLOW_TASK_QUEUE = 'saga';
