@@ -3,10 +3,9 @@
  * answering from the repo's `.saga/demo-script.json`): intake, discovery, question rounds in batches,
  * decomposition, a revise, approval, and every bad input refused without moving the saga.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { renderStatus } from '../../src/client/commands/inspect';
@@ -22,6 +21,7 @@ import {
 } from '../../src/domain/planning/planner';
 import { validatePlan } from '../../src/domain/plan';
 import type { RespondInput, SagaStatus } from '../../src/domain/saga/state';
+import { recordHistory } from '../harness/histories';
 import { WORKFLOW_BUNDLE } from '../harness/server';
 import {
   createSagaTestEnv,
@@ -30,9 +30,6 @@ import {
   waitForStatus,
   type SagaTestEnv,
 } from '../harness/saga-env';
-
-/** `RECORD_HISTORIES=1 npx jest test/integration/planning.test.ts` rewrites the fixtures replay-planning replays. */
-const HISTORY_FIXTURES = path.join(__dirname, '..', 'fixtures', 'planning-histories');
 
 const question = (id: string, options: string[], recommended = 0) => ({
   id,
@@ -240,11 +237,10 @@ describe('planning phase (Phase 1 as a workflow)', () => {
     const results = Worker.runReplayHistories({ workflowBundle: { codePath: WORKFLOW_BUNDLE } }, histories);
     for await (const result of results) expect(result.error).toBeUndefined();
 
-    if (process.env.RECORD_HISTORIES === '1') {
-      mkdirSync(HISTORY_FIXTURES, { recursive: true });
-      writeFileSync(path.join(HISTORY_FIXTURES, 'saga.json'), historyToJSON(histories[0]!.history));
-      writeFileSync(path.join(HISTORY_FIXTURES, 'planning.json'), historyToJSON(histories[1]!.history));
-    }
+    // With RECORD_HISTORIES=1, kept as this version's histories (test/harness/histories.ts): replay-planning
+    // checks the newest kept ones, replay.test.ts replays every version's.
+    recordHistory('sagaWorkflow', histories[0]!.history);
+    recordHistory('planningWorkflow', histories[1]!.history);
     // Eight interactions, two planner rounds, a revise and continue-as-new at the phase boundary: ~25 s on an
     // idle machine; a loaded CI machine once took over a minute.
   }, 150_000);

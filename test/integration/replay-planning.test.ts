@@ -1,20 +1,14 @@
 /**
- * Replays recorded histories of Phase 1 (the saga's first run: intake, then the planning workflow with
+ * Replays the newest kept histories of Phase 1 (the saga's first run: intake, then the planning workflow with
  * discovery, two question rounds, a revise and approval, then continue-as-new at the phase boundary) on the
- * current workflow code, offline. A change that breaks replay fails here; re-record with
- * `RECORD_HISTORIES=1 npx jest test/integration/planning.test.ts` (README: Versioning).
+ * current workflow code, offline, and checks they are the run they claim to be. A change that breaks replay
+ * fails here and in replay.test.ts, which replays every kept version (README: Versioning).
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { latestHistoryFile, loadHistory } from '../harness/histories';
 import { WORKFLOW_BUNDLE } from '../harness/server';
 
-const FIXTURES = path.join(__dirname, '..', 'fixtures', 'planning-histories');
-
-type History = ReturnType<typeof historyFromJSON>;
-const load = (file: string): History =>
-  historyFromJSON(JSON.parse(readFileSync(path.join(FIXTURES, file), 'utf8')));
+type History = ReturnType<typeof loadHistory>;
 
 const workflowType = (h: History) =>
   h.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
@@ -32,8 +26,8 @@ describe('replay of the recorded planning phase', () => {
     }
   });
 
-  const saga = load('saga.json');
-  const planning = load('planning.json');
+  const saga = loadHistory(latestHistoryFile('sagaWorkflow'));
+  const planning = loadHistory(latestHistoryFile('planningWorkflow'));
 
   test('the fixtures are the Phase 1 run they claim to be', () => {
     expect(workflowType(saga)).toBe('sagaWorkflow');

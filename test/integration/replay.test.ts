@@ -1,17 +1,16 @@
 /**
- * Determinism: one recorded history per workflow (test/fixtures/histories/<workflowType>.json; the saga and
- * planning phase are recorded by test/integration/planning.test.ts) replays on the current workflow code, and so do the
- * histories of a saga run right here (saga, phases and tasks). The same run shows per-task worktree set-up:
- * git-ignored files copied, set-up commands run, and a port range of its own for every task.
+ * Determinism: the histories kept for every released version (test/fixtures/histories/<version>/, one per
+ * workflow type; the saga and planning phase are recorded by test/integration/planning.test.ts) replay on
+ * the current workflow code, so sagas still running on those releases keep running after an upgrade; and so
+ * do the histories of a saga run right here (saga, phases and tasks). The same run shows per-task worktree
+ * set-up: git-ignored files copied, set-up commands run, and a port range of its own for every task.
  *
- * Before 1.0 there are no patch branches: a change that breaks replay re-records the fixtures with
- * `RECORD_HISTORIES=1 npx jest test/integration/replay.test.ts` (README: Versioning), and running sagas cross it by
- * their state (`saga continue`).
+ * Kept histories are never re-recorded (README: Versioning): a release that changes workflow code adds its
+ * own with `RECORD_HISTORIES=1 npx jest test/integration/replay.test.ts test/integration/planning.test.ts`.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
@@ -19,16 +18,17 @@ import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo
 import { phaseWorkflowId, sagaWorkflowId } from '../../src/domain/saga/naming';
 import type { SagaStatus } from '../../src/domain/saga/state';
 import * as workflows from '../../src/workflows';
+import {
+  compareVersions,
+  CURRENT_VERSION,
+  keptHistories,
+  keptVersions,
+  latestHistoryFile,
+  recordHistory,
+} from '../harness/histories';
 import { createSagaTestEnv, waitForPending, type SagaTestEnv } from '../harness/saga-env';
 import { WORKFLOW_BUNDLE } from '../harness/server';
 
-const HISTORIES = path.join(__dirname, '..', 'fixtures', 'histories');
-const PLANNING_HISTORIES = path.join(__dirname, '..', 'fixtures', 'planning-histories');
-/** Where each workflow type's recorded history lives. */
-const fixtureOf = (workflowType: string): string =>
-  workflowType === 'sagaWorkflow' || workflowType === 'planningWorkflow'
-    ? path.join(PLANNING_HISTORIES, `${workflowType === 'sagaWorkflow' ? 'saga' : 'planning'}.json`)
-    : path.join(HISTORIES, `${workflowType}.json`);
 interface RecordedEvent {
   eventType: string;
   workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } };
@@ -50,16 +50,23 @@ describe('workflow histories replay', () => {
   });
   afterAll(async () => env.close());
 
-  test.each(Object.keys(workflows))('a recorded %s history replays on the current code', async (type) => {
-    const file = fixtureOf(type);
-    expect(existsSync(file)).toBe(true);
+  test('the previous release keeps a history of every workflow type', () => {
+    const previous = keptVersions().filter((v) => compareVersions(v, CURRENT_VERSION) < 0);
+    expect(previous.length).toBeGreaterThan(0);
+    const kept = keptHistories(previous.at(-1)!).map((h) => h.workflowType);
+    expect(kept.sort()).toEqual(Object.keys(workflows).sort());
+  });
+
+  test.each(
+    keptVersions().flatMap((version) => keptHistories(version).map((h) => [version, h.workflowType, h.file])),
+  )('the %s history of %s replays on the current code', async (_version, type, file) => {
     const recorded = JSON.parse(readFileSync(file, 'utf8')) as { events: RecordedEvent[] };
     expect(recorded.events[0]!.workflowExecutionStartedEventAttributes?.workflowType?.name).toBe(type);
     await expect(Worker.runReplayHistory(replayOptions, recorded)).resolves.toBeUndefined();
   });
 
   test('the recorded task history is a task that needed two attempts (one activity each)', () => {
-    const recorded = JSON.parse(readFileSync(fixtureOf('taskWorkflow'), 'utf8')) as {
+    const recorded = JSON.parse(readFileSync(latestHistoryFile('taskWorkflow'), 'utf8')) as {
       events: RecordedEvent[];
     };
     expect(recorded.events.at(-1)!.eventType).toMatch(/WORKFLOW_EXECUTION_COMPLETED/);
@@ -148,17 +155,11 @@ describe('workflow histories replay', () => {
       );
       const twoAttempts = histories.find((h) => h.workflowId === taskIds[0])!;
       expect(status.milestones[0]!.tasks[0]!.attempts).toBe(2);
-      if (process.env.RECORD_HISTORIES === '1') {
-        // The saga and planning fixtures come from test/integration/planning.test.ts (a richer planning phase); the
-        // acceptance workflow's was recorded when sagas still started it (sagas of earlier versions do).
-        const phases = ['implementation', 'validation'] as const;
-        for (const [i, phase] of phases.entries())
-          writeFileSync(
-            fixtureOf(`${phase}Workflow`),
-            `${historyToJSON(histories.find((h) => h.workflowId === ids[2 + i])!.history)}\n`,
-          );
-        writeFileSync(fixtureOf('taskWorkflow'), `${historyToJSON(twoAttempts.history)}\n`);
-      }
+      // The saga and planning histories come from test/integration/planning.test.ts (a richer planning
+      // phase); sagas no longer start the acceptance workflow (its 0.1.0 history stays for sagas that did).
+      recordHistory('implementationWorkflow', histories.find((h) => h.workflowId === ids[2])!.history);
+      recordHistory('validationWorkflow', histories.find((h) => h.workflowId === ids[3])!.history);
+      recordHistory('taskWorkflow', twoAttempts.history);
       const failures: string[] = [];
       for await (const result of Worker.runReplayHistories(replayOptions, histories)) {
         if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
