@@ -35,6 +35,7 @@ import * as schedule from '../domain/fleet/schedule';
 import * as searchAttributes from '../domain/saga/search-attributes';
 import * as specChanges from '../domain/fleet/spec-changes';
 import * as state from '../domain/saga/state';
+import * as taskOutcome from '../domain/fleet/task-outcome';
 import * as unachievable from '../domain/planning/unachievable';
 import * as usage from '../domain/agents/usage';
 import * as zodErrors from '../domain/text/zod-errors';
@@ -66,6 +67,7 @@ const SHARED_DOMAIN_MODULES = {
   searchAttributes,
   specChanges,
   state,
+  taskOutcome,
   unachievable,
   usage,
   zodErrors,
