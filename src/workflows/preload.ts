@@ -18,6 +18,7 @@ import * as environment from '../domain/planning/environment';
 import * as failure from '../domain/saga/failure';
 import * as flags from '../domain/request/flags';
 import * as fleet from '../domain/fleet/fleet';
+import * as fleetRun from '../domain/fleet/fleet-run';
 import * as intake from '../domain/request/intake';
 import * as interactions from '../domain/saga/interactions';
 import * as memory from '../domain/planning/memory';
@@ -50,6 +51,7 @@ const SHARED_DOMAIN_MODULES = {
   failure,
   flags,
   fleet,
+  fleetRun,
   intake,
   interactions,
   memory,
