@@ -1,6 +1,6 @@
 /** What a task child is started with: its branch, worktree, starting point, retained context and budget. */
 import type { BudgetGrant } from '../domain/fleet/budget';
-import { integrationBranch, worktreeDirName } from '../domain/saga/naming';
+import { archiveRef, integrationBranch, worktreeDirName } from '../domain/saga/naming';
 import type { PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { MilestoneState, TaskState } from '../domain/saga/state';
@@ -44,7 +44,7 @@ export function taskInputFor(
       ? {
           resetBranch: {
             commit: rebaseOnto,
-            archiveRef: `refs/saga-archive/${ctx.name}/${task.key}-d${number}`,
+            archiveRef: archiveRef(`${ctx.name}/${task.key}-d${number}`),
           },
         }
       : {}),

@@ -3,85 +3,133 @@
  * integration branch in dependency order, hand conflicts to a resolver agent, run milestone validation,
  * and revert to the pre-integration commit when it fails (the branches and commits stay in git).
  */
-import { integrationBranch, taskRef, worktreeDirName } from '../domain/saga/naming';
-import { describeBlame, tasksToRedelegate } from '../domain/fleet/milestone-failure';
-import type { PlanMilestone } from '../domain/plan';
-import type { SagaContext } from '../domain/saga/saga-input';
+import { addUsage, noUsage } from '../domain/agents/usage';
+import {
+  conflictRedelegations,
+  describeBlame,
+  type MilestoneCheckResult,
+  tasksToRedelegate,
+  validationRedelegations,
+  type Redelegation,
+} from '../domain/fleet/milestone-failure';
 import { mergeOrder } from '../domain/fleet/schedule';
-import type { MilestoneState, Usage } from '../domain/saga/state';
+import type { PlanMilestone } from '../domain/plan';
+import { integrationBranch, taskRef, worktreeDirName } from '../domain/saga/naming';
+import type { SagaContext } from '../domain/saga/saga-input';
+import type { MilestoneState, TaskState, Usage } from '../domain/saga/state';
 import { activitiesFor } from './activity-proxies';
 import { profileFor } from './shared';
-import { addUsage, noUsage } from '../domain/agents/usage';
 
-/**
- * `note`: why, in one line (the task's status reason); `details`: more for the agent (the failing checks'
- * output). `rebaseOnto`: the task's branch is moved to this commit (the integrated state) before it is redone.
- */
-export type Redelegation = {
-  ref: string;
-  evidence: string[];
-  note: string;
-  details?: string[];
-  rebaseOnto?: string;
-};
+export type { Redelegation };
 
 /** `usage`: what the resolver agents spent (task agents are counted by the fleet). */
 export type IntegrationResult =
   { ok: true; head: string; usage: Usage } | { ok: false; redelegate: Redelegation[]; usage: Usage };
+
+/**
+ * The saga budget's gate before each resolver run (given what this integration has spent): the cap for the
+ * run (null: no budget), or 'stop' when the user stopped the saga instead of raising it.
+ */
+type ResolverBudget = (spentHere: number) => Promise<number | null | 'stop'>;
 
 export async function integrateMilestone(
   ctx: SagaContext,
   spec: PlanMilestone,
   state: MilestoneState,
   round: number,
-  /**
-   * The saga budget's gate before each resolver run (given what this integration has spent): the cap for the
-   * run (null: no budget), or 'stop' when the user stopped the saga instead of raising it.
-   */
-  resolverBudget: (spentHere: number) => Promise<number | null | 'stop'>,
+  resolverBudget: ResolverBudget,
   /** A line for the saga's log (the implementation phase keeps it with its task states). */
   log: (line: string) => void,
 ): Promise<IntegrationResult> {
-  const { quick, long } = activitiesFor(ctx);
-  const branch = integrationBranch(ctx.name);
-  const worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'integration')}`;
-  const { head: pre } = await long.prepareWorktree({ repo: ctx.repo, branch, worktree, base: ctx.base });
-  const copies = ctx.settings.worktree.copy;
-  const label = `m${spec.id}-r${round}`;
+  const run = new MilestoneIntegration(ctx, spec, state, round, log);
+  await run.prepare();
+  const conflicted = await run.mergeTasks(resolverBudget);
+  // The others merged cleanly: that integrated state is what the conflicting tasks are redone on top of.
+  if (conflicted.length > 0) return run.sendBackConflicts(conflicted);
+  return run.validate();
+}
 
-  const toMerge = mergeOrder(
-    spec.tasks.map((t) => ({ ref: taskRef(spec.id, t.id), dependsOn: t.depends_on })),
-  ).filter((ref) => state.tasks.find((t) => t.id === ref)?.status === 'passed');
+/** One integration of a milestone: its worktree on the integration branch, the merges and what they cost. */
+class MilestoneIntegration {
+  private readonly activities;
+  private readonly branch: string;
+  private readonly worktree: string;
+  private readonly label: string;
+  private readonly toMerge: string[];
+  /** The integration branch's commit before this integration. */
+  private pre = '';
+  private usage: Usage = noUsage();
 
-  let usage: Usage = noUsage();
-  const conflicted: { ref: string; files: string[] }[] = [];
-  const messageFor = (ref: string) =>
-    `saga(${ctx.name}): integrate ${ref} ${state.tasks.find((t) => t.id === ref)!.slug}`;
-  /** Merges from `toMerge[from]` on, in one activity, up to the first conflict. */
-  const mergeFrom = (from: number) =>
-    quick.mergeBranches({
+  constructor(
+    private readonly ctx: SagaContext,
+    private readonly spec: PlanMilestone,
+    private readonly state: MilestoneState,
+    round: number,
+    private readonly log: (line: string) => void,
+  ) {
+    this.activities = activitiesFor(ctx);
+    this.branch = integrationBranch(ctx.name);
+    this.worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'integration')}`;
+    this.label = `m${spec.id}-r${round}`;
+    this.toMerge = mergeOrder(
+      spec.tasks.map((t) => ({ ref: taskRef(spec.id, t.id), dependsOn: t.depends_on })),
+    ).filter((ref) => state.tasks.find((t) => t.id === ref)?.status === 'passed');
+  }
+
+  private task(ref: string): TaskState {
+    return this.state.tasks.find((t) => t.id === ref)!;
+  }
+
+  private messageFor(ref: string): string {
+    return `saga(${this.ctx.name}): integrate ${ref} ${this.task(ref).slug}`;
+  }
+
+  async prepare(): Promise<void> {
+    const { ctx, branch, worktree } = this;
+    ({ head: this.pre } = await this.activities.long.prepareWorktree({
+      repo: ctx.repo,
+      branch,
       worktree,
-      merges: toMerge.slice(from).map((ref) => ({
-        branch: state.tasks.find((t) => t.id === ref)!.branch,
-        message: messageFor(ref),
-      })),
-    });
-  for (let next = 0; next < toMerge.length;) {
-    const step = await mergeFrom(next);
-    next += step.merged;
-    if (!step.conflict) continue;
-    const ref = toMerge[next++]!;
-    const task = state.tasks.find((t) => t.id === ref)!;
-    const message = messageFor(ref);
-    const merge = step.conflict;
-    log(`Merge conflict integrating ${ref}: ${merge.conflictedFiles.join(', ')}; asking the resolver`);
-    const cap = await resolverBudget(usage.costUsd);
-    if (cap === 'stop') {
-      await quick.abortMerge({ worktree });
-      conflicted.push({ ref, files: merge.conflictedFiles });
-      log(`Resolver not started for ${ref}: the saga was stopped at its budget`);
-      continue;
+      base: ctx.base,
+    }));
+  }
+
+  /** Merges the passed tasks in dependency order; returns those whose conflict the resolver did not fix. */
+  async mergeTasks(resolverBudget: ResolverBudget): Promise<{ ref: string; files: string[] }[]> {
+    const { quick } = this.activities;
+    const { worktree, toMerge } = this;
+    const conflicted: { ref: string; files: string[] }[] = [];
+    for (let next = 0; next < toMerge.length;) {
+      // From `toMerge[next]` on, in one activity, up to the first conflict.
+      const step = await quick.mergeBranches({
+        worktree,
+        merges: toMerge
+          .slice(next)
+          .map((ref) => ({ branch: this.task(ref).branch, message: this.messageFor(ref) })),
+      });
+      next += step.merged;
+      if (!step.conflict) continue;
+      const ref = toMerge[next++]!;
+      const files = step.conflict.conflictedFiles;
+      this.log(`Merge conflict integrating ${ref}: ${files.join(', ')}; asking the resolver`);
+      const cap = await resolverBudget(this.usage.costUsd);
+      if (cap === 'stop') {
+        await quick.abortMerge({ worktree });
+        conflicted.push({ ref, files });
+        this.log(`Resolver not started for ${ref}: the saga was stopped at its budget`);
+        continue;
+      }
+      if (!(await this.resolve(ref, files, cap))) conflicted.push({ ref, files });
     }
+    return conflicted;
+  }
+
+  /** The resolver agent on a conflicted merge; returns whether it completed the merge. */
+  private async resolve(ref: string, files: string[], cap: number | null): Promise<boolean> {
+    const { ctx, spec, worktree } = this;
+    const { quick, long } = this.activities;
+    const task = this.task(ref);
+    const message = this.messageFor(ref);
     const resolver = await long.runRoleAgent({
       template: 'resolver',
       sagaName: ctx.name,
@@ -93,108 +141,97 @@ export async function integrateMilestone(
       profile: profileFor(ctx),
       workdir: worktree,
       attachments: [],
-      context: { branch: task.branch, conflictedFiles: merge.conflictedFiles, milestone: spec.id },
-      runLabel: `${label}-resolve-${task.key}`,
+      context: { branch: task.branch, conflictedFiles: files, milestone: spec.id },
+      runLabel: `${this.label}-resolve-${task.key}`,
       ...(cap !== null ? { maxBudgetUsd: cap } : {}),
     });
-    usage = addUsage(usage, resolver.usage);
+    this.usage = addUsage(this.usage, resolver.usage);
     const done = await quick.completeMerge({ worktree, message });
     if (done.ok) {
-      log(`Resolver fixed the conflict of ${ref}`);
-      continue;
+      this.log(`Resolver fixed the conflict of ${ref}`);
+      return true;
     }
     await quick.abortMerge({ worktree });
-    conflicted.push({ ref, files: merge.conflictedFiles });
-    log(`Resolver could not fix ${ref} (markers left in ${done.remainingMarkers.join(', ')})`);
+    this.log(`Resolver could not fix ${ref} (markers left in ${done.remainingMarkers.join(', ')})`);
+    return false;
   }
 
-  if (conflicted.length > 0) {
-    // The others merged cleanly: that integrated state is what the conflicting tasks are redone on top of.
-    // The milestone itself goes back to its pre-integration commit (the integrated commit stays reachable
-    // from the redone task branches) and is merged again once they pass.
+  /**
+   * The milestone goes back to its pre-integration commit (the integrated commit stays reachable from the
+   * redone task branches) and is merged again once the conflicting tasks pass.
+   */
+  async sendBackConflicts(conflicted: { ref: string; files: string[] }[]): Promise<IntegrationResult> {
+    const { quick } = this.activities;
+    const { ctx, worktree, pre } = this;
     const { commit: head } = await quick.headCommit({ worktree });
     await quick.resetHard({ worktree, commit: pre });
-    await quick.removeWorktree({ repo: ctx.repo, worktree, copies });
-    log(
-      `Milestone ${spec.id} reverted to ${pre.slice(0, 10)}; re-delegating ${conflicted.map((c) => c.ref).join(', ')} on top of ${head.slice(0, 10)}`,
+    await quick.removeWorktree({ repo: ctx.repo, worktree, copies: ctx.settings.worktree.copy });
+    this.log(
+      `Milestone ${this.spec.id} reverted to ${pre.slice(0, 10)}; re-delegating ${conflicted.map((c) => c.ref).join(', ')} on top of ${head.slice(0, 10)}`,
     );
-    return {
-      ok: false,
-      usage,
-      redelegate: conflicted.map((c) => ({
-        ref: c.ref,
-        evidence: [],
-        rebaseOnto: head,
-        note: `Your branch conflicted with the integration branch in ${c.files.join(', ')}; redo the task on top of the integrated state.`,
-      })),
-    };
+    return { ok: false, usage: this.usage, redelegate: conflictRedelegations(conflicted, head) };
   }
 
-  // Milestone checks need what task checks have (`worktree.copy` files, installed dependencies), set up
-  // on the merged tree so that the dependencies its tasks added are there too.
-  if (copies.length > 0 || ctx.settings.worktree.setup.length > 0) {
-    await long.setUpWorktree({
-      repo: ctx.repo,
-      branch,
-      worktree,
-      copyFiles: copies,
-      setup: ctx.settings.worktree.setup,
+  /** Milestone validation on the merged tree: integrated when it passes, else reverted and sent back. */
+  async validate(): Promise<IntegrationResult> {
+    const { ctx, spec, worktree, branch } = this;
+    const { quick, long } = this.activities;
+    const copies = ctx.settings.worktree.copy;
+    // Milestone checks need what task checks have (`worktree.copy` files, installed dependencies), set up
+    // on the merged tree so that the dependencies its tasks added are there too.
+    if (copies.length > 0 || ctx.settings.worktree.setup.length > 0) {
+      await long.setUpWorktree({
+        repo: ctx.repo,
+        branch,
+        worktree,
+        copyFiles: copies,
+        setup: ctx.settings.worktree.setup,
+        passEnv: ctx.settings.passEnv,
+        sandbox: ctx.settings.sandbox,
+      });
+    }
+    const checks = await long.runChecks({
+      sagaDir: ctx.sagaDir,
+      cwd: worktree,
+      checks: spec.validation,
+      namePaths: true,
+      label: `${this.label}-validation`,
+      timeoutMs: ctx.settings.checkTimeoutMs,
       passEnv: ctx.settings.passEnv,
       sandbox: ctx.settings.sandbox,
     });
-  }
-  const checks = await long.runChecks({
-    sagaDir: ctx.sagaDir,
-    cwd: worktree,
-    checks: spec.validation,
-    namePaths: true,
-    label: `${label}-validation`,
-    timeoutMs: ctx.settings.checkTimeoutMs,
-    passEnv: ctx.settings.passEnv,
-    sandbox: ctx.settings.sandbox,
-  });
-  if (checks.passed) {
-    const { commit: head } = await quick.headCommit({ worktree });
+    if (checks.passed) {
+      const { commit: head } = await quick.headCommit({ worktree });
+      await quick.removeWorktree({ repo: ctx.repo, worktree, copies });
+      this.log(
+        `Milestone ${spec.id} integrated at ${head.slice(0, 10)}; merge order ${this.toMerge.join(', ')}; validation passed`,
+      );
+      return { ok: true, head, usage: this.usage };
+    }
+    await quick.resetHard({ worktree, commit: this.pre });
     await quick.removeWorktree({ repo: ctx.repo, worktree, copies });
-    log(
-      `Milestone ${spec.id} integrated at ${head.slice(0, 10)}; merge order ${toMerge.join(', ')}; validation passed`,
-    );
-    return { ok: true, head, usage };
+    return this.sendBackFailures(checks.results.filter((r) => r.exitCode !== 0 || r.timedOut));
   }
-  await quick.resetHard({ worktree, commit: pre });
-  await quick.removeWorktree({ repo: ctx.repo, worktree, copies });
-  const failures = checks.results.filter((r) => r.exitCode !== 0 || r.timedOut);
-  // Only the tasks the failure points at are redone; the others stay passed and are merged again as they
-  // are.
-  const suspects = toMerge.map((ref) => {
-    const planned = spec.tasks.find((t) => taskRef(spec.id, t.id) === ref)!;
-    return {
-      ref,
-      owns: planned.owns,
-      checks: planned.validation.map((v) => v.check),
-      changedFiles: state.tasks.find((t) => t.id === ref)!.changedFiles,
-    };
-  });
-  const blame = tasksToRedelegate(
-    failures.map((f) => ({ check: f.check, output: f.tail, namedPaths: f.namedPaths })),
-    suspects,
-  );
-  log(
-    `Integration: milestone ${spec.id} validation ${failures.map((f) => `'${f.check}'`).join(', ')} failed; reverted to ${pre.slice(0, 10)}; re-delegating ${describeBlame(blame)}`,
-  );
-  const failed = failures.map((f) => `${f.text} (\`${f.check}\`)`).join('; ');
-  const outputs = failures.map(
-    (f) =>
-      `Output of \`${f.check}\` (${f.timedOut ? 'timed out' : `exit ${f.exitCode}`}), last lines:\n${f.tail}`,
-  );
-  return {
-    ok: false,
-    usage,
-    redelegate: blame.tasks.map(({ ref, reasons }) => ({
-      ref,
-      evidence: failures.map((f) => f.outputPath),
-      note: `Milestone ${spec.id} validation failed after integration: ${failed}. It points at this task: ${reasons.join('; ')}.`,
-      details: outputs,
-    })),
-  };
+
+  /** Only the tasks the failure points at are redone; the others stay passed and are merged again as they are. */
+  private sendBackFailures(failures: MilestoneCheckResult[]): IntegrationResult {
+    const { spec } = this;
+    const suspects = this.toMerge.map((ref) => {
+      const planned = spec.tasks.find((t) => taskRef(spec.id, t.id) === ref)!;
+      return {
+        ref,
+        owns: planned.owns,
+        checks: planned.validation.map((v) => v.check),
+        changedFiles: this.task(ref).changedFiles,
+      };
+    });
+    const blame = tasksToRedelegate(
+      failures.map((f) => ({ check: f.check, output: f.tail, namedPaths: f.namedPaths })),
+      suspects,
+    );
+    this.log(
+      `Integration: milestone ${spec.id} validation ${failures.map((f) => `'${f.check}'`).join(', ')} failed; reverted to ${this.pre.slice(0, 10)}; re-delegating ${describeBlame(blame)}`,
+    );
+    return { ok: false, usage: this.usage, redelegate: validationRedelegations(spec.id, failures, blame) };
+  }
 }

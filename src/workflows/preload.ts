@@ -18,6 +18,7 @@ import * as environment from '../domain/planning/environment';
 import * as failure from '../domain/saga/failure';
 import * as flags from '../domain/request/flags';
 import * as fleet from '../domain/fleet/fleet';
+import * as fleetRun from '../domain/fleet/fleet-run';
 import * as intake from '../domain/request/intake';
 import * as interactions from '../domain/saga/interactions';
 import * as memory from '../domain/planning/memory';
@@ -35,6 +36,7 @@ import * as schedule from '../domain/fleet/schedule';
 import * as searchAttributes from '../domain/saga/search-attributes';
 import * as specChanges from '../domain/fleet/spec-changes';
 import * as state from '../domain/saga/state';
+import * as taskOutcome from '../domain/fleet/task-outcome';
 import * as unachievable from '../domain/planning/unachievable';
 import * as usage from '../domain/agents/usage';
 import * as zodErrors from '../domain/text/zod-errors';
@@ -49,6 +51,7 @@ const SHARED_DOMAIN_MODULES = {
   failure,
   flags,
   fleet,
+  fleetRun,
   intake,
   interactions,
   memory,
@@ -66,6 +69,7 @@ const SHARED_DOMAIN_MODULES = {
   searchAttributes,
   specChanges,
   state,
+  taskOutcome,
   unachievable,
   usage,
   zodErrors,

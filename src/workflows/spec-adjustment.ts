@@ -1,9 +1,10 @@
 /**
- * A blocked task's spec, adjusted (seed, Phase 2 step 4 and "Worker blocked": re-delegate with retained
+ * A blocked task's spec, adjusted (Saga procedure Phase 2, "Worker blocked": re-delegate with retained
  * context, or adjust the task spec; escalate when the blocker is not resolvable from the spec). Before the
  * delegation that follows a re-delegation that stayed blocked, the planner revises the task's spec from the
- * blocker in the task's fresh worktree (it sees the work so far), through its `revise` step (DESIGN.md 4.6).
- * Only the task's adjustable fields are taken; no change means only the user can resolve it.
+ * blocker in the task's fresh worktree (it sees the work so far), through its `revise` step (the same step
+ * that revises a plan). Only the task's adjustable fields are taken; no change means only the user can
+ * resolve it.
  */
 import { validatePlan, type PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';

@@ -201,3 +201,58 @@ export function describeBlame(blame: Blame): string {
   }
   return blame.tasks.map((t) => `${t.ref} (${t.reasons.join('; ')})`).join(', ');
 }
+
+/**
+ * A task integration sends back. `note`: why, in one line (the task's status reason); `details`: more for
+ * the agent (the failing checks' output). `rebaseOnto`: the task's branch is moved to this commit (the
+ * integrated state) before it is redone.
+ */
+export type Redelegation = {
+  ref: string;
+  evidence: string[];
+  note: string;
+  details?: string[];
+  rebaseOnto?: string;
+};
+
+/** Tasks whose merge conflicted, redone on top of what merged cleanly (`head`). */
+export const conflictRedelegations = (
+  conflicted: readonly { ref: string; files: string[] }[],
+  head: string,
+): Redelegation[] =>
+  conflicted.map((c) => ({
+    ref: c.ref,
+    evidence: [],
+    rebaseOnto: head,
+    note: `Your branch conflicted with the integration branch in ${c.files.join(', ')}; redo the task on top of the integrated state.`,
+  }));
+
+/** A failed milestone check as run on the integration branch (the fields the re-delegation tells). */
+export interface MilestoneCheckResult {
+  text: string;
+  check: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  outputPath: string;
+  tail: string;
+  namedPaths?: string[];
+}
+
+/** The blamed tasks of a failed milestone validation, each with every failing check's output. */
+export function validationRedelegations(
+  milestone: number,
+  failures: readonly MilestoneCheckResult[],
+  blame: Blame,
+): Redelegation[] {
+  const failed = failures.map((f) => `${f.text} (\`${f.check}\`)`).join('; ');
+  const outputs = failures.map(
+    (f) =>
+      `Output of \`${f.check}\` (${f.timedOut ? 'timed out' : `exit ${f.exitCode}`}), last lines:\n${f.tail}`,
+  );
+  return blame.tasks.map(({ ref, reasons }) => ({
+    ref,
+    evidence: failures.map((f) => f.outputPath),
+    note: `Milestone ${milestone} validation failed after integration: ${failed}. It points at this task: ${reasons.join('; ')}.`,
+    details: outputs,
+  }));
+}

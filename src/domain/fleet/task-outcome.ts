@@ -1,0 +1,160 @@
+/**
+ * How a worker task's attempt and review end, decided from what its agent run and checks returned. Pure, for
+ * the task workflow: the checks decide, except for failures no retry can fix (an agent that cannot run, or
+ * one that reported itself blocked), which end the task at once.
+ */
+import type { AgentFailure } from '../agents/cli-output';
+import { agentBlockedReason, agentBlockedTaskReason } from './blocked-report';
+import { sagaBudgetReason, type BudgetGrant } from './budget';
+
+/** What an attempt's agent run reports (the fields the outcome depends on). */
+export interface AttemptRun {
+  transcriptPath: string;
+  report: Record<string, unknown> | null;
+  failure?: AgentFailure | null;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  idle: boolean;
+}
+
+/** One of the task's checks as run after the agent. */
+export interface AttemptCheck {
+  text: string;
+  check: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  outputPath: string;
+}
+
+/**
+ * The attempt's outcome. `failures` (files) and `notes` are what the next attempt's agent gets; a pass
+ * keeps the earlier ones. `fatal`: no further attempt of this delegation would change it.
+ */
+export type AttemptOutcome =
+  | { passed: true; evidence: string[] }
+  | {
+      passed: false;
+      evidence: string[];
+      failures: string[];
+      notes: string[];
+      reason: string;
+      fatal: boolean;
+      /** The agent's own reason when it reported blocked. */
+      agentBlocked: string | null;
+      /** The agent finished and its checks failed (what an adjusted spec may resolve). */
+      checksFailed: boolean;
+    };
+
+const failedChecks = (checks: { results: AttemptCheck[] } | null) =>
+  checks?.results.filter((r) => r.exitCode !== 0 || r.timedOut) ?? [];
+
+const outputsOf = (run: AttemptRun, checks: { results: AttemptCheck[] } | null) =>
+  checks ? checks.results.map((r) => r.outputPath) : [run.transcriptPath];
+
+/** Attempt `n`'s outcome from its agent run and, when the agent finished, its checks. */
+export function classifyAttempt(
+  n: number,
+  run: AttemptRun,
+  checks: { passed: boolean; results: AttemptCheck[] } | null,
+): AttemptOutcome {
+  const stop = { fatal: false, agentBlocked: null, checksFailed: false };
+  if (run.failure && !run.failure.retryable && !checks?.passed) {
+    // Paying for the same failure again would not change it: stop with the CLI's own reason.
+    return {
+      passed: false,
+      ...stop,
+      fatal: true,
+      failures: [run.transcriptPath],
+      notes: [`Attempt ${n}: ${run.failure.message}`],
+      reason: run.failure.message,
+      evidence: outputsOf(run, checks),
+    };
+  }
+  // The checks decide: a blocked report whose work passes them is a pass.
+  const blockedReason = checks?.passed ? null : agentBlockedReason(run.report);
+  if (blockedReason !== null) {
+    // The agent says it cannot finish (a spec gap, an external decision): another paid run of the
+    // same spec would not change that, so the task stops here and the user is asked.
+    return {
+      passed: false,
+      ...stop,
+      fatal: true,
+      agentBlocked: blockedReason,
+      failures: [...failedChecks(checks).map((r) => r.outputPath), run.transcriptPath],
+      notes: [`Attempt ${n}: you reported blocked: ${blockedReason}`],
+      reason: agentBlockedTaskReason(blockedReason),
+      evidence: outputsOf(run, checks),
+    };
+  }
+  if (!checks) {
+    const why = run.timedOut
+      ? 'timed out'
+      : run.idle
+        ? 'printed nothing for too long (hung)'
+        : `exited with ${run.exitCode ?? run.signal}`;
+    return {
+      passed: false,
+      ...stop,
+      failures: [run.transcriptPath],
+      notes: [`Attempt ${n}: ${run.failure?.message ?? `the agent ${why}`}.`],
+      reason: run.failure?.message ?? `agent ${why}`,
+      evidence: [run.transcriptPath],
+    };
+  }
+  const evidence = outputsOf(run, checks);
+  if (checks.passed) return { passed: true, evidence };
+  const failed = failedChecks(checks);
+  const notes = failed.map(
+    (r) => `Check failed: ${r.text} (\`${r.check}\`) ${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}`,
+  );
+  return {
+    passed: false,
+    ...stop,
+    checksFailed: true,
+    failures: failed.map((r) => r.outputPath),
+    notes,
+    reason: notes.join('; '),
+    evidence,
+  };
+}
+
+/** Why a run stopped by the fleet at the saga budget (`budget.on_exhausted: stop`) ended the task. */
+export const budgetStopReason = (limitUsd: number | null | undefined): string =>
+  `budget: stopped at the saga budget of $${limitUsd ?? '?'} (budget.on_exhausted: stop)`;
+
+/** Why the task's own budget (`budget.task_usd`) ends it before another attempt; null while some is left. */
+export function taskBudgetReason(spentUsd: number, taskUsd: number | null): string | null {
+  return taskUsd !== null && spentUsd >= taskUsd
+    ? `budget: task spent $${spentUsd.toFixed(2)} of $${taskUsd}`
+    : null;
+}
+
+/** How the task ends after its quality-locked review, when the review did not simply pass. */
+export type ReviewEnd =
+  | { kind: 'budget'; reason: string }
+  | { kind: 'stop'; reviewStop: 'abort' | 'escalated'; reason: string }
+  | null;
+
+/**
+ * The review's outcome as the task's: a spent budget redoes the task after a raise (its passing work is on
+ * the branch, only the review is missing); the user's abort or escalation at a checkpoint means no other
+ * run of this task starts without them.
+ */
+export function reviewEnd(outcome: string, grant: BudgetGrant | null, spentUsd: number): ReviewEnd {
+  if (outcome === 'budget')
+    return {
+      kind: 'budget',
+      reason:
+        grant?.limitUsd != null
+          ? sagaBudgetReason(grant.spentElsewhereUsd + spentUsd, grant.limitUsd)
+          : 'budget: the task budget is spent',
+    };
+  if (outcome === 'abort' || outcome === 'escalated')
+    return {
+      kind: 'stop',
+      reviewStop: outcome,
+      reason: `quality-locked review: ${outcome === 'abort' ? 'aborted' : 'escalated'} at its checkpoint`,
+    };
+  return null;
+}

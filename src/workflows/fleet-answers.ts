@@ -1,0 +1,138 @@
+/**
+ * The user's part in a blocked task (Saga procedure, "Worker blocked"): the escalation or spec gap question
+ * the fleet asks while the other tasks keep running, and what it does with the answer. A change of the
+ * agreed spec is kept with the task, logged as a deviation and written to decisions.md, never applied
+ * silently.
+ */
+import {
+  escalationQuestion,
+  specGap,
+  specGapDecision,
+  specGapNote,
+  specGapQuestion,
+} from '../domain/fleet/blocked-report';
+import type { TaskReport } from '../domain/fleet/fleet';
+import { ASKED_STREAK, retainedAfterEscalation, specChangeOf } from '../domain/fleet/fleet-run';
+import { specChangeDecision, withSpecChange } from '../domain/fleet/spec-changes';
+import type { Answer, SpecChange, TaskState } from '../domain/saga/state';
+import { quickActivities } from './activity-proxies';
+import { ask } from './ask';
+import type { Fleet } from './fleet-state';
+
+/** Asks the user about a task that stays blocked; the answer comes back as a fleet event. */
+export function askAboutBlocked(
+  fleet: Fleet,
+  task: TaskState,
+  rep: TaskReport | null,
+  reason: string,
+  retryable: boolean,
+): void {
+  const { ctx, state } = fleet;
+  const adjusted = state.adjustedLastTime(task.id);
+  if (adjusted)
+    state.log(`Task ${task.id} did not converge despite re-delegation and spec adjustment: ${reason}`);
+  const evidence = task.evidence.join(', ') || 'none';
+  const gap = rep?.agentBlocked ? specGap(rep.agentBlocked) : null;
+  if (gap !== null) {
+    // A spec gap is the user's to close: asked as a question, the answer goes to the next delegation.
+    void ask(ctx.sagaWorkflowId, specGapQuestion(task, gap)).then(
+      (answer) => state.events.push({ type: 'spec-gap', ref: task.id, gap, answer }),
+      () => undefined, // cancelled with the workflow; the main loop sees the cancellation itself
+    );
+    return;
+  }
+  const blocker = {
+    agentBlocked: rep?.agentBlocked,
+    reviewEscalated: rep?.reviewStop === 'escalated',
+    adjusted,
+    retryable,
+    reason,
+    evidence,
+  };
+  void ask(ctx.sagaWorkflowId, escalationQuestion(task, blocker)).then(
+    (answer) => state.events.push({ type: 'escalation', ref: task.id, answer }),
+    () => undefined, // cancelled with the workflow; the main loop sees the cancellation itself
+  );
+}
+
+/** Acts on the answer to an escalation (retry, edit the spec, skip, abort); returns true when the user aborted. */
+export async function onEscalation(fleet: Fleet, task: TaskState, answer: Answer): Promise<boolean> {
+  const { state } = fleet;
+  const choice = answer.choice;
+  state.log(`Escalation of ${task.id} answered by ${answer.user}: ${choice}`);
+  if (choice === 'abort') return true;
+  if (choice === 'skip') {
+    state.update(task, { status: 'skipped' });
+    return false;
+  }
+  if (choice === 'edit')
+    await keepSpecChange(
+      fleet,
+      task,
+      specChangeOf('edit', answer),
+      `${answer.user} answered ${answer.interactionId} with ${answer.choice}.`,
+    );
+  state.retained.set(task.id, retainedAfterEscalation(answer, task.evidence));
+  state.blockedStreak.set(task.id, ASKED_STREAK);
+  state.update(task, { status: 'pending' });
+  return false;
+}
+
+/**
+ * Acts on the answer to a spec gap question; returns true when the user aborted. The answer is a change
+ * of the agreed spec, so it is logged as a deviation and written to decisions.md.
+ */
+export async function resolveSpecGap(
+  fleet: Fleet,
+  task: TaskState,
+  gap: string,
+  answer: Answer,
+): Promise<boolean> {
+  const { state } = fleet;
+  if (answer.choice === 'abort') {
+    state.log(`Spec gap of task ${task.id} answered by ${answer.user}: abort`);
+    return true;
+  }
+  const entry = specGapDecision(task, gap, answer);
+  state.log(entry.title);
+  await recordDecision(fleet, entry);
+  if (answer.choice === 'skip') {
+    state.update(task, { status: 'skipped' });
+    return false;
+  }
+  const clarification = { ...answer, text: `${gap} — ${answer.text ?? ''}` };
+  state.update(task, { specChanges: withSpecChange(task, specChangeOf('spec-gap', clarification)) });
+  state.retained.set(task.id, {
+    evidence: task.evidence,
+    notes: [specGapNote(gap, answer.user, answer.text ?? '')],
+  });
+  state.blockedStreak.set(task.id, ASKED_STREAK);
+  state.update(task, { status: 'pending', reason: null });
+  return false;
+}
+
+/**
+ * A change to a task's spec: kept with the task (every later attempt gets it, its spec file lists it),
+ * logged as a deviation and written to decisions.md.
+ */
+export async function keepSpecChange(
+  fleet: Fleet,
+  task: TaskState,
+  change: SpecChange,
+  how: string,
+): Promise<void> {
+  fleet.state.update(task, { specChanges: withSpecChange(task, change) });
+  const entry = specChangeDecision(task, change, how);
+  fleet.state.log(entry.title);
+  await recordDecision(fleet, entry);
+}
+
+async function recordDecision(
+  fleet: Fleet,
+  entry: { at: string; title: string; lines: string[] },
+): Promise<void> {
+  const { ctx } = fleet;
+  await quickActivities(ctx.hostQueue)
+    .prependDecision({ sagaDir: ctx.sagaDir, entry })
+    .catch(() => undefined); // the log line records it as well
+}
