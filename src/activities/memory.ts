@@ -20,7 +20,7 @@ import {
 import { isSafeRelativePath } from '../domain/plan';
 import type { createArtifactActivities } from './artifacts';
 import { writeFileAtomic } from './artifacts';
-import { execGit } from './git/run';
+import { execGit } from './git-ops';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 

@@ -22,6 +22,7 @@ import { earlierCostRecords } from './cost-records';
 import { lockFile } from './file-io';
 import type { ProgressInput } from './progress';
 import { badInput, isBelow, type SagaFiles } from './saga-files';
+import { SAGA_FILES } from '../../domain/saga/saga-dir';
 
 export interface SpecTreeInput {
   sagaDir: string;
@@ -74,7 +75,7 @@ export async function writeSpecTree(
     ...(input.askedBack ? { askedBack: input.askedBack } : {}),
     ...(costEstimate ? { costEstimate } : {}),
   };
-  const release = await lockFile(path.join(input.sagaDir, 'SAGA.md'));
+  const release = await lockFile(path.join(input.sagaDir, SAGA_FILES.saga));
   try {
     await files.write(input.sagaDir, SPEC_INPUT_FILE, `${JSON.stringify(spec, null, 2)}\n`);
     const written = await renderSpecTree(files, input.sagaDir, spec, input.status ?? null);
@@ -87,7 +88,7 @@ export async function writeSpecTree(
 
 /** The spec tree again, from the current status (and the workflow's plan when given). */
 export async function refreshSpecTree(files: SagaFiles, input: ProgressInput): Promise<void> {
-  const release = await lockFile(path.join(input.sagaDir, 'SAGA.md'));
+  const release = await lockFile(path.join(input.sagaDir, SAGA_FILES.saga));
   try {
     const stored = await readStoredSpec(files, input.sagaDir);
     if (!input.plan && !stored) return; // planning has not written a spec tree yet
@@ -124,7 +125,7 @@ async function renderSpecTree(
   const written = [
     await files.write(
       sagaDir,
-      'SAGA.md',
+      SAGA_FILES.saga,
       renderSagaMd({
         name: spec.name,
         status,
@@ -142,7 +143,9 @@ async function renderSpecTree(
   for (const m of spec.plan.milestones) {
     const dir = `milestones/${milestoneDirName(m.id, m.slug)}`;
     const state = status?.milestones.find((s) => s.id === m.id);
-    written.push(await files.write(sagaDir, `${dir}/MILESTONE.md`, renderMilestoneMd(m, state, rationale)));
+    written.push(
+      await files.write(sagaDir, `${dir}/${SAGA_FILES.milestone}`, renderMilestoneMd(m, state, rationale)),
+    );
     for (const t of m.tasks) {
       const text = renderTaskMd(m.id, t, findTaskState(status, m.id, t.id), rationale);
       written.push(await files.write(sagaDir, `${dir}/tasks/${taskFileName(t.id, t.slug)}`, text));
