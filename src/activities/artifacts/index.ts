@@ -1,5 +1,5 @@
 /**
- * Activities that write the saga directory (DESIGN.md 4.5): the spec tree, PROGRESS.md, manifest.md,
+ * Activities that write the saga directory (README "The saga directory"): the spec tree, PROGRESS.md, manifest.md,
  * decisions.md, REPORT.md and free-form artifacts. Every write is atomic (temp file in the same folder,
  * fsync, rename) and idempotent (same input, same bytes; unchanged files are not rewritten). Every path
  * stays inside the saga directory, and the saga directory inside the saga home (saga-files.ts).

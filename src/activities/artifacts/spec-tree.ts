@@ -1,5 +1,5 @@
 /**
- * The spec tree (DESIGN.md 4.5): SAGA.md plus milestones/NN-slug/MILESTONE.md and
+ * The spec tree (README "The saga directory"): SAGA.md plus milestones/NN-slug/MILESTONE.md and
  * milestones/NN-slug/tasks/NN-slug.md, written when the plan is and rendered again as the saga's status
  * changes.
  */
@@ -31,7 +31,7 @@ export interface SpecTreeInput {
   environment: Environment | null;
   /** Current saga state; null/absent while planning (before any task state exists). */
   status?: SagaStatus | null;
-  /** Shown verbatim under "Flags"; when absent it is built from `flags` (seed 000 announcement). */
+  /** Shown verbatim under "Flags"; when absent it is built from `flags` (the announcement at the saga's start). */
   flagsAnnouncement?: string;
   flags?: FlagsResult;
   /** Questions the autonomous planner asked the user instead of deciding (SAGA.md rationale block). */
@@ -138,7 +138,7 @@ async function renderSpecTree(
       }),
     ),
   ];
-  // Seed 001: every artifact made under --autonomous carries the rationale block, not SAGA.md alone.
+  // Every artifact made under --autonomous carries the rationale block, not SAGA.md alone.
   const rationale = spec.autonomous ? renderRationaleBlock(spec.plan, true, spec.askedBack) : '';
   for (const m of spec.plan.milestones) {
     const dir = `milestones/${milestoneDirName(m.id, m.slug)}`;
