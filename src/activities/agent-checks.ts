@@ -65,7 +65,7 @@ export async function quickAgentChecks(
 }
 
 /**
- * Whether the profile's agent runs confined here, and what it can reach from there (issue 29); a profile
+ * Whether the profile's agent runs confined here, and what it can reach from there; a profile
  * that would run unconfined says so loudly (a warning, as the config asked for it).
  */
 export async function agentSandboxCheck(

@@ -38,7 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSagaSetupActivities({ artifacts }),
     ...createMemoryActivities({ sagaHome: deps.sagaHome, artifacts }),
     ...createProgressActivities({ artifacts, cleanupSagaWorktrees: git.cleanupSagaWorktrees }),
-    // Chat notifications; configured from the worker's environment (DESIGN.md 4.7).
+    // Chat notifications; configured from the worker's environment.
     ...createNotifyActivities({ sagaHome: deps.sagaHome }),
   };
 }

@@ -20,7 +20,7 @@ import {
 import { isSafeRelativePath } from '../domain/plan';
 import type { createArtifactActivities } from './artifacts';
 import { writeFileAtomic } from './artifacts';
-import { execGit } from './git/run';
+import { execGit } from './git-ops';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 
@@ -69,7 +69,7 @@ export function createMemoryActivities(deps: { sagaHome: string; artifacts: Arti
     },
 
     /**
-     * Seed 001: the user corrected autonomous decisions. Each becomes a `[LRN:correction]` entry in this
+     * The user corrected autonomous decisions. Each becomes a `[LRN:correction]` entry in this
      * saga's decisions.md (what the memory entry cites) and in the repository's memory.
      */
     async recordCorrections(input: {
@@ -100,7 +100,7 @@ export function createMemoryActivities(deps: { sagaHome: string; artifacts: Arti
     },
 
     /**
-     * Seed 001 conflict handling: when the cited memory entry was written and when the cited file last
+     * Conflict handling: when the cited memory entry was written and when the cited file last
      * changed (its last commit in `worktree`), so the newer signal can win. Null for what is not found.
      */
     async signalDates(input: {

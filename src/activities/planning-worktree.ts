@@ -1,5 +1,5 @@
 /**
- * The planning phase's scratch worktree (issue 20, item 4): discovery's build/test/lint runs, the planner and
+ * The planning phase's scratch worktree: discovery's build/test/lint runs, the planner and
  * the plan reviewer work in a detached worktree of the base commit, never in the user's checkout. The state
  * of the main checkout (HEAD and `git status`) is recorded when the worktree is made and compared when
  * planning ends, so a change there is reported instead of passing unseen.

@@ -85,134 +85,155 @@ export async function recordSagaAnswers(
 
 type Git = ReturnType<typeof createGitActivities>;
 
-export function createProgressActivities(deps: {
+interface ProgressDeps {
   artifacts: Artifacts;
   cleanupSagaWorktrees: Git['cleanupSagaWorktrees'];
-}) {
-  const write = (sagaDir: string, status: SagaStatus, carry: SagaState | null) =>
-    deps.artifacts.writeProgress({
-      sagaDir,
-      status,
-      ...(carry ? { plan: carry.plan, environment: carry.environment } : {}),
-    });
-  /** One write of the saga's projection, of its state now; `line` (stamped) is the newest log line. */
-  async function snapshot(
-    input: { sagaDir: string; workflowId: string; runId: string },
-    line: string | null = null,
-  ): Promise<{ path: string }> {
-    generations.set(input.sagaDir, (generations.get(input.sagaDir) ?? 0) + 1);
-    const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
-    // The approved plan (with any acceptance milestones) and environment; null before approval.
-    const carry = await handle.query(carryQuery).catch(() => null);
-    const answers = await answersOf(handle);
-    const shown = line ? { ...status, log: [line, ...status.log] } : status;
-    return serialized(input.sagaDir, async () => {
-      await recordAnswers(deps.artifacts, input.sagaDir, answers);
-      return write(input.sagaDir, shown, carry);
-    });
+}
+
+/** The saga's run, as the workflow names it (its status and plan are read through its queries). */
+interface SagaRun {
+  sagaDir: string;
+  workflowId: string;
+  runId: string;
+}
+
+/** PROGRESS.md and, with the approved plan (`carry`), the spec tree. */
+const writeProjection = (
+  artifacts: Artifacts,
+  sagaDir: string,
+  status: SagaStatus,
+  carry: SagaState | null,
+) =>
+  artifacts.writeProgress({
+    sagaDir,
+    status,
+    ...(carry ? { plan: carry.plan, environment: carry.environment } : {}),
+  });
+
+/** One write of the saga's projection, of its state now; `line` (stamped) is the newest log line. */
+async function snapshot(
+  artifacts: Artifacts,
+  input: SagaRun,
+  line: string | null = null,
+): Promise<{ path: string }> {
+  generations.set(input.sagaDir, (generations.get(input.sagaDir) ?? 0) + 1);
+  const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
+  // The approved plan (with any acceptance milestones) and environment; null before approval.
+  const carry = await handle.query(carryQuery).catch(() => null);
+  const answers = await answersOf(handle);
+  const shown = line ? { ...status, log: [line, ...status.log] } : status;
+  return serialized(input.sagaDir, async () => {
+    await recordAnswers(artifacts, input.sagaDir, answers);
+    return writeProjection(artifacts, input.sagaDir, shown, carry);
+  });
+}
+
+/**
+ * The saga's end in one activity (one, not two, in its history): its worktrees removed (dirty ones kept,
+ * branches stay), then PROGRESS.md's last write. The log line about kept worktrees is returned as it was
+ * written, so the saga's log holds the very same line.
+ */
+async function finishSagaRun(
+  deps: ProgressDeps,
+  input: SagaRun & { repo: string; sagaName: string },
+): Promise<{ kept: { path: string; reason: string }[]; logLine: string | null }> {
+  const { kept } = await deps.cleanupSagaWorktrees({ repo: input.repo, sagaName: input.sagaName });
+  const logLine = kept.length
+    ? `${new Date().toISOString()} Kept worktrees with uncommitted work: ${kept.map((k) => k.path).join(', ')}`
+    : null;
+  await snapshot(deps.artifacts, input, logLine);
+  return { kept, logLine };
+}
+
+/**
+ * REPORT.md from the saga's status and approved plan, read through its queries (both grow with the plan:
+ * as an activity input they would enter the saga's history at every round).
+ */
+async function writeSagaReport(
+  artifacts: Artifacts,
+  input: SagaRun & { exitResults: ExitCriterionResult[] },
+): Promise<{ path: string }> {
+  const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
+  const carry = await handle.query(carryQuery);
+  if (!carry) throw new Error(`saga ${status.name} has no approved plan to report on`);
+  // Each criterion's evidence is summarised from its kept output, read here (it never enters history).
+  const exitResults = await Promise.all(
+    input.exitResults.map(async (r) => {
+      const output = r.evidence ? await readEvidenceTail(input.sagaDir, r.evidence) : null;
+      return output === null ? r : { ...r, output };
+    }),
+  );
+  const { ctx } = carry;
+  return artifacts.writeReport({
+    sagaDir: input.sagaDir,
+    status,
+    plan: carry.plan,
+    environment: carry.environment,
+    exitResults,
+    checkout: { copy: ctx.settings.worktree.copy, setup: ctx.settings.worktree.setup },
+    verifyPath: `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'verify')}`,
+  });
+}
+
+/**
+ * Keeps PROGRESS.md a projection of the running saga: reads its status every second and writes the files
+ * when it changed, for PROJECT_FOR_MS or until cancelled. One activity per run (heartbeats add no history
+ * events) instead of one per change keeps the saga's history small. Reads the latest run of the saga, so a
+ * projector left over from a run that continued as new never writes an older state.
+ */
+async function projectProgress(
+  artifacts: Artifacts,
+  input: { sagaDir: string; workflowId: string; everyMs?: number },
+): Promise<void> {
+  const ctx = Context.current();
+  const until = Date.now() + PROJECT_FOR_MS;
+  let written = '';
+  /** The plan changes only when a round starts or planning publishes a version: read it then. */
+  let planKey = '';
+  let carry: SagaState | null = null;
+  // Queries end when the activity is cancelled (the saga moved on, the worker shuts down) or take too long.
+  const bounded = <T>(query: () => Promise<T>) =>
+    ctx.client.withAbortSignal(ctx.cancellationSignal, () =>
+      ctx.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, query),
+    );
+  while (Date.now() < until) {
+    const generation = generations.get(input.sagaDir) ?? 0;
+    try {
+      const { handle, status } = await bounded(() => readSaga(ctx.client, input.workflowId));
+      const nextPlanKey = JSON.stringify([status.runId, status.round, status.planSummary]);
+      if (nextPlanKey !== planKey) {
+        carry = await bounded(() => handle.query(carryQuery)).catch(() => null);
+        planKey = nextPlanKey;
+      }
+      const key = JSON.stringify(status);
+      if (key !== written) {
+        // An answer adds a log line, so the status changes with every answer.
+        const answers = await bounded(() => answersOf(handle));
+        await serialized(input.sagaDir, async () => {
+          await recordAnswers(artifacts, input.sagaDir, answers);
+          if ((generations.get(input.sagaDir) ?? 0) === generation)
+            await writeProjection(artifacts, input.sagaDir, status, carry);
+        });
+        written = key;
+      }
+    } catch (error) {
+      if (ctx.cancellationSignal.aborted) throw error;
+      // A slow query or a full disk: the next round tries again (the saga's own writes report failures).
+      log.warn('PROGRESS.md projection failed', { error: String(error), sagaDir: input.sagaDir });
+    }
+    ctx.heartbeat();
+    await ctx.sleep(input.everyMs ?? PROJECT_EVERY_MS); // rejects when the saga cancels the projector
   }
+}
+
+export function createProgressActivities(deps: ProgressDeps) {
   return {
     /** One write of the saga's projection, of its state now (a failure). */
-    writeProgressSnapshot: (input: { sagaDir: string; workflowId: string; runId: string }) => snapshot(input),
-
-    /**
-     * The saga's end in one activity (one, not two, in its history): its worktrees removed (dirty ones kept,
-     * branches stay), then PROGRESS.md's last write. The log line about kept worktrees is returned as it was
-     * written, so the saga's log holds the very same line.
-     */
-    async finishSagaRun(input: {
-      repo: string;
-      sagaName: string;
-      sagaDir: string;
-      workflowId: string;
-      runId: string;
-    }): Promise<{ kept: { path: string; reason: string }[]; logLine: string | null }> {
-      const { kept } = await deps.cleanupSagaWorktrees({ repo: input.repo, sagaName: input.sagaName });
-      const logLine = kept.length
-        ? `${new Date().toISOString()} Kept worktrees with uncommitted work: ${kept.map((k) => k.path).join(', ')}`
-        : null;
-      await snapshot(input, logLine);
-      return { kept, logLine };
-    },
-
-    /**
-     * REPORT.md from the saga's status and approved plan, read through its queries (both grow with the plan:
-     * as an activity input they would enter the saga's history at every round).
-     */
-    async writeSagaReport(input: {
-      sagaDir: string;
-      workflowId: string;
-      runId: string;
-      exitResults: ExitCriterionResult[];
-    }): Promise<{ path: string }> {
-      const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
-      const carry = await handle.query(carryQuery);
-      if (!carry) throw new Error(`saga ${status.name} has no approved plan to report on`);
-      // Each criterion's evidence is summarised from its kept output, read here (it never enters history).
-      const exitResults = await Promise.all(
-        input.exitResults.map(async (r) => {
-          const output = r.evidence ? await readEvidenceTail(input.sagaDir, r.evidence) : null;
-          return output === null ? r : { ...r, output };
-        }),
-      );
-      const { ctx } = carry;
-      return deps.artifacts.writeReport({
-        sagaDir: input.sagaDir,
-        status,
-        plan: carry.plan,
-        environment: carry.environment,
-        exitResults,
-        checkout: { copy: ctx.settings.worktree.copy, setup: ctx.settings.worktree.setup },
-        verifyPath: `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'verify')}`,
-      });
-    },
-
-    /**
-     * Keeps PROGRESS.md a projection of the running saga: reads its status every second and writes the
-     * files when it changed, for PROJECT_FOR_MS or until cancelled. One activity per run (heartbeats add
-     * no history events) instead of one per change keeps the saga's history small. Reads the latest run
-     * of the saga, so a projector left over from a run that continued as new never writes an older state.
-     */
-    async projectProgress(input: { sagaDir: string; workflowId: string; everyMs?: number }): Promise<void> {
-      const ctx = Context.current();
-      const until = Date.now() + PROJECT_FOR_MS;
-      let written = '';
-      /** The plan changes only when a round starts or planning publishes a version: read it then. */
-      let planKey = '';
-      let carry: SagaState | null = null;
-      // Queries end when the activity is cancelled (the saga moved on, the worker shuts down) or take too long.
-      const bounded = <T>(query: () => Promise<T>) =>
-        ctx.client.withAbortSignal(ctx.cancellationSignal, () =>
-          ctx.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, query),
-        );
-      while (Date.now() < until) {
-        const generation = generations.get(input.sagaDir) ?? 0;
-        try {
-          const { handle, status } = await bounded(() => readSaga(ctx.client, input.workflowId));
-          const nextPlanKey = JSON.stringify([status.runId, status.round, status.planSummary]);
-          if (nextPlanKey !== planKey) {
-            carry = await bounded(() => handle.query(carryQuery)).catch(() => null);
-            planKey = nextPlanKey;
-          }
-          const key = JSON.stringify(status);
-          if (key !== written) {
-            // An answer adds a log line, so the status changes with every answer.
-            const answers = await bounded(() => answersOf(handle));
-            await serialized(input.sagaDir, async () => {
-              await recordAnswers(deps.artifacts, input.sagaDir, answers);
-              if ((generations.get(input.sagaDir) ?? 0) === generation)
-                await write(input.sagaDir, status, carry);
-            });
-            written = key;
-          }
-        } catch (error) {
-          if (ctx.cancellationSignal.aborted) throw error;
-          // A slow query or a full disk: the next round tries again (the saga's own writes report failures).
-          log.warn('PROGRESS.md projection failed', { error: String(error), sagaDir: input.sagaDir });
-        }
-        ctx.heartbeat();
-        await ctx.sleep(input.everyMs ?? PROJECT_EVERY_MS); // rejects when the saga cancels the projector
-      }
-    },
+    writeProgressSnapshot: (input: SagaRun) => snapshot(deps.artifacts, input),
+    finishSagaRun: (input: SagaRun & { repo: string; sagaName: string }) => finishSagaRun(deps, input),
+    writeSagaReport: (input: SagaRun & { exitResults: ExitCriterionResult[] }) =>
+      writeSagaReport(deps.artifacts, input),
+    projectProgress: (input: { sagaDir: string; workflowId: string; everyMs?: number }) =>
+      projectProgress(deps.artifacts, input),
   };
 }

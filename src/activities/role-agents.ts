@@ -37,7 +37,7 @@ export function createRoleAgentActivities(deps: {
 }) {
   const templatesDir = deps.templatesDir ?? path.join(findSagaRoot(), 'templates');
 
-  /** Seed 001 memory: what earlier sagas of the repo decided and learned, each with its citation. */
+  /** Memory: what earlier sagas of the repo decided and learned, each with its citation. */
   async function withMemory(input: RoleAgentInput): Promise<Record<string, unknown>> {
     const context = input.context ?? {};
     if (!input.memory) return context;

@@ -14,6 +14,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { agentSucceeded } from '../domain/agents/agent-output';
 import { conflictNote } from '../domain/fleet/task-notes';
+import { isSagaBranch } from '../domain/saga/naming';
 import type { RunAgentResult } from './agents';
 import { runDirectory } from './process';
 import type { createRoleAgentActivities, RoleAgentInput } from './role-agents';
@@ -135,7 +136,7 @@ async function taskBranch(input: TaskAttemptInput, prepared: PreparedTask | null
   const head = await runGit(input.agent.workdir, ['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(
     () => '',
   );
-  if (head.trim().startsWith('saga/')) return head.trim();
+  if (isSagaBranch(head.trim())) return head.trim();
   throw ApplicationFailure.nonRetryable(
     `The handoff of '${input.agent.workdir}' does not know its task branch, and the worktree is not on a ` +
       `saga branch (${head.trim() || 'detached HEAD'}); nothing committed`,

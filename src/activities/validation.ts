@@ -1,5 +1,5 @@
 /**
- * The `runChecks` activity: runs the validation checks a plan author wrote (DESIGN.md 4.3) in a checkout.
+ * The `runChecks` activity: runs the validation checks a plan author wrote in a checkout.
  * Each check is one command line given to `/bin/sh -c` as a single argv element, in its own process group,
  * with a timeout that kills its whole tree. Output goes to `<sagaDir>/runs/<label>/check-<n>.log`.
  */

@@ -1,5 +1,5 @@
 /**
- * The `runAgent` activity: runs one coding agent process (any role, DESIGN.md 4.4 and 4.6) with its prompt
+ * The `runAgent` activity: runs one coding agent process (any role) with its prompt
  * file, report file and transcript under `<sagaDir>/runs/<label>/`, heartbeating while it works (run.ts).
  * Only a small summary goes back into workflow history; everything big stays in those files.
  */

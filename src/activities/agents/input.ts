@@ -28,7 +28,7 @@ export const RunAgentInputSchema = z.object({
   /** e.g. `m1t2-a1`; sanitised into one folder name under `<sagaDir>/runs/`. */
   runLabel: z.string().min(1),
   /**
-   * Continue the CLI's session of an earlier run instead of starting cold (issue 16): a fix attempt
+   * Continue the CLI's session of an earlier run instead of starting cold: a fix attempt
    * (`retry`, its prompt is the failure notes and check output) or the same run after its worker died
    * (`interrupted`). A null session id, a profile without resume or another host runs fresh, logged.
    */

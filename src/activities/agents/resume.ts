@@ -1,4 +1,4 @@
-/** Continuing a CLI's session (issue 16): the session a crashed try left, and when a resume cannot happen. */
+/** Continuing a CLI's session: the session a crashed try left, and when a resume cannot happen. */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { AGENT_RUN_FILE } from '../../domain/config/agent-presets';

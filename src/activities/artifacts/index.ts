@@ -1,5 +1,5 @@
 /**
- * Activities that write the saga directory (DESIGN.md 4.5): the spec tree, PROGRESS.md, manifest.md,
+ * Activities that write the saga directory (README "The saga directory"): the spec tree, PROGRESS.md, manifest.md,
  * decisions.md, REPORT.md and free-form artifacts. Every write is atomic (temp file in the same folder,
  * fsync, rename) and idempotent (same input, same bytes; unchanged files are not rewritten). Every path
  * stays inside the saga directory, and the saga directory inside the saga home (saga-files.ts).
@@ -10,11 +10,12 @@ import { prependDecision, updateManifest, type DecisionInput, type ManifestUpdat
 import { writeProgress, type ProgressInput } from './progress';
 import { createSagaFiles } from './saga-files';
 import { writeSpecTree, type SpecTreeInput } from './spec-tree';
+import { SAGA_FILES } from '../../domain/saga/saga-dir';
 
 export { writeFileAtomic } from './file-io';
 export { ARTIFACT_INPUT_ERROR, checkRelPath, PATH_ERROR } from './saga-files';
 export { SPEC_INPUT_FILE, type SpecTreeInput } from './spec-tree';
-export { PROGRESS_LOG_FILE, type ProgressInput } from './progress';
+export type { ProgressInput } from './progress';
 export type { ManifestUpdate } from './journal';
 
 export function createArtifactActivities(deps: { sagaHome: string }) {
@@ -45,7 +46,7 @@ export function createArtifactActivities(deps: { sagaHome: string }) {
     },
 
     async writeReport(input: ReportInput & { sagaDir: string }): Promise<{ path: string }> {
-      return { path: await files.write(input.sagaDir, 'REPORT.md', renderReportMd(input)) };
+      return { path: await files.write(input.sagaDir, SAGA_FILES.report, renderReportMd(input)) };
     },
 
     /** Any text file under the saga directory (runs/, prompts, evidence); returns the relative path. */

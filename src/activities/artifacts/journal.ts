@@ -12,6 +12,7 @@ import { DECISIONS_HEADER, renderDecisionEntry } from '../../domain/record/rende
 import { zodIssueLines } from '../../domain/text/zod-errors';
 import { lockFile } from './file-io';
 import { badInput, type SagaFiles } from './saga-files';
+import { SAGA_FILES } from '../../domain/saga/saga-dir';
 
 export interface ManifestUpdate {
   sagaDir: string;
@@ -30,9 +31,9 @@ export async function updateManifest(
   files: SagaFiles,
   input: ManifestUpdate,
 ): Promise<{ front: ManifestFront }> {
-  const release = await lockFile(path.join(input.sagaDir, 'manifest.md'));
+  const release = await lockFile(path.join(input.sagaDir, SAGA_FILES.manifest));
   try {
-    const existingText = await files.read(input.sagaDir, 'manifest.md');
+    const existingText = await files.read(input.sagaDir, SAGA_FILES.manifest);
     let current: { front: ManifestFront; body: string } | null = null;
     if (existingText !== null) {
       try {
@@ -62,7 +63,7 @@ export async function updateManifest(
         : ' (manifest.md does not exist yet: the first update must set saga, flags, execution_mode)';
       throw badInput(`Invalid manifest update${hint}: ${issues.join('; ')}`);
     }
-    await files.write(input.sagaDir, 'manifest.md', renderManifest(parsed.data, current?.body));
+    await files.write(input.sagaDir, SAGA_FILES.manifest, renderManifest(parsed.data, current?.body));
     return { front: parsed.data };
   } finally {
     release();
@@ -76,7 +77,7 @@ export interface DecisionInput {
 
 /** decisions.md keeps its header and lists entries newest first; an entry already present is not re-added. */
 export async function prependDecision(files: SagaFiles, input: DecisionInput): Promise<{ added: boolean }> {
-  const release = await lockFile(path.join(input.sagaDir, 'decisions.md'));
+  const release = await lockFile(path.join(input.sagaDir, SAGA_FILES.decisions));
   try {
     let entry: string;
     try {
@@ -84,7 +85,7 @@ export async function prependDecision(files: SagaFiles, input: DecisionInput): P
     } catch (err) {
       throw badInput((err as Error).message);
     }
-    const existing = (await files.read(input.sagaDir, 'decisions.md')) ?? '';
+    const existing = (await files.read(input.sagaDir, SAGA_FILES.decisions)) ?? '';
     const firstEntry = existing.search(/^### /m);
     const header =
       (firstEntry === -1 ? existing : existing.slice(0, firstEntry)).trim() || DECISIONS_HEADER.trim();
@@ -92,7 +93,7 @@ export async function prependDecision(files: SagaFiles, input: DecisionInput): P
     if (entries.includes(entry.trim())) return { added: false };
     await files.write(
       input.sagaDir,
-      'decisions.md',
+      SAGA_FILES.decisions,
       `${header}\n\n${entry.trim()}\n${entries ? `\n${entries}\n` : ''}`,
     );
     return { added: true };

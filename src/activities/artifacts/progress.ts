@@ -9,9 +9,7 @@ import { writeCostRecord } from './cost-records';
 import { lockFile } from './file-io';
 import type { SagaFiles } from './saga-files';
 import { refreshSpecTree } from './spec-tree';
-
-/** The whole saga log, oldest first, one JSON string per line (PROGRESS.md shows it newest first). */
-export const PROGRESS_LOG_FILE = 'runs/progress-log.jsonl';
+import { SAGA_FILES } from '../../domain/saga/saga-dir';
 
 export interface ProgressInput {
   sagaDir: string;
@@ -31,24 +29,31 @@ export interface ProgressInput {
  */
 export async function writeProgress(files: SagaFiles, input: ProgressInput): Promise<{ path: string }> {
   const log = await appendProgressLog(files, input.sagaDir, input.status);
-  const decisionsMd = await files.read(input.sagaDir, 'decisions.md').catch(() => null);
+  const decisionsMd = await files.read(input.sagaDir, SAGA_FILES.decisions).catch(() => null);
   const extra: ProgressExtra = {
     integrationNotes: integrationNotes(input.status, log),
     decisions: decisionNotes(log, decisionsMd),
     log: [...log].reverse(),
   };
-  const written = await files.write(input.sagaDir, 'PROGRESS.md', renderProgressMd(input.status, extra));
+  const written = await files.write(
+    input.sagaDir,
+    SAGA_FILES.progress,
+    renderProgressMd(input.status, extra),
+  );
   await refreshSpecTree(files, input);
   if (input.status.phase === 'complete' || input.status.phase === 'cancelled')
     await writeCostRecord(files, input.sagaDir, input.status);
   return { path: written };
 }
 
-/** The whole log, oldest first: the one on disk extended by the status's recent lines. */
+/**
+ * The whole log, oldest first: the one on disk (one JSON string per line) extended by the status's recent
+ * lines.
+ */
 async function appendProgressLog(files: SagaFiles, sagaDir: string, status: SagaStatus): Promise<string[]> {
-  const release = await lockFile(path.join(sagaDir, PROGRESS_LOG_FILE));
+  const release = await lockFile(path.join(sagaDir, SAGA_FILES.progressLog));
   try {
-    const text = (await files.read(sagaDir, PROGRESS_LOG_FILE, Number.MAX_SAFE_INTEGER)) ?? '';
+    const text = (await files.read(sagaDir, SAGA_FILES.progressLog, Number.MAX_SAFE_INTEGER)) ?? '';
     const recorded = text
       .split('\n')
       .filter(Boolean)
@@ -61,7 +66,11 @@ async function appendProgressLog(files: SagaFiles, sagaDir: string, status: Saga
       });
     const merged = mergeLog(recorded, status.log);
     if (merged !== recorded)
-      await files.write(sagaDir, PROGRESS_LOG_FILE, merged.map((l) => `${JSON.stringify(l)}\n`).join(''));
+      await files.write(
+        sagaDir,
+        SAGA_FILES.progressLog,
+        merged.map((l) => `${JSON.stringify(l)}\n`).join(''),
+      );
     return merged;
   } finally {
     release();

@@ -1,5 +1,5 @@
 /**
- * The spec tree (DESIGN.md 4.5): SAGA.md plus milestones/NN-slug/MILESTONE.md and
+ * The spec tree (README "The saga directory"): SAGA.md plus milestones/NN-slug/MILESTONE.md and
  * milestones/NN-slug/tasks/NN-slug.md, written when the plan is and rendered again as the saga's status
  * changes.
  */
@@ -22,6 +22,7 @@ import { earlierCostRecords } from './cost-records';
 import { lockFile } from './file-io';
 import type { ProgressInput } from './progress';
 import { badInput, isBelow, type SagaFiles } from './saga-files';
+import { SAGA_FILES } from '../../domain/saga/saga-dir';
 
 export interface SpecTreeInput {
   sagaDir: string;
@@ -30,7 +31,7 @@ export interface SpecTreeInput {
   environment: Environment | null;
   /** Current saga state; null/absent while planning (before any task state exists). */
   status?: SagaStatus | null;
-  /** Shown verbatim under "Flags"; when absent it is built from `flags` (seed 000 announcement). */
+  /** Shown verbatim under "Flags"; when absent it is built from `flags` (the announcement at the saga's start). */
   flagsAnnouncement?: string;
   flags?: FlagsResult;
   /** Questions the autonomous planner asked the user instead of deciding (SAGA.md rationale block). */
@@ -74,7 +75,7 @@ export async function writeSpecTree(
     ...(input.askedBack ? { askedBack: input.askedBack } : {}),
     ...(costEstimate ? { costEstimate } : {}),
   };
-  const release = await lockFile(path.join(input.sagaDir, 'SAGA.md'));
+  const release = await lockFile(path.join(input.sagaDir, SAGA_FILES.saga));
   try {
     await files.write(input.sagaDir, SPEC_INPUT_FILE, `${JSON.stringify(spec, null, 2)}\n`);
     const written = await renderSpecTree(files, input.sagaDir, spec, input.status ?? null);
@@ -87,7 +88,7 @@ export async function writeSpecTree(
 
 /** The spec tree again, from the current status (and the workflow's plan when given). */
 export async function refreshSpecTree(files: SagaFiles, input: ProgressInput): Promise<void> {
-  const release = await lockFile(path.join(input.sagaDir, 'SAGA.md'));
+  const release = await lockFile(path.join(input.sagaDir, SAGA_FILES.saga));
   try {
     const stored = await readStoredSpec(files, input.sagaDir);
     if (!input.plan && !stored) return; // planning has not written a spec tree yet
@@ -124,7 +125,7 @@ async function renderSpecTree(
   const written = [
     await files.write(
       sagaDir,
-      'SAGA.md',
+      SAGA_FILES.saga,
       renderSagaMd({
         name: spec.name,
         status,
@@ -137,12 +138,14 @@ async function renderSpecTree(
       }),
     ),
   ];
-  // Seed 001: every artifact made under --autonomous carries the rationale block, not SAGA.md alone.
+  // Every artifact made under --autonomous carries the rationale block, not SAGA.md alone.
   const rationale = spec.autonomous ? renderRationaleBlock(spec.plan, true, spec.askedBack) : '';
   for (const m of spec.plan.milestones) {
     const dir = `milestones/${milestoneDirName(m.id, m.slug)}`;
     const state = status?.milestones.find((s) => s.id === m.id);
-    written.push(await files.write(sagaDir, `${dir}/MILESTONE.md`, renderMilestoneMd(m, state, rationale)));
+    written.push(
+      await files.write(sagaDir, `${dir}/${SAGA_FILES.milestone}`, renderMilestoneMd(m, state, rationale)),
+    );
     for (const t of m.tasks) {
       const text = renderTaskMd(m.id, t, findTaskState(status, m.id, t.id), rationale);
       written.push(await files.write(sagaDir, `${dir}/tasks/${taskFileName(t.id, t.slug)}`, text));

@@ -4,9 +4,7 @@
  * order: the worktree goes only after its work is committed).
  */
 import type { GitActivities } from './git-activities';
-import { commitWork, handedOff } from './handoff';
-import { listedPaths, pathExists } from './paths';
-import { runGit } from './run';
+import { commitWork, handedOff, listedPaths, pathExists, runGit } from '../git-ops';
 
 export interface HandoffSettings {
   maxFiles: number;

@@ -1,4 +1,4 @@
-/** Which sandbox tool this machine has, checked once per process by running it (issue 29). */
+/** Which sandbox tool this machine has, checked once per process by running it. */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Confines a process saga starts for an agent, a check or a set-up command (issue 29) with bubblewrap:
+ * Confines a process saga starts for an agent, a check or a set-up command with bubblewrap:
  * its own PID namespace (nothing else of the host visible; everything it starts dies with the run), its
  * working directory and the files it must write writable, the repository and the rest of the host
  * read-only, the saga home and the worker's credential files absent, and no network but the allow-listed

@@ -5,10 +5,9 @@
  */
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { createGitActivities } from '../../activities/git';
+import { cleanupSagaWorktrees } from '../../activities/git-ops';
 import { assertSagaName } from '../../domain/saga/naming';
 import { SagaRepo } from '../../domain/saga/search-attributes';
-import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs, str } from '../args';
 import { UserError } from '../errors';
 import { describeSaga } from '../saga-client';
@@ -48,8 +47,7 @@ export async function cleanupCommand(
         : `No saga named '${name}' on this server; pass --repo PATH to clean up its worktrees anyway.`,
     );
   }
-  const git = createGitActivities({ sagaHome: defaultSagaHome() });
-  const result = await git.cleanupSagaWorktrees({
+  const result = await cleanupSagaWorktrees({
     repo: path.resolve(repo),
     sagaName: name,
     force: bool(args, 'force'),

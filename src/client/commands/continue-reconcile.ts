@@ -6,7 +6,7 @@
 import type { Client } from '@temporalio/client';
 import { createArtifactActivities } from '../../activities/artifacts';
 import { evidenceProblem } from '../../activities/artifacts/evidence';
-import { createGitActivities } from '../../activities/git';
+import { reconcileGit } from '../../activities/git-ops';
 import { sagaWorkflowId } from '../../domain/saga/naming';
 import {
   evidenceToCheck,
@@ -36,7 +36,7 @@ async function evidenceFindings(
 
 export async function reconcileSaga(client: Client, status: SagaStatus, io: Io): Promise<void> {
   const sagaHome = defaultSagaHome();
-  const git = await createGitActivities({ sagaHome }).reconcileGit({
+  const git = await reconcileGit({
     repo: status.repo,
     sagaName: status.name,
     tasks: gitExpectations(status.milestones),

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { probeAgent, quickAgentChecks, versionCheck, type CheckResult } from '../../activities/agent-checks';
 import { findSagaRoot, loadSagaConfig } from '../../activities/config-loader';
-import { createGitActivities } from '../../activities/git';
+import { checkRepo } from '../../activities/git-ops';
 import { detectSandbox } from '../../activities/sandbox';
 import {
   DEFAULT_SAGA_CONFIG,
@@ -148,7 +148,7 @@ async function sagaHomeCheck(): Promise<CheckResult> {
 
 async function repoCheck(repo: string): Promise<CheckResult> {
   try {
-    const info = await createGitActivities({ sagaHome: defaultSagaHome() }).checkRepo({ repo });
+    const info = await checkRepo({ repo });
     return {
       name: 'repo',
       level: info.clean ? 'ok' : 'warn',

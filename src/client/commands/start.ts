@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
-import { createGitActivities } from '../../activities/git';
+import { checkRepo } from '../../activities/git-ops';
 import { loadSagaConfig } from '../../activities/config-loader';
 import { detectSandbox } from '../../activities/sandbox';
 import { quickAgentChecks } from '../../activities/agent-checks';
@@ -38,10 +38,9 @@ export interface StartRequest {
 export async function prepareSaga(request: StartRequest, now = new Date()): Promise<SagaInput> {
   const repoArg = path.resolve(request.repo);
   if (!existsSync(repoArg)) throw new UserError(`--repo ${request.repo}: no such folder.`);
-  const git = createGitActivities({ sagaHome: defaultSagaHome() });
-  let repoInfo: Awaited<ReturnType<typeof git.checkRepo>>;
+  let repoInfo: Awaited<ReturnType<typeof checkRepo>>;
   try {
-    repoInfo = await git.checkRepo({ repo: repoArg, ...(request.base ? { base: request.base } : {}) });
+    repoInfo = await checkRepo({ repo: repoArg, ...(request.base ? { base: request.base } : {}) });
   } catch (error) {
     throw new UserError(`--repo ${request.repo}: ${(error as Error).message}`);
   }

@@ -70,7 +70,7 @@ export async function requireWorktreeDir(worktree: string): Promise<string> {
 /**
  * A linked worktree's `.git` file must still point at the admin folder git made for it, and that folder
  * back at it: an agent that re-pointed it (at the user's repository, at a folder of its own) would have the
- * worker's git work there (issue 29). A plain checkout (a `.git` folder) has nothing to check.
+ * worker's git work there. A plain checkout (a `.git` folder) has nothing to check.
  */
 export async function assertWorktreePointer(worktree: string): Promise<void> {
   const dotGit = path.join(worktree, '.git');

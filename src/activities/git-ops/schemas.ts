@@ -2,7 +2,12 @@
 import { zodIssueLines } from '../../domain/text/zod-errors';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { SAGA_NAME_PATTERN } from '../../domain/saga/naming';
+import {
+  ARCHIVE_REF_PREFIX,
+  isSagaBranch,
+  SAGA_BRANCH_PREFIX,
+  SAGA_NAME_PATTERN,
+} from '../../domain/saga/naming';
 import { CommandSandboxSchema } from '../../domain/config/sandbox';
 import { fail } from './queries';
 
@@ -85,11 +90,11 @@ export const ResetHardInputSchema = z.object({
 });
 export const ResetTaskBranchInputSchema = z.object({
   repo: repoPath,
-  branch: nonOption('branch').refine((b) => b.startsWith('saga/'), 'branch must be a saga branch (saga/...)'),
+  branch: nonOption('branch').refine(isSagaBranch, `branch must be a saga branch (${SAGA_BRANCH_PREFIX}...)`),
   to: nonOption('to'),
   archiveRef: nonOption('archiveRef').refine(
-    (r) => r.startsWith('refs/saga-archive/'),
-    'archiveRef must start with refs/saga-archive/',
+    (r) => r.startsWith(ARCHIVE_REF_PREFIX),
+    `archiveRef must start with ${ARCHIVE_REF_PREFIX}`,
   ),
 });
 export const IsAncestorInputSchema = z.object({

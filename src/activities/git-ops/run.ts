@@ -30,7 +30,7 @@ export interface GitOutput {
 }
 
 /**
- * git run by the worker is not the agent's (issue 29): a minimal environment (no worker secret for a hook
+ * git run by the worker is not the agent's: a minimal environment (no worker secret for a hook
  * or filter to read, no GIT_* variable redirecting the command) ...
  */
 function gitEnv(): NodeJS.ProcessEnv {

@@ -5,16 +5,19 @@ import { asyncLocalStorage } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { z } from 'zod';
 import { commandEnvironment } from '../../domain/config/agent-env';
-import { slugify } from '../../domain/saga/naming';
+import { SAGA_BRANCH_PREFIX, slugify } from '../../domain/saga/naming';
 import { commandSandbox, runConfined } from '../sandbox';
 import { isInside, pathExists } from './paths';
 import { fail } from './queries';
 import { execGit, GitError, OUTPUT_TAIL } from './run';
 import type { SetUpWorktreeInputSchema } from './schemas';
 
+/** `saga/<name>/<rest>`. */
+const SAGA_BRANCH_PATTERN = new RegExp(`^${SAGA_BRANCH_PREFIX}([^/]+)/(.+)$`);
+
 /** Setup logs go under the saga's own `runs/` folder when the branch names the saga. */
 function setupLogPath(sagaHome: string, branch: string, index: number): string {
-  const m = /^saga\/([^/]+)\/(.+)$/.exec(branch);
+  const m = SAGA_BRANCH_PATTERN.exec(branch);
   const dir = m
     ? path.join(sagaHome, slugify(m[1], 63), 'runs', 'setup')
     : path.join(sagaHome, 'runs', 'setup');

@@ -1,7 +1,7 @@
 /** The repository's worktree registrations: listing, pruning stale ones, creating or reusing a worktree. */
 import { promises as fs } from 'node:fs';
 import { canonical, pathExists } from './paths';
-import { branchHead, dirtyFiles, fail, requireCommit, resolveCommit } from './queries';
+import { branchHead, fail, requireCommit, resolveCommit } from './queries';
 import { execGit, runGit, runGitRaw } from './run';
 
 export interface WorktreeEntry {
@@ -105,16 +105,4 @@ export async function ensureWorktree(
     : ['worktree', 'add', '-b', branch, worktree, baseCommit];
   await runGit(repoTop, args, notes);
   return { baseCommit, created: true };
-}
-
-/** The worktrees whose branch belongs to the saga (`saga/<name>/...`), with their uncommitted paths. */
-export async function sagaWorktrees(repoTop: string, name: string) {
-  const prefix = `saga/${name}/`;
-  const entries = (await listWorktrees(repoTop)).filter((e) => e.branch?.startsWith(prefix));
-  return Promise.all(
-    entries.map(async (e) => {
-      const dirty = e.exists ? await dirtyFiles(e.path) : [];
-      return { ...e, dirtyFiles: dirty };
-    }),
-  );
 }
