@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run build`, last step: the CLI's client side as one file, dist/cli.js, so `saga status`, `saga respond`
 // and the other short commands load one script (with a V8 code cache, see bin/saga) instead of some 400
-// modules. The commands that run a worker (bin/saga's RUNTIME_COMMANDS) keep loading dist/src/, so the
-// worker modules (the native runtime, paths relative to their own file) are left out: required from dist/src/.
+// modules. The commands that run a worker (declared with `runtime` in src/client/declarations.ts) keep loading
+// dist/src/ (bin/saga), so the worker modules (the native runtime, paths relative to their own file) are left
+// out: required from dist/src/.
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');

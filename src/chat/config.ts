@@ -1,5 +1,5 @@
 /**
- * Chat configuration from the environment (DESIGN.md 4.7). The bridge needs SAGA_APPROVERS and at least one
+ * Chat configuration from the environment (README "Chat"). The bridge needs SAGA_APPROVERS and at least one
  * inbound channel; the worker only needs what it takes to send notifications. Secrets are kept out of
  * anything that gets printed (see describeChatConfig). Answers and notifications never share a secret: the
  * receiver of notifications must not be able to sign an answer.

@@ -98,3 +98,29 @@ export function answeredMessage(args: {
     ],
   };
 }
+
+/** A saga's failure: the reason, with a button to the Web UI (no options to answer). */
+export function failureMessage(prompt: string, uiUrl: string): SlackMessage {
+  const text = `:x: ${prompt}`.slice(0, 3000);
+  const blocks: Block[] = [{ type: 'section', block_id: 'prompt', text: { type: 'mrkdwn', text } }];
+  if (uiUrl)
+    blocks.push({
+      type: 'actions',
+      block_id: 'saga-failed',
+      elements: [
+        {
+          type: 'button',
+          action_id: OPEN_UI_ACTION,
+          text: { type: 'plain_text', text: 'Open in Temporal UI' },
+          url: uiUrl,
+        },
+      ],
+    });
+  return { text, blocks };
+}
+
+/** A notice that asks nothing (the saga budget's 80 % warning). */
+export function noticeMessage(prompt: string): SlackMessage {
+  const text = `:warning: ${prompt}`.slice(0, 3000);
+  return { text, blocks: [{ type: 'section', block_id: 'prompt', text: { type: 'mrkdwn', text } }] };
+}

@@ -9,7 +9,7 @@ export type SignatureVersion = 'v0' | 'v1';
 
 export const MAX_CLOCK_SKEW_SECONDS = 300;
 
-/** Headers of the generic webhook and of outgoing notifications (DESIGN.md 4.7). */
+/** Headers of the generic webhook and of outgoing notifications (README "Chat"). */
 export const WEBHOOK_TIMESTAMP_HEADER = 'X-Saga-Request-Timestamp';
 export const WEBHOOK_SIGNATURE_HEADER = 'X-Saga-Signature';
 /** Slack's headers for its v0 scheme. */

@@ -1,8 +1,9 @@
 /**
- * The `/saga` slash command's text, mirroring the CLI (DESIGN.md 4.7): `status NAME`,
+ * The `/saga` slash command's text, mirroring the CLI (README "Chat"): `status NAME`,
  * `respond NAME ID CHOICE [-- NOTE]`, `approve NAME`, `revise NAME NOTE`, `accept NAME [--fast-forward]`,
  * `report NAME TEXT`. Pure parsing; the Slack handler runs what it returns.
  */
+import { ACCEPTANCE_CHOICE, acceptChoice, PLAN_APPROVAL_CHOICE } from '../domain/saga/answer-choices';
 import type { InteractionKind } from '../domain/saga/state';
 
 export type SlashCommand =
@@ -36,10 +37,14 @@ export function parseSlashCommand(text: string): SlashCommand {
     case 'status':
       return { type: 'status', saga };
     case 'approve':
-      return { type: 'answer', saga, target: { kind: 'plan-approval' }, choice: 'approve' };
+      return {
+        type: 'answer',
+        saga,
+        target: { kind: 'plan-approval' },
+        choice: PLAN_APPROVAL_CHOICE.approve,
+      };
     case 'accept': {
-      const fastForward = rest.includes('--fast-forward');
-      const choice = fastForward ? 'accept and fast-forward' : 'accept';
+      const choice = acceptChoice(rest.includes('--fast-forward'));
       return { type: 'answer', saga, target: { kind: 'acceptance' }, choice };
     }
     case 'revise':
@@ -47,8 +52,20 @@ export function parseSlashCommand(text: string): SlashCommand {
       const note = remainder(2);
       if (!note) return { type: 'help', problem: `\`${verb}\` needs a text after the saga name.` };
       return verb === 'revise'
-        ? { type: 'answer', saga, target: { kind: 'plan-approval' }, choice: 'revise', text: note }
-        : { type: 'answer', saga, target: { kind: 'acceptance' }, choice: 'report issues', text: note };
+        ? {
+            type: 'answer',
+            saga,
+            target: { kind: 'plan-approval' },
+            choice: PLAN_APPROVAL_CHOICE.revise,
+            text: note,
+          }
+        : {
+            type: 'answer',
+            saga,
+            target: { kind: 'acceptance' },
+            choice: ACCEPTANCE_CHOICE.reportIssues,
+            text: note,
+          };
     }
     case 'respond': {
       const [interaction] = rest;

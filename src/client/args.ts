@@ -56,6 +56,7 @@ function addDecl(parent: Command, decl: CommandDecl, prefix: string, built: Buil
     const option = new Option(`--${o.name}${o.value ? ` <${o.value}>` : ''}`, o.description);
     if (o.repeatable)
       option.argParser((value: string, previous: unknown) => [...((previous as string[]) ?? []), value]);
+    if (o.required) option.makeOptionMandatory();
     cmd.addOption(option);
   }
   if (decl.notes) cmd.addHelpText('after', `\n${decl.notes}`);

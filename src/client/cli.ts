@@ -1,54 +1,18 @@
 /**
- * The `saga` command line: commands and options are declared once (declarations.ts) and parsed by commander
- * (args.ts), which also generates `--help`, `--version` and shell completion. Each command's module is
- * loaded only when its command runs, so `saga flags ...` does not pay for the Temporal client and
- * `saga status` does not pay for the worker runtime (every CLI call used to load everything: ~0.6 s).
+ * The `saga` command line: commands and options are declared once, with their handlers' loaders
+ * (declarations.ts), and parsed by commander (args.ts), which also generates `--help`, `--version` and shell
+ * completion. Each command's module is loaded only when its command runs (every CLI call used to load
+ * everything: ~0.6 s).
  */
 import type { Client } from '@temporalio/client';
 import type { Io } from './commands/server';
+import { COMMAND_DECLS, findDecl } from './declarations';
 import { EnvironmentError, EXIT, UserError } from './errors';
 
-type Command = (argv: string[], io: Io, connect: () => Promise<Client>) => Promise<number>;
-
-/** Commands that run a worker install the core runtime (and its log level) before any native connection. */
-async function withRuntime(command: Command): Promise<Command> {
-  (await import('../worker/worker')).installRuntime();
-  return command;
-}
-
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  dev: async () => withRuntime((await import('./commands/server')).devCommand),
-  worker: async () => withRuntime((await import('./commands/server')).workerCommand),
-  start: async () => (await import('./commands/start')).startCommand,
-  status: async () => (await import('./commands/inspect')).statusCommand,
-  list: async () => (await import('./commands/inspect')).listCommand,
-  logs: async () => (await import('./commands/inspect')).logsCommand,
-  respond: async () => (await import('./commands/interact')).respondCommand,
-  approve: async () => (await import('./commands/interact')).approveCommand,
-  revise: async () => (await import('./commands/interact')).reviseCommand,
-  accept: async () => (await import('./commands/interact')).acceptCommand,
-  report: async () => (await import('./commands/interact')).reportCommand,
-  cancel: async () => (await import('./commands/interact')).cancelCommand,
-  cleanup: async () => (await import('./commands/cleanup')).cleanupCommand,
-  flags: async () => (await import('./commands/flags')).flagsCommand,
-  chat: async () => (await import('./commands/chat')).chatCommand,
-  codec: async () => (await import('./commands/codec')).codecCommand,
-  continue: async () => withRuntime((await import('./commands/continue')).continueCommand),
-  demo: async () => withRuntime((await import('./commands/demo')).demoCommand),
-  doctor: async () => (await import('./commands/doctor')).doctorCommand,
-  completion: async () => completionCommand,
-};
-
-async function completionCommand(argv: string[], io: Io): Promise<number> {
-  const { bashCompletion, zshCompletion } = await import('./completion');
-  io.out((argv[0] === 'zsh' ? zshCompletion() : bashCompletion()).trimEnd());
-  return EXIT.ok;
-}
-
 const HELP = ['--help', '-h', 'help'];
-const FLAGS_SUBCOMMANDS = ['parse', 'classify', 'check'];
+const FLAGS_SUBCOMMANDS = (findDecl('flags')?.subcommands ?? []).map((s) => s.name);
 
-/** `saga flags` parses its own arguments (DESIGN.md 4.2); only its help is taken from the declarations. */
+/** `saga flags` parses its own arguments (the slash-command grammar); only its help is taken from the declarations. */
 function flagsHelpRequest(rest: string[]): string[] | null {
   if (rest.length === 1 && HELP.includes(rest[0]!)) return ['flags', '--help'];
   if (rest.length === 2 && FLAGS_SUBCOMMANDS.includes(rest[0]!) && HELP.includes(rest[1]!))
@@ -71,14 +35,16 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       return EXIT.user;
     }
   }
-  const load = COMMANDS[name!]!;
+  const decl = COMMAND_DECLS.find((c) => c.name === name)!;
   let client: Client | undefined;
   const connect = async () => {
     client ??= (await (await import('./connection')).connectClient()).client;
     return client;
   };
   try {
-    const command = await load();
+    const command = await decl.load();
+    // A worker's core runtime (and its log level) is installed before any native connection.
+    if (decl.runtime) (await import('../worker/worker')).installRuntime();
     return await command(rest, io, connect);
   } catch (error) {
     if (error instanceof UserError) {

@@ -1,5 +1,7 @@
 /** `saga completion bash|zsh`: shell completion scripts generated from the command declarations. */
+import type { Io } from './commands/server';
 import { COMMAND_DECLS, type CommandDecl } from './declarations';
+import { EXIT } from './errors';
 
 const words = (decl: CommandDecl): string[] => [
   ...(decl.subcommands ?? []).map((s) => s.name),
@@ -86,4 +88,9 @@ ${cases}
 }
 compdef _saga saga
 `;
+}
+
+export async function completionCommand(argv: string[], io: Io): Promise<number> {
+  io.out((argv[0] === 'zsh' ? zshCompletion() : bashCompletion()).trimEnd());
+  return EXIT.ok;
 }

@@ -1,48 +1,22 @@
 /**
- * Every `saga` command, argument and option, declared once (DESIGN.md 4.1). Plain data with no imports so
- * that reading it costs nothing: the parser (args.ts), `--help`, shell completion (completion.ts) and the
- * README check (test/integration/cli-help.test.ts) are all generated from it; each command's handler is imported only
- * when that command runs (cli.ts).
+ * Every `saga` command, argument and option, declared once (README "Real use"). The parser (args.ts), `--help`,
+ * shell completion (completion.ts) and the README check (test/integration/cli-help.test.ts) are generated from
+ * it, and each command's `load` imports its handler only when that command runs: reading the table loads no
+ * command module, so `saga flags ...` does not pay for the Temporal client nor `saga status` for the worker.
  */
+import type { ArgDecl, CommandDecl, OptionDecl, TopCommandDecl } from './command-decl';
 
-export interface OptionDecl {
-  /** Long name without dashes, e.g. `allow-dirty`. */
-  name: string;
-  /** Placeholder of the option's value (`PATH`); absent for a boolean switch. */
-  value?: string;
-  /** May be given several times; the values are collected in order. */
-  repeatable?: boolean;
-  /** Shown without brackets in the usage line (the handler checks it, with its own message). */
-  required?: boolean;
-  description: string;
-}
-
-export interface ArgDecl {
-  name: string;
-  optional?: boolean;
-  /** Collects the remaining arguments (and everything after `--`). */
-  variadic?: boolean;
-  choices?: readonly string[];
-}
-
-export interface CommandDecl {
-  name: string;
-  summary: string;
-  args?: readonly ArgDecl[];
-  options?: readonly OptionDecl[];
-  subcommands?: readonly CommandDecl[];
-  /** The command parses its own arguments (`saga flags`, DESIGN.md 4.2); declared here for help and completion. */
-  ownGrammar?: boolean;
-  /** Extra text printed after the options in `--help`. */
-  notes?: string;
-}
+export type { ArgDecl, CommandDecl, CommandHandler, OptionDecl, TopCommandDecl } from './command-decl';
+export { usageLine } from './command-decl';
 
 const NAME: ArgDecl = { name: 'NAME' };
 const JSON_OPTION: OptionDecl = { name: 'json', description: 'machine-readable output (stable, documented)' };
 
-export const COMMAND_DECLS: readonly CommandDecl[] = [
+export const COMMAND_DECLS: readonly TopCommandDecl[] = [
   {
     name: 'dev',
+    load: async () => (await import('./commands/server')).devCommand,
+    runtime: true,
     summary: 'embedded Temporal dev server (persistent, with Web UI) + worker',
     options: [
       { name: 'ui-port', value: 'PORT', description: 'port of the Temporal Web UI' },
@@ -56,6 +30,8 @@ export const COMMAND_DECLS: readonly CommandDecl[] = [
   },
   {
     name: 'worker',
+    load: async () => (await import('./commands/server')).workerCommand,
+    runtime: true,
     summary: 'worker only (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY...)',
     options: [
       { name: 'host-id', value: 'ID', description: "this machine's id for its host-local task queue" },
@@ -70,6 +46,7 @@ export const COMMAND_DECLS: readonly CommandDecl[] = [
   },
   {
     name: 'start',
+    load: async () => (await import('./commands/start')).startCommand,
     summary: 'start a saga on a repository',
     args: [{ name: 'ARGUMENTS', optional: true, variadic: true }],
     options: [
@@ -89,32 +66,47 @@ export const COMMAND_DECLS: readonly CommandDecl[] = [
   },
   {
     name: 'status',
+    load: async () => (await import('./commands/inspect')).statusCommand,
     summary: 'phase, tasks and what the saga waits for',
     args: [NAME],
     options: [JSON_OPTION, { name: 'watch', description: 'follow the saga, redrawing on change' }],
   },
-  { name: 'list', summary: 'list sagas', options: [JSON_OPTION] },
+  {
+    name: 'list',
+    summary: 'list sagas',
+    options: [JSON_OPTION],
+    load: async () => (await import('./commands/inspect')).listCommand,
+  },
   {
     name: 'respond',
+    load: async () => (await import('./commands/interact')).respondCommand,
     summary: 'answer a pending interaction (by number, option text or [X] key)',
     args: [NAME, { name: 'INTERACTION_ID' }, { name: 'CHOICE' }],
     options: [{ name: 'text', value: 'TEXT', description: 'free text sent with the choice' }],
   },
-  { name: 'approve', summary: 'approve the plan', args: [NAME] },
+  {
+    name: 'approve',
+    summary: 'approve the plan',
+    args: [NAME],
+    load: async () => (await import('./commands/interact')).approveCommand,
+  },
   {
     name: 'revise',
+    load: async () => (await import('./commands/interact')).reviseCommand,
     summary: 'ask the planner to revise the plan',
     args: [NAME],
     options: [{ name: 'note', value: 'TEXT', required: true, description: 'what should change in the plan' }],
   },
   {
     name: 'accept',
+    load: async () => (await import('./commands/interact')).acceptCommand,
     summary: 'accept the delivered feature',
     args: [NAME],
     options: [{ name: 'fast-forward', description: 'also fast-forward the base branch' }],
   },
   {
     name: 'report',
+    load: async () => (await import('./commands/interact')).reportCommand,
     summary: 'report issues found in acceptance: a focused round',
     args: [NAME],
     options: [
@@ -129,13 +121,21 @@ export const COMMAND_DECLS: readonly CommandDecl[] = [
   },
   {
     name: 'continue',
+    load: async () => (await import('./commands/continue')).continueCommand,
+    runtime: true,
     summary: 'after a crash: replay history, resume failed/terminated runs',
     args: [{ name: 'NAME', optional: true }],
     options: [{ name: 'detach', description: 'return once resumed instead of following the saga' }],
   },
-  { name: 'cancel', summary: 'stop agents, commit their work, remove worktrees', args: [NAME] },
+  {
+    name: 'cancel',
+    summary: 'stop agents, commit their work, remove worktrees',
+    args: [NAME],
+    load: async () => (await import('./commands/interact')).cancelCommand,
+  },
   {
     name: 'cleanup',
+    load: async () => (await import('./commands/cleanup')).cleanupCommand,
     summary: 'remove leftover worktrees of crashed runs',
     args: [NAME],
     options: [
@@ -145,6 +145,7 @@ export const COMMAND_DECLS: readonly CommandDecl[] = [
   },
   {
     name: 'logs',
+    load: async () => (await import('./commands/inspect')).logsCommand,
     summary: "an agent's transcript as readable lines",
     args: [NAME, { name: 'TASK_ID' }],
     options: [
@@ -154,6 +155,7 @@ export const COMMAND_DECLS: readonly CommandDecl[] = [
   },
   {
     name: 'flags',
+    load: async () => (await import('./commands/flags')).flagsCommand,
     summary: 'the slash-command flag parser and review checks (DESIGN.md 4.2)',
     ownGrammar: true,
     subcommands: [
@@ -181,6 +183,7 @@ export const COMMAND_DECLS: readonly CommandDecl[] = [
   },
   {
     name: 'chat',
+    load: async () => (await import('./commands/chat')).chatCommand,
     summary: 'chat bridge (Slack + generic signed webhook)',
     subcommands: [
       {
@@ -194,6 +197,7 @@ export const COMMAND_DECLS: readonly CommandDecl[] = [
   },
   {
     name: 'codec',
+    load: async () => (await import('./commands/codec')).codecCommand,
     summary: "the payload codec's endpoint for the Temporal Web UI",
     subcommands: [
       {
@@ -216,9 +220,15 @@ export const COMMAND_DECLS: readonly CommandDecl[] = [
       },
     ],
   },
-  { name: 'demo', summary: 'full saga on a generated sample repo, no API keys needed' },
+  {
+    name: 'demo',
+    summary: 'full saga on a generated sample repo, no API keys needed',
+    load: async () => (await import('./commands/demo')).demoCommand,
+    runtime: true,
+  },
   {
     name: 'doctor',
+    load: async () => (await import('./commands/doctor')).doctorCommand,
     summary: 'check git, server, saga home and agent CLIs',
     options: [
       { name: 'repo', value: 'PATH', description: 'also check this repository' },
@@ -230,6 +240,7 @@ export const COMMAND_DECLS: readonly CommandDecl[] = [
   },
   {
     name: 'completion',
+    load: async () => (await import('./completion')).completionCommand,
     summary: 'print a shell completion script',
     args: [{ name: 'SHELL', choices: ['bash', 'zsh'] }],
     notes: 'e.g. source <(saga completion bash)',
@@ -249,22 +260,4 @@ export function findDecl(path: string): CommandDecl | undefined {
     list = found.subcommands;
   }
   return found;
-}
-
-/** `saga status NAME [--json] [--watch]`: one line, as in DESIGN.md 4.1 (variadic arguments last, after `--`). */
-export function usageLine(path: string, decl: CommandDecl): string {
-  const words = [`saga ${path}`];
-  if (decl.subcommands?.length) words.push(decl.subcommands.map((s) => s.name).join('|'));
-  const arg = (a: ArgDecl): string => {
-    const text = a.choices ? a.choices.join('|') : a.name;
-    return a.variadic ? `[--] ${text}...` : a.optional ? `[${text}]` : text;
-  };
-  const args = decl.args ?? [];
-  words.push(...args.filter((a) => !a.variadic).map(arg));
-  for (const o of decl.options ?? []) {
-    const text = `--${o.name}${o.value ? ` ${o.value}` : ''}${o.repeatable ? ' ...' : ''}`;
-    words.push(o.required ? text : `[${text}]`);
-  }
-  words.push(...args.filter((a) => a.variadic).map(arg));
-  return words.join(' ');
 }

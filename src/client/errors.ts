@@ -1,4 +1,4 @@
-/** Exit codes of DESIGN.md 4.1: 0 success, 1 user error, 2 environment error. */
+/** The CLI's documented exit codes (`saga --help`): 0 success, 1 user error, 2 environment error. */
 export class UserError extends Error {
   override name = 'UserError';
 }

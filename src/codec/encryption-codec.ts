@@ -1,5 +1,5 @@
 /**
- * AES-256-GCM payload codec (issue 29): on a shared Temporal server whoever can read histories reads every
+ * AES-256-GCM payload codec: on a shared Temporal server whoever can read histories reads every
  * goal, plan and answer; with this codec the server stores only ciphertext. Same wire format as Temporal's
  * encryption sample (metadata `encoding: binary/encrypted` and `encryption-key-id`; data = 12-byte IV,
  * ciphertext, 16-byte tag of the serialized Payload protobuf), so its codec servers and tools interoperate.

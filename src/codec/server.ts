@@ -69,86 +69,21 @@ export interface CodecServer {
   close(): Promise<void>;
 }
 
-export async function startCodecServer(options: {
+export interface CodecServerOptions {
   codec: PayloadCodec;
   port?: number;
   host?: string;
   /** Web UI origins allowed to call from a browser. */
   origins?: readonly string[];
   log?: (line: string) => void;
-}): Promise<CodecServer> {
+}
+
+export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
   const origins = new Set((options.origins ?? DEFAULT_UI_ORIGINS).map(normalizeOrigin));
   const log = options.log ?? (() => undefined);
-  const server = http.createServer({ requestTimeout: 30_000 }, (req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const origin = req.headers.origin;
-    const cors: Record<string, string> =
-      origin && origins.has(origin)
-        ? {
-            'access-control-allow-origin': origin,
-            'access-control-allow-credentials': 'true',
-            vary: 'Origin',
-          }
-        : { vary: 'Origin' };
-    const send = (status: number, body: unknown, extra: Record<string, string> = {}) => {
-      res
-        .writeHead(status, { 'content-type': 'application/json', ...cors, ...extra })
-        .end(body === undefined ? undefined : JSON.stringify(body));
-      // One line per request, never bodies: they are what the codec protects.
-      log(`${req.method} ${path} → ${status}`);
-    };
-    // A page of another origin must not use the user's browser to decrypt (CORS alone hides only the answer).
-    if (origin && !origins.has(origin))
-      return send(403, {
-        error: `Origin ${origin} is not allowed; start the server with --origin ${origin}.`,
-      });
-    const operation = path === '/decode' ? 'decode' : path === '/encode' ? 'encode' : null;
-    if (!operation)
-      return send(404, { error: `No endpoint ${path} here; use POST /decode or POST /encode.` });
-    if (req.method === 'OPTIONS')
-      return send(204, undefined, {
-        'access-control-allow-methods': 'POST, OPTIONS',
-        'access-control-allow-headers': ALLOWED_HEADERS,
-        'access-control-max-age': '600',
-      });
-    if (req.method !== 'POST') return send(405, { error: 'Use POST.' }, { allow: 'POST, OPTIONS' });
-    readBody(req, MAX_CODEC_BODY_BYTES)
-      .then(
-        async (body) => {
-          if (body === null)
-            return send(413, { error: `Body over ${MAX_CODEC_BODY_BYTES} bytes.` }, { connection: 'close' });
-          let json: unknown;
-          try {
-            json = JSON.parse(body);
-          } catch {
-            return send(400, { error: 'The body is not JSON.' });
-          }
-          const parsed = CodecRequest.safeParse(json);
-          if (!parsed.success) {
-            const issue = parsed.error.issues[0]!;
-            return send(400, {
-              error: `Expected {payloads: [{metadata, data}]}: ${issue.path.join('.')}: ${issue.message}.`,
-            });
-          }
-          try {
-            const payloads = parsed.data.payloads.map(fromJson);
-            const result = await (operation === 'decode'
-              ? options.codec.decode(payloads)
-              : options.codec.encode(payloads));
-            send(200, { payloads: result.map(toJson) });
-          } catch (error) {
-            if (!(error instanceof CodecError)) throw error;
-            log(`${req.method} ${path}: ${error.message}`);
-            send(400, { error: error.message });
-          }
-        },
-        () => req.destroy(),
-      )
-      .catch((error: unknown) => {
-        log(`${req.method} ${path}: ${(error as Error).message}`);
-        if (!res.headersSent) send(500, { error: 'Internal error.' });
-      });
-  });
+  const server = http.createServer({ requestTimeout: 30_000 }, (req, res) =>
+    handleRequest(req, res, { codec: options.codec, origins, log }),
+  );
   const [host, port] = [options.host ?? '127.0.0.1', options.port ?? 0];
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) =>
@@ -167,4 +102,94 @@ export async function startCodecServer(options: {
         server.closeAllConnections();
       }),
   };
+}
+
+interface Handler {
+  codec: PayloadCodec;
+  origins: Set<string>;
+  log: (line: string) => void;
+}
+
+/** CORS for an allowed Web UI origin; `vary` either way, as the answer depends on the origin. */
+function corsHeaders(origin: string | undefined, origins: Set<string>): Record<string, string> {
+  return origin && origins.has(origin)
+    ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' }
+    : { vary: 'Origin' };
+}
+
+function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, handler: Handler): void {
+  const { origins, log } = handler;
+  const path = (req.url ?? '/').split('?')[0]!;
+  const origin = req.headers.origin;
+  const cors = corsHeaders(origin, origins);
+  const send = (status: number, body: unknown, extra: Record<string, string> = {}) => {
+    res
+      .writeHead(status, { 'content-type': 'application/json', ...cors, ...extra })
+      .end(body === undefined ? undefined : JSON.stringify(body));
+    // One line per request, never bodies: they are what the codec protects.
+    log(`${req.method} ${path} → ${status}`);
+  };
+  // A page of another origin must not use the user's browser to decrypt (CORS alone hides only the answer).
+  if (origin && !origins.has(origin))
+    return send(403, {
+      error: `Origin ${origin} is not allowed; start the server with --origin ${origin}.`,
+    });
+  const operation = path === '/decode' ? 'decode' : path === '/encode' ? 'encode' : null;
+  if (!operation) return send(404, { error: `No endpoint ${path} here; use POST /decode or POST /encode.` });
+  if (req.method === 'OPTIONS')
+    return send(204, undefined, {
+      'access-control-allow-methods': 'POST, OPTIONS',
+      'access-control-allow-headers': ALLOWED_HEADERS,
+      'access-control-max-age': '600',
+    });
+  if (req.method !== 'POST') return send(405, { error: 'Use POST.' }, { allow: 'POST, OPTIONS' });
+  readBody(req, MAX_CODEC_BODY_BYTES)
+    .then(
+      async (body) => {
+        const reply = await codecReply(body, operation, handler.codec);
+        if (reply.problem) log(`${req.method} ${path}: ${reply.problem}`);
+        send(reply.status, reply.body, reply.headers);
+      },
+      () => req.destroy(),
+    )
+    .catch((error: unknown) => {
+      log(`${req.method} ${path}: ${(error as Error).message}`);
+      if (!res.headersSent) send(500, { error: 'Internal error.' });
+    });
+}
+
+/** The answer to a POST body: the payloads decoded or encoded, or why not (`problem`: the codec's refusal). */
+async function codecReply(
+  body: string | null,
+  operation: 'decode' | 'encode',
+  codec: PayloadCodec,
+): Promise<{ status: number; body: unknown; headers?: Record<string, string>; problem?: string }> {
+  if (body === null)
+    return {
+      status: 413,
+      body: { error: `Body over ${MAX_CODEC_BODY_BYTES} bytes.` },
+      headers: { connection: 'close' },
+    };
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { status: 400, body: { error: 'The body is not JSON.' } };
+  }
+  const parsed = CodecRequest.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return {
+      status: 400,
+      body: { error: `Expected {payloads: [{metadata, data}]}: ${issue.path.join('.')}: ${issue.message}.` },
+    };
+  }
+  try {
+    const payloads = parsed.data.payloads.map(fromJson);
+    const result = await (operation === 'decode' ? codec.decode(payloads) : codec.encode(payloads));
+    return { status: 200, body: { payloads: result.map(toJson) } };
+  } catch (error) {
+    if (!(error instanceof CodecError)) throw error;
+    return { status: 400, body: { error: error.message }, problem: error.message };
+  }
 }

@@ -102,19 +102,43 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   let httpPort = await freePort();
   while (httpPort === port) httpPort = await freePort();
   mkdirSync(path.dirname(options.dbFile), { recursive: true });
-  const args = [
+  const args = devServerArgs(options, { ip, port, httpPort, namespace });
+  const { child, exited, stop } = spawnDevServer(binary, args, options.logFile);
+  const address = `${ip}:${port}`;
+  const uiUrl = options.headless ? null : `http://${ip}:${options.uiPort ?? port + 1000}`;
+  try {
+    await waitForServer(address, {
+      binary,
+      namespace,
+      timeoutMs: options.startTimeoutMs ?? 60_000,
+      isAlive: () => !exited(),
+    });
+    if (uiUrl) await waitForUi(uiUrl, () => !exited());
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { address, uiUrl, process: child, stop };
+}
+
+/** The `temporal server start-dev` command line. */
+function devServerArgs(
+  options: DevServerOptions,
+  at: { ip: string; port: number; httpPort: number; namespace: string },
+): string[] {
+  return [
     'server',
     'start-dev',
     '--db-filename',
     options.dbFile,
     '--ip',
-    ip,
+    at.ip,
     '--port',
-    String(port),
+    String(at.port),
     '--http-port',
-    String(httpPort),
+    String(at.httpPort),
     '--namespace',
-    namespace,
+    at.namespace,
     '--log-level',
     'error',
     ...devServerSearchAttributeArgs(),
@@ -132,7 +156,14 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     ...(options.headless ? ['--headless'] : options.uiPort ? ['--ui-port', String(options.uiPort)] : []),
     ...(options.uiCodecEndpoint && !options.headless ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
   ];
-  const logFd = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
+}
+
+/**
+ * The server in its own process group (so `stop` ends it and whatever it started): SIGTERM, then SIGKILL
+ * after 10 s.
+ */
+function spawnDevServer(binary: string, args: string[], logFile: string | undefined) {
+  const logFd = logFile ? openSync(logFile, 'a') : 'ignore';
   const child = spawn(binary, args, { stdio: ['ignore', logFd, logFd], detached: true });
   if (typeof logFd === 'number') closeSync(logFd);
   let exited = false;
@@ -142,7 +173,6 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       resolve();
     }),
   );
-  const address = `${ip}:${port}`;
   const stop = async () => {
     if (exited) return;
     try {
@@ -160,20 +190,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     await exitedPromise;
     clearTimeout(killer);
   };
-  const uiUrl = options.headless ? null : `http://${ip}:${options.uiPort ?? port + 1000}`;
-  try {
-    await waitForServer(address, {
-      binary,
-      namespace,
-      timeoutMs: options.startTimeoutMs ?? 60_000,
-      isAlive: () => !exited,
-    });
-    if (uiUrl) await waitForUi(uiUrl, () => !exited);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { address, uiUrl, process: child, stop };
+  return { child, exited: () => exited, stop };
 }
 
 /**

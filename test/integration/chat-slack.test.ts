@@ -30,10 +30,13 @@ const now = () => Math.floor(Date.now() / 1000);
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 /** Slack API calls arrive as JSON (the worker) or form-encoded (Bolt's Web API client). */
-const callBody = (r: RecordedRequest): Json =>
-  String(r.headers['content-type']).includes('json')
-    ? (JSON.parse(r.rawBody) as Json)
-    : Object.fromEntries(new URLSearchParams(r.rawBody));
+/** A Web API call's arguments: a JSON body, or a form whose object arguments (blocks) are JSON text, as Slack reads it. */
+const callBody = (r: RecordedRequest): Json => {
+  if (String(r.headers['content-type']).includes('json')) return JSON.parse(r.rawBody) as Json;
+  const form: Json = Object.fromEntries(new URLSearchParams(r.rawBody));
+  if (typeof form.blocks === 'string') form.blocks = JSON.parse(form.blocks);
+  return form;
+};
 const method = (r: RecordedRequest) => r.path.replace(/^\/api\//, '');
 
 describe('chat bridge: Slack app', () => {

@@ -2,7 +2,7 @@
  * bin/saga runs the short commands from one bundled file (dist/cli.js, built by `npm run build`) with a V8
  * code cache per command, and the worker commands from dist/src/. Both ways must behave the same.
  */
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { runSaga } from '../harness/cli';
 import { createSagaTestEnv, type SagaTestEnv } from '../harness/saga-env';
@@ -10,25 +10,12 @@ import { createSagaTestEnv, type SagaTestEnv } from '../harness/saga-env';
 const ROOT = path.resolve(__dirname, '..', '..');
 const CACHE = path.join(ROOT, 'dist', '.cli-cache');
 
-/** The names in `const NAME = ['a', 'b'];` of a source file. */
-function listIn(file: string, name: string): string[] {
-  const match = new RegExp(`const ${name} = \\[([^\\]]*)\\]`).exec(readFileSync(file, 'utf8'));
-  return [...(match?.[1] ?? '').matchAll(/'([a-z-]+)'/g)].map((m) => m[1]!);
-}
-
 describe('the bundled CLI', () => {
   let env: SagaTestEnv;
   beforeAll(async () => {
     env = await createSagaTestEnv('cli-bundle');
   });
   afterAll(async () => env.close());
-
-  test("bin/saga's runtime commands are the ones cli.ts runs with the worker runtime", () => {
-    const cli = readFileSync(path.join(ROOT, 'src', 'client', 'cli.ts'), 'utf8');
-    const withRuntime = [...cli.matchAll(/^\s+([a-z-]+): async \(\) => withRuntime\(/gm)].map((m) => m[1]!);
-    expect(withRuntime.length).toBeGreaterThan(0);
-    expect(listIn(path.join(ROOT, 'bin', 'saga'), 'RUNTIME_COMMANDS').sort()).toEqual(withRuntime.sort());
-  });
 
   test('bundled and unbundled give the same output, exit codes and errors', async () => {
     expect(existsSync(path.join(ROOT, 'dist', 'cli.js'))).toBe(true);

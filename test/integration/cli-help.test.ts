@@ -76,7 +76,9 @@ describe('usage errors exit 1 naming the problem and the usage line', () => {
     [['status'], /saga status: missing required argument 'NAME'/],
     [['status', 'a', 'b'], /saga status: too many arguments/],
     [['respond', 'a', 'b', 'c', '--text'], /saga respond: option '--text <TEXT>' argument missing/],
-    [['start', '--wat'], /saga start: unknown option '--wat'/],
+    [['start', '--repo', '.', '--wat'], /saga start: unknown option '--wat'/],
+    [['start', '--', 'Ship it'], /saga start: required option '--repo <PATH>' not specified/],
+    [['revise', 'x'], /saga revise: required option '--note <TEXT>' not specified/],
     [['completion', 'fish'], /saga completion: .*'fish' is invalid/],
   ])('saga %j', async (args, message) => {
     const result = await saga(args);

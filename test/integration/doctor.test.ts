@@ -62,6 +62,18 @@ test('a CLI that is not on PATH: FAIL with how to install it, exit 2', async () 
   );
 });
 
+test('without --agent: the agents the config uses are checked, the other presets listed as optional', async () => {
+  // The fleet repo's config sets `default_agent: demo` and declares no profile; no other CLI is on PATH.
+  const repo = createFleetRepo(env.tmp('optional'), { plan: { name: 'optional' }, script: {} }).repo;
+  const result = await doctor(['--repo', repo], { PATH: '/usr/bin:/bin' });
+  expect(result.stdout).toMatch(/^OK {4}agent demo: /m);
+  expect(result.stdout).toMatch(/^OK {4}agent demo version: /m);
+  expect(result.stdout).toMatch(/^OK {4}agent claude: 'claude' not installed \(optional\)$/m);
+  expect(result.stdout).toMatch(/^OK {4}agent aider: 'aider' not installed \(optional\)$/m);
+  expect(result.stdout).not.toMatch(/^FAIL/m);
+  expect(result.code).toBe(0);
+});
+
 test('installed but no key and no login: FAIL naming the variables', async () => {
   // A reference to a variable the worker does not have is no key either.
   const repo = repoWith('nokey', {

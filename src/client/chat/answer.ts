@@ -1,6 +1,6 @@
 /**
  * One answer from chat, checked and delivered to the saga's `respond` update. Every refusal carries the HTTP
- * status of DESIGN.md 4.7 and a reason a person can act on; a refusal changes nothing (the update's validator
+ * status the README documents (section "Chat") and a reason a person can act on; a refusal changes nothing (the update's validator
  * rejects before anything reaches history).
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';

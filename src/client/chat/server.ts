@@ -28,14 +28,50 @@ export interface ChatBridge {
 
 type Handler = (req: BridgeRequest) => Promise<BridgeResponse>;
 
-export async function startChatBridge(options: {
+export interface ChatBridgeOptions {
   client: Client;
   config: BridgeConfig;
   host?: string;
   log?: (line: string) => void;
-}): Promise<ChatBridge> {
-  const { client, config } = options;
+}
+
+export async function startChatBridge(options: ChatBridgeOptions): Promise<ChatBridge> {
+  const { config } = options;
   const log = options.log ?? (() => undefined);
+  const routes = bridgeRoutes(options.client, config, log);
+  const { requestTimeoutMs, maxConnections } = config.limits;
+  const serverOptions: http.ServerOptions = {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: requestTimeoutMs,
+    keepAliveTimeout: Math.min(KEEP_ALIVE_TIMEOUT_MS, requestTimeoutMs),
+    // Node checks the two timeouts above only this often (30 s by default).
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(requestTimeoutMs / 4))),
+  };
+  const server = http.createServer(serverOptions, (req, res) => route(req, res, routes, log));
+  server.maxConnections = maxConnections;
+  server.on('drop', () => log(`connection dropped: ${maxConnections} already open`));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, options.host ?? '0.0.0.0', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** The endpoints of the configured channels: the generic webhook and the Slack app. */
+function bridgeRoutes(
+  client: Client,
+  config: BridgeConfig,
+  log: (line: string) => void,
+): Map<string, Handler> {
   const routes = new Map<string, Handler>();
   // One cache for both endpoints; keys carry the endpoint.
   const replays = new ReplayCache();
@@ -55,62 +91,43 @@ export async function startChatBridge(options: {
     const slack = createSlackHandler({ client, approvers: config.approvers, ...config.slack, replays, log });
     routes.set('/slack/events', (req) => slack(req, nowSeconds()));
   }
+  return routes;
+}
 
-  const { requestTimeoutMs, maxConnections } = config.limits;
-  const serverOptions: http.ServerOptions = {
-    requestTimeout: requestTimeoutMs,
-    headersTimeout: requestTimeoutMs,
-    keepAliveTimeout: Math.min(KEEP_ALIVE_TIMEOUT_MS, requestTimeoutMs),
-    // Node checks the two timeouts above only this often (30 s by default).
-    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(requestTimeoutMs / 4))),
+function route(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  routes: Map<string, Handler>,
+  log: (line: string) => void,
+): void {
+  const path = (req.url ?? '/').split('?')[0]!;
+  const send = (response: BridgeResponse, extraHeaders: Record<string, string> = {}) => {
+    const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+    const type = typeof response.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
+    res.writeHead(response.status, { 'content-type': type, ...extraHeaders }).end(text);
+    log(`${req.method} ${path} → ${response.status}`);
   };
-  const server = http.createServer(serverOptions, (req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const send = (response: BridgeResponse, extraHeaders: Record<string, string> = {}) => {
-      const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
-      const type = typeof response.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
-      res.writeHead(response.status, { 'content-type': type, ...extraHeaders }).end(text);
-      log(`${req.method} ${path} → ${response.status}`);
-    };
-    if (req.method === 'GET' && path === '/healthz') return send({ status: 200, body: { ok: true } });
-    const handler = routes.get(path);
-    if (!handler) return send({ status: 404, body: { ok: false, error: `No endpoint ${path} here.` } });
-    if (req.method !== 'POST') return send({ status: 405, body: { ok: false, error: 'Use POST.' } });
+  if (req.method === 'GET' && path === '/healthz') return send({ status: 200, body: { ok: true } });
+  const handler = routes.get(path);
+  if (!handler) return send({ status: 404, body: { ok: false, error: `No endpoint ${path} here.` } });
+  if (req.method !== 'POST') return send({ status: 405, body: { ok: false, error: 'Use POST.' } });
 
-    readBody(req, MAX_BODY_BYTES).then(
-      async (body) => {
-        if (body === null) {
-          send(
-            { status: 413, body: { ok: false, error: `Body over ${MAX_BODY_BYTES} bytes.` } },
-            { connection: 'close' },
-          );
-          return;
-        }
-        try {
-          send(await handler({ rawBody: body, headers: req.headers }));
-        } catch (error) {
-          log(`${req.method} ${path}: ${(error as Error).message}`);
-          send({ status: 500, body: { ok: false, error: 'Internal error; nothing was changed.' } });
-        }
-      },
-      () => req.destroy(),
-    );
-  });
-
-  server.maxConnections = maxConnections;
-  server.on('drop', () => log(`connection dropped: ${maxConnections} already open`));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, options.host ?? '0.0.0.0', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  readBody(req, MAX_BODY_BYTES).then(
+    async (body) => {
+      if (body === null) {
+        send(
+          { status: 413, body: { ok: false, error: `Body over ${MAX_BODY_BYTES} bytes.` } },
+          { connection: 'close' },
+        );
+        return;
+      }
+      try {
+        send(await handler({ rawBody: body, headers: req.headers }));
+      } catch (error) {
+        log(`${req.method} ${path}: ${(error as Error).message}`);
+        send({ status: 500, body: { ok: false, error: 'Internal error; nothing was changed.' } });
+      }
+    },
+    () => req.destroy(),
+  );
 }

@@ -1,5 +1,5 @@
 /**
- * The Slack app (DESIGN.md 4.7): one endpoint, `POST /slack/events`, for the `/saga` slash command, button
+ * The Slack app (README "Chat"): one endpoint, `POST /slack/events`, for the `/saga` slash command, button
  * presses and events. The bridge verifies Slack's v0 signature itself, then hands the request to a Bolt App
  * through a minimal receiver, so the HTTP server stays in our hands (body limits, exact statuses).
  */

@@ -1,5 +1,5 @@
 /**
- * The generic webhook (DESIGN.md 4.7): `POST /hooks/respond` with `{saga, interaction, choice, text?, user}`,
+ * The generic webhook (README "Chat"): `POST /hooks/respond` with `{saga, interaction, choice, text?, user}`,
  * signed `v1=<hex HMAC-SHA256 of "v1:<timestamp>:<raw body>">` with the caller's own secret. The caller names
  * itself in X-Saga-Caller (SAGA_WEBHOOK_CALLERS) and answers only as itself; without the header the request
  * is the shared caller (SAGA_WEBHOOK_SECRET), which answers only as SAGA_WEBHOOK_USER. A signature is accepted

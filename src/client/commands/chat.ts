@@ -1,4 +1,4 @@
-/** `saga chat serve`: the chat bridge (Slack app and generic webhook), configured by environment (DESIGN.md 4.7). */
+/** `saga chat serve`: the chat bridge (Slack app and generic webhook), configured by environment (README "Chat"). */
 import type { Client } from '@temporalio/client';
 import { parseArgs } from '../args';
 import { ChatConfigError, describeChatConfig, loadBridgeConfig, type BridgeConfig } from '../../chat/config';

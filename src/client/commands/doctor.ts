@@ -1,23 +1,31 @@
 /**
  * `saga doctor [--repo PATH] [--agent NAME [--probe]] [--json]`: can this machine run sagas? git, the
- * Temporal connection, the saga home, the repo and its config, and each agent profile it would use.
- * Exit 0 when nothing failed (warnings allowed), 2 otherwise.
+ * Temporal connection, the saga home, the repo and its config, and each agent profile it would use; the
+ * other presets are listed as optional. Exit 0 when nothing checked failed (warnings allowed), 2 otherwise.
  */
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
-import { probeAgent, quickAgentChecks, versionCheck, type CheckResult } from '../../activities/agent-checks';
+import {
+  findProgram,
+  probeAgent,
+  quickAgentChecks,
+  versionCheck,
+  type CheckResult,
+} from '../../activities/agent-checks';
 import { findSagaRoot, loadSagaConfig } from '../../activities/config-loader';
 import { checkRepo } from '../../activities/git-ops';
 import { detectSandbox } from '../../activities/sandbox';
 import {
   DEFAULT_SAGA_CONFIG,
   knownAgentNames,
+  type ResolvedAgentProfile,
   resolveAgentProfile,
   type SagaConfig,
 } from '../../domain/config/config';
+import { parseSagaConfigText } from '../../domain/config/config-text';
 import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs, str } from '../args';
 import { connectionSettings } from '../connection';
@@ -34,44 +42,20 @@ export async function doctorCommand(argv: string[], io: Io, connect: () => Promi
 
   const results: CheckResult[] = [await gitCheck(), await serverCheck(connect), await sagaHomeCheck()];
   const repo = str(args, 'repo');
-  let config: SagaConfig = DEFAULT_SAGA_CONFIG;
   if (repo) results.push(await repoCheck(path.resolve(repo)));
-  try {
-    const loaded = await loadSagaConfig({
-      repo: repo ? path.resolve(repo) : process.cwd(),
-      sagaHome: defaultSagaHome(),
-      ...(str(args, 'config') ? { configFile: str(args, 'config') } : {}),
-    });
-    config = loaded.config;
-    results.push({ name: 'config', level: 'ok', detail: loaded.source ?? 'no saga.config.yaml: defaults' });
-  } catch (error) {
-    results.push({ name: 'config', level: 'fail', detail: (error as Error).message });
-  }
-
-  results.push(await commandSandboxCheck(config));
+  const { config, inUse, check } = await configCheck(repo, str(args, 'config'));
+  results.push(check, await commandSandboxCheck(config));
   if (agentName && !knownAgentNames(config).includes(agentName))
     throw new UserError(
       `saga doctor: --agent ${agentName}: unknown agent profile. Known: ${knownAgentNames(config).join(', ')}.`,
     );
-  const agents = agentName ? [agentName] : agentsInUse(config);
+  const agents = agentName ? [agentName] : inUse;
   for (const name of agents) {
-    const profile = resolveAgentProfile(config, name);
-    const quick = await quickAgentChecks(profile);
-    results.push(...quick);
-    if (quick.some((r) => r.level === 'fail')) continue;
-    results.push(await versionCheck(profile));
-    if (bool(args, 'probe')) {
-      io.err(`Probing agent ${name}: one small real task in a scratch repository...`);
-      results.push(
-        ...(await probeAgent(
-          profile,
-          { nodePath: process.execPath, sagaRoot: findSagaRoot() },
-          {
-            keepDir: path.join(defaultSagaHome(), '.doctor'),
-          },
-        )),
-      );
-    }
+    results.push(...(await agentChecks(resolveAgentProfile(config, name), bool(args, 'probe'), io)));
+  }
+  if (!agentName) {
+    const optional = knownAgentNames(config).filter((name) => !agents.includes(name));
+    for (const name of optional) results.push(await optionalAgentCheck(resolveAgentProfile(config, name)));
   }
 
   if (bool(args, 'json'))
@@ -104,9 +88,63 @@ async function commandSandboxCheck(config: SagaConfig): Promise<CheckResult> {
   }
 }
 
-/** The default agent and every profile the config declares. */
-function agentsInUse(config: SagaConfig): string[] {
-  return [...new Set([config.default_agent, ...Object.keys(config.agents)])];
+/** The config (the repo's, the saga home's or `--config`) and the agents it uses. */
+async function configCheck(
+  repo: string | undefined,
+  configFile: string | undefined,
+): Promise<{ config: SagaConfig; inUse: string[]; check: CheckResult }> {
+  try {
+    const loaded = await loadSagaConfig({
+      repo: repo ? path.resolve(repo) : process.cwd(),
+      sagaHome: defaultSagaHome(),
+      ...(configFile ? { configFile } : {}),
+    });
+    const declared = loaded.source ? await declaredAgents(loaded.source) : [];
+    return {
+      config: loaded.config,
+      inUse: [...new Set([loaded.config.default_agent, ...declared])],
+      check: { name: 'config', level: 'ok', detail: loaded.source ?? 'no saga.config.yaml: defaults' },
+    };
+  } catch (error) {
+    return {
+      config: DEFAULT_SAGA_CONFIG,
+      inUse: [DEFAULT_SAGA_CONFIG.default_agent],
+      check: { name: 'config', level: 'fail', detail: (error as Error).message },
+    };
+  }
+}
+
+/**
+ * The profiles the config file itself declares under `agents:` (the loaded config also holds every preset,
+ * which the user did not ask for).
+ */
+async function declaredAgents(file: string): Promise<string[]> {
+  const parsed = parseSagaConfigText(await fs.readFile(file, 'utf8'), file);
+  return parsed.ok ? Object.keys(parsed.config.agents) : [];
+}
+
+/** An agent the config uses: installed, credentials, sandbox, version, and with `--probe` one real task. */
+async function agentChecks(profile: ResolvedAgentProfile, probe: boolean, io: Io): Promise<CheckResult[]> {
+  const results = await quickAgentChecks(profile);
+  if (results.some((r) => r.level === 'fail')) return results;
+  results.push(await versionCheck(profile));
+  if (probe) {
+    io.err(`Probing agent ${profile.name}: one small real task in a scratch repository...`);
+    const where = { nodePath: process.execPath, sagaRoot: findSagaRoot() };
+    results.push(...(await probeAgent(profile, where, { keepDir: path.join(defaultSagaHome(), '.doctor') })));
+  }
+  return results;
+}
+
+/** A preset the config does not use: only whether its CLI is there; never a failure. */
+async function optionalAgentCheck(profile: ResolvedAgentProfile): Promise<CheckResult> {
+  const program = profile.command[0]!;
+  const found = await findProgram(program, profile.env.PATH ?? process.env.PATH);
+  return {
+    name: `agent ${profile.name}`,
+    level: 'ok',
+    detail: found ? `${program} found at ${found} (optional)` : `'${program}' not installed (optional)`,
+  };
 }
 
 async function gitCheck(): Promise<CheckResult> {

@@ -22,7 +22,7 @@ export const FLAGS_USAGE = [
 ].join('\n');
 
 /**
- * `saga flags ...` (DESIGN.md 4.1/4.2). `argv` is what follows `saga flags`.
+ * `saga flags ...`: the slash-command flag parser and review checks for scripts. `argv` is what follows `saga flags`.
  * Exit codes: 0 success; 1 parse error (JSON still printed), invalid check input, or usage error.
  */
 export async function flagsCommand(argv: string[], io: CommandIo): Promise<number> {

@@ -2,6 +2,7 @@
 import os from 'node:os';
 import type { Client } from '@temporalio/client';
 import { parseIssueLines } from '../../domain/planning/acceptance-issues';
+import { ACCEPTANCE_CHOICE, acceptChoice, PLAN_APPROVAL_CHOICE } from '../../domain/saga/answer-choices';
 import { sagaWorkflowId } from '../../domain/saga/naming';
 import { bool, parseArgs, str, strs } from '../args';
 import { UserError } from '../errors';
@@ -34,7 +35,9 @@ export async function approveCommand(
   connect: () => Promise<Client>,
 ): Promise<number> {
   const [name] = parseArgs('approve', argv).positionals as [string];
-  const answer = await respondToKind(await connect(), name, 'plan-approval', 'approve', { user: cliUser() });
+  const answer = await respondToKind(await connect(), name, 'plan-approval', PLAN_APPROVAL_CHOICE.approve, {
+    user: cliUser(),
+  });
   io.out(`Approved (${answer.interactionId}). Implementation starts now.`);
   return 0;
 }
@@ -44,17 +47,23 @@ export async function reviseCommand(argv: string[], io: Io, connect: () => Promi
   const note = str(args, 'note');
   if (!note?.trim())
     throw new UserError('saga revise: --note TEXT is required (what should change in the plan).');
-  const answer = await respondToKind(await connect(), args.positionals[0]!, 'plan-approval', 'revise', {
-    text: note,
-    user: cliUser(),
-  });
+  const answer = await respondToKind(
+    await connect(),
+    args.positionals[0]!,
+    'plan-approval',
+    PLAN_APPROVAL_CHOICE.revise,
+    {
+      text: note,
+      user: cliUser(),
+    },
+  );
   io.out(`Revision requested (${answer.interactionId}); the planner is revising the plan.`);
   return 0;
 }
 
 export async function acceptCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
   const args = parseArgs('accept', argv);
-  const choice = bool(args, 'fast-forward') ? 'accept and fast-forward' : 'accept';
+  const choice = acceptChoice(bool(args, 'fast-forward'));
   const answer = await respondToKind(await connect(), args.positionals[0]!, 'acceptance', choice, {
     user: cliUser(),
   });
@@ -68,10 +77,16 @@ export async function reportCommand(argv: string[], io: Io, connect: () => Promi
     .map((i) => i.replace(/\s+/g, ' ').trim())
     .filter(Boolean);
   if (!issues.length) throw new UserError('saga report: give at least one --issue TEXT.');
-  const answer = await respondToKind(await connect(), args.positionals[0]!, 'acceptance', 'report issues', {
-    text: issues.join('\n'),
-    user: cliUser(),
-  });
+  const answer = await respondToKind(
+    await connect(),
+    args.positionals[0]!,
+    'acceptance',
+    ACCEPTANCE_CHOICE.reportIssues,
+    {
+      text: issues.join('\n'),
+      user: cliUser(),
+    },
+  );
   // The respond validator accepted the text, so it parses; issues without a check are asked about first.
   const parsed = parseIssueLines(issues.join('\n'));
   const unchecked = parsed.ok ? parsed.value.filter((i) => i.check === null).length : 0;

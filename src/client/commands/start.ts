@@ -8,7 +8,13 @@ import { detectSandbox } from '../../activities/sandbox';
 import { quickAgentChecks } from '../../activities/agent-checks';
 import { knownAgentNames, resolveAgentProfile, type SagaConfig } from '../../domain/config/config';
 import { announceModes, parseFlags } from '../../domain/request/flags';
-import { assertSagaName, hostTaskQueue, proposeSagaName, sagaWorkflowId } from '../../domain/saga/naming';
+import {
+  assertSagaName,
+  hostTaskQueue,
+  proposeSagaName,
+  sagaWorkflowId,
+  uiWorkflowUrl,
+} from '../../domain/saga/naming';
 import type { Plan } from '../../domain/plan';
 import { parsePlanText } from '../../domain/plan/parse-text';
 import type { SagaInput } from '../../domain/saga/saga-input';
@@ -36,74 +42,21 @@ export interface StartRequest {
 
 /** Builds the saga's input from what the user typed; every problem is a UserError naming it. */
 export async function prepareSaga(request: StartRequest, now = new Date()): Promise<SagaInput> {
-  const repoArg = path.resolve(request.repo);
-  if (!existsSync(repoArg)) throw new UserError(`--repo ${request.repo}: no such folder.`);
-  let repoInfo: Awaited<ReturnType<typeof checkRepo>>;
-  try {
-    repoInfo = await checkRepo({ repo: repoArg, ...(request.base ? { base: request.base } : {}) });
-  } catch (error) {
-    throw new UserError(`--repo ${request.repo}: ${(error as Error).message}`);
-  }
-  if (!repoInfo.clean && !request.allowDirty) {
-    throw new UserError(
-      `--repo ${repoInfo.repo} has uncommitted changes (${repoInfo.dirtyFiles.slice(0, 5).join(', ')}` +
-        `${repoInfo.dirtyFiles.length > 5 ? ', ...' : ''}). Commit or stash them first: task branches start from ` +
-        `'${repoInfo.base}' and would not contain them (or pass --allow-dirty).`,
-    );
-  }
-
+  const repoInfo = await checkRepository(request);
   const flags = parseFlags(
     request.argumentsText,
     loadSageConfigDefaults(path.join(repoInfo.repo, '.sage', 'config.yaml')),
   );
   if (flags.error) throw new UserError(`Saga: ${flags.error}`);
-
-  let plan: Plan | null = null;
-  if (request.plan) {
-    const file = path.resolve(request.plan);
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new UserError(
-        `--plan ${request.plan}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}).`,
-      );
-    }
-    const parsed = parsePlanText(text, path.basename(file));
-    if (!parsed.ok) throw new UserError(`Invalid plan file ${file}:\n  - ${parsed.errors.join('\n  - ')}`);
-    plan = parsed.plan;
-  }
-
+  const plan = request.plan ? readPlanFile(request.plan) : null;
   const sagaHome = defaultSagaHome();
-  let config;
-  try {
-    config = (
-      await loadSagaConfig({
-        repo: repoInfo.repo,
-        sagaHome,
-        ...(request.config ? { configFile: request.config } : {}),
-      })
-    ).config;
-  } catch (error) {
-    throw new UserError((error as Error).message);
-  }
-  if (request.agent && !knownAgentNames(config).includes(request.agent)) {
-    throw new UserError(
-      `--agent ${request.agent}: unknown agent profile. Known: ${knownAgentNames(config).join(', ')}.`,
-    );
-  }
-
+  const config = await loadConfig(repoInfo.repo, sagaHome, request);
   if (!request.skipAgentCheck) await refuseAgentsThatCannotRun(config, request.agent, plan);
 
   const goal = flags.goal || plan?.problem.split('\n')[0] || '';
   if (!goal && !plan)
     throw new UserError('Say what the saga should deliver: saga start --repo PATH -- "Ship dark mode".');
-  let name: string;
-  try {
-    name = assertSagaName(request.name ?? plan?.name ?? proposeSagaName(goal, now));
-  } catch (error) {
-    throw new UserError(`--name: ${(error as Error).message}`);
-  }
+  const name = chooseName(request.name ?? plan?.name, goal, now);
   const sagaDir = path.join(sagaHome, name);
   if (existsSync(sagaDir))
     throw new UserError(`A saga named '${name}' already exists (${sagaDir}). Pick another --name.`);
@@ -131,12 +84,75 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
   };
 }
 
+/** The repository exists, is a git repository with the base branch, and is clean (or `--allow-dirty`). */
+async function checkRepository(request: StartRequest) {
+  const repoArg = path.resolve(request.repo);
+  if (!existsSync(repoArg)) throw new UserError(`--repo ${request.repo}: no such folder.`);
+  let repoInfo: Awaited<ReturnType<typeof checkRepo>>;
+  try {
+    repoInfo = await checkRepo({ repo: repoArg, ...(request.base ? { base: request.base } : {}) });
+  } catch (error) {
+    throw new UserError(`--repo ${request.repo}: ${(error as Error).message}`);
+  }
+  if (!repoInfo.clean && !request.allowDirty) {
+    throw new UserError(
+      `--repo ${repoInfo.repo} has uncommitted changes (${repoInfo.dirtyFiles.slice(0, 5).join(', ')}` +
+        `${repoInfo.dirtyFiles.length > 5 ? ', ...' : ''}). Commit or stash them first: task branches start from ` +
+        `'${repoInfo.base}' and would not contain them (or pass --allow-dirty).`,
+    );
+  }
+  return repoInfo;
+}
+
+/** `--plan FILE`, parsed and validated. */
+function readPlanFile(planArg: string): Plan {
+  const file = path.resolve(planArg);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UserError(
+      `--plan ${planArg}: cannot read it (${(error as NodeJS.ErrnoException).code ?? error}).`,
+    );
+  }
+  const parsed = parsePlanText(text, path.basename(file));
+  if (!parsed.ok) throw new UserError(`Invalid plan file ${file}:\n  - ${parsed.errors.join('\n  - ')}`);
+  return parsed.plan;
+}
+
+/** The saga config (`--config FILE` or the repository's), with `--agent` one of its profiles. */
+async function loadConfig(repo: string, sagaHome: string, request: StartRequest): Promise<SagaConfig> {
+  let config: SagaConfig;
+  try {
+    config = (
+      await loadSagaConfig({ repo, sagaHome, ...(request.config ? { configFile: request.config } : {}) })
+    ).config;
+  } catch (error) {
+    throw new UserError((error as Error).message);
+  }
+  if (request.agent && !knownAgentNames(config).includes(request.agent)) {
+    throw new UserError(
+      `--agent ${request.agent}: unknown agent profile. Known: ${knownAgentNames(config).join(', ')}.`,
+    );
+  }
+  return config;
+}
+
+/** `--name`, the plan's name, or one proposed from the goal; a valid saga name. */
+function chooseName(given: string | undefined, goal: string, now: Date): string {
+  try {
+    return assertSagaName(given ?? proposeSagaName(goal, now));
+  } catch (error) {
+    throw new UserError(`--name: ${(error as Error).message}`);
+  }
+}
+
 /**
  * The cheap part of `saga doctor` for the agents this saga will use (the chosen or default profile and any
  * a plan task names): installed and with credentials. Nothing has started yet when it refuses.
  */
 async function refuseAgentsThatCannotRun(config: SagaConfig, agent: string | undefined, plan: Plan | null) {
-  // Checks and set-up commands run confined too (issue 29): no sandbox here, no saga, unless `sandbox: none`.
+  // Checks and set-up commands run confined too: no sandbox here, no saga, unless `sandbox: none`.
   if (config.sandbox === 'auto') {
     await detectSandbox().catch((error: Error) => {
       throw new EnvironmentError(
@@ -212,7 +228,7 @@ export async function startCommand(argv: string[], io: Io, connect: () => Promis
   io.out(announceModes(input.flags, { product: 'Saga', workflow: 'saga' }));
   io.out(`Started saga '${input.name}' (workflow ${sagaWorkflowId(input.name)}).`);
   if (input.uiBaseUrl)
-    io.out(`Web UI: ${input.uiBaseUrl}/namespaces/default/workflows/${sagaWorkflowId(input.name)}`);
+    io.out(`Web UI: ${uiWorkflowUrl(input.uiBaseUrl, client.options.namespace, sagaWorkflowId(input.name))}`);
   io.out(`It waits for you to confirm its name: saga respond ${input.name} confirm-name confirm`);
   if (bool(args, 'wait')) {
     const { watchUntilDone } = await import('./inspect');
