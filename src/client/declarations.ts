@@ -156,7 +156,7 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
   {
     name: 'flags',
     load: async () => (await import('./commands/flags')).flagsCommand,
-    summary: 'the slash-command flag parser and review checks (DESIGN.md 4.2)',
+    summary: 'the slash-command flag parser and review checks',
     ownGrammar: true,
     subcommands: [
       {

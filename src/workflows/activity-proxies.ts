@@ -7,6 +7,7 @@ import {
   type RetryPolicy,
 } from '@temporalio/workflow';
 import type { SagaActivities } from '../activities';
+import { DEFAULT_HEARTBEAT_TIMEOUT, parseDuration } from '../domain/config/config';
 import type { SagaContext } from '../domain/saga/saga-input';
 
 type Stubs = ActivityInterfaceFor<SagaActivities>;
@@ -96,7 +97,11 @@ export function quickActivities(hostQueue: string) {
  * heartbeat from their process runner, git commands from execGit while they run. The start-to-close
  * backstop is the longest agent timeout plus a margin.
  */
-export function longActivities(hostQueue: string, maxRunMs: number, heartbeatTimeoutMs = 30_000) {
+export function longActivities(
+  hostQueue: string,
+  maxRunMs: number,
+  heartbeatTimeoutMs = parseDuration(DEFAULT_HEARTBEAT_TIMEOUT),
+) {
   const stubs = proxyActivities<SagaActivities>({
     taskQueue: hostQueue,
     startToCloseTimeout: maxRunMs + 5 * 60_000,
