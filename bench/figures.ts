@@ -1,4 +1,4 @@
-/** Benchmark figures as DESIGN.md 4.8 prints them: one JSON object per line, then a readable table. */
+/** Benchmark figures as the benchmark output contract prints them: one JSON object per line, then a readable table. */
 
 export interface Figure {
   figure: string;
@@ -28,7 +28,7 @@ export function figure(
   return { figure: name, stat, value: rounded, unit, target, better, ok, scenario };
 }
 
-/** The JSON line of DESIGN.md 4.8: exactly figure, stat, value, unit, target, better, ok. */
+/** The JSON line of the benchmark output contract: exactly figure, stat, value, unit, target, better, ok. */
 export function figureLine(f: Figure): string {
   const { scenario: _scenario, ...line } = f;
   return JSON.stringify(line);

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: what the orchestration costs. Starts its own dev server (temp database) and a saga
  * worker in a child process, runs benchmark sagas with the timed agent, a naive sequential baseline, and a
- * replay of a 100-task saga's histories; prints one JSON object per figure (DESIGN.md 4.8), then a table.
+ * replay of a 100-task saga's histories; prints one JSON object per figure (the benchmark output contract), then a table.
  * Progress goes to stderr so stdout holds only the figures.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,7 +53,7 @@ function dumpHistories(run: SagaRun, agentLog: string): void {
     writeFileSync(path.join(dir, run.name, `${id}.json`), historyToJSON(history));
 }
 
-/** The saga workflow's events (its runs together) against the lean-parent budget of issue #19. */
+/** The saga workflow's events (its runs together) against the lean-parent budget (bench/README.md). */
 function leanParentFigure(run: SagaRun, label: string): Figure {
   const budget = 40 + 6 * run.tasks.length + 10 * run.answers;
   return figure(

@@ -1,5 +1,5 @@
 /**
- * The sandbox's added cost per agent run (issue 29): the same short process started plain and confined
+ * The sandbox's added cost per agent run: the same short process started plain and confined
  * (bubblewrap; and with one allowed endpoint, which adds the socat forwarder and its readiness wait), in
  * a real git worktree, alternately so machine load hits both alike. Figures: the median difference.
  */

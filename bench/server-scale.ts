@@ -1,7 +1,7 @@
 /**
  * `npm run bench:server` (node dist/bench/server-scale.js): the saga at scale on the production Temporal
  * server (scripts/server-stack.sh: temporal-server on PostgreSQL) and on the dev server, in the same run,
- * side by side. Figures (DESIGN.md 4.8 JSON lines, the target's name in `stat`):
+ * side by side. Figures (the benchmark output contract, the target's name in `stat`):
  *   - a big saga (BENCH_MILESTONES × BENCH_TASKS tasks, BENCH_AGENT_MS agents, BENCH_LANES lanes; the
  *     issue's size is 20 × 50, 1 s, 8 lanes) completes; the largest history's events (< 10,000) and bytes
  *     (< 5 MB); `saga status --json` of it (< 500 ms); the replay of its histories, per history p95;

@@ -22,7 +22,7 @@ if [ ! -x tools/temporal-test-server/bin/temporal-test-server ]; then
 fi
 
 npm run build
-# bubblewrap and socat: the sandbox every agent, check and set-up command runs in (issue 29).
+# bubblewrap and socat: the sandbox every agent, check and set-up command runs in.
 bash scripts/install-sandbox.sh
 # Chromium for the Web UI test (`npm test` installs the agent CLIs it runs itself, under tools/).
 bash scripts/install-chromium.sh

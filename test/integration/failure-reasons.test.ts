@@ -1,5 +1,5 @@
 /**
- * Every failure carries a one-line reason (DESIGN.md 4.1 `error`), and the integration worktree is prepared
+ * Every failure carries a one-line reason (the CLI contract, `error`), and the integration worktree is prepared
  * like a task's (`worktree.copy`, `setup`). Real server, real git, bin/saga and the demo agent.
  */
 import { existsSync, readFileSync } from 'node:fs';

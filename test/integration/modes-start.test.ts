@@ -1,5 +1,5 @@
 /**
- * Modes at the start of a saga (issue 8, DESIGN.md 4.2 and 5), against the real server with the demo agent:
+ * Modes at the start of a saga (issue 8, the flags contract and the execution modes), against the real server with the demo agent:
  * flags parsed, persisted to manifest.md before any artifact and restored from history; the loud refusals
  * of `--subagents` and `--parallel`; autonomous planning (decisions, [D] default, rationale block, counts);
  * and, with both modes on, the auto-pick logged before a review that then fails.

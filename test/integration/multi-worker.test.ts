@@ -1,5 +1,5 @@
 /**
- * Two saga workers on one machine, as two hosts would run them (DESIGN.md 6): each saga's host-bound work
+ * Two saga workers on one machine, as two hosts would run them (README, Scaling out): each saga's host-bound work
  * (git, agents, checks) runs only on the worker of the host that holds its repo; workflow tasks go to the
  * shared queue that both serve. Stopping one worker pauses only its sagas; they resume when it returns.
  */

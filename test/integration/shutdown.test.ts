@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown of `saga worker` (DESIGN.md 6): SIGTERM stops polling, gives running activities the
+ * Graceful shutdown of `saga worker` (README, Scaling out): SIGTERM stops polling, gives running activities the
  * grace period, then cancels them; the agent activity kills its process tree and reports the
  * cancellation, and the worker exits 0 with no agent process left behind.
  */

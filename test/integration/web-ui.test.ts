@@ -1,5 +1,5 @@
 /**
- * Web UI inspection (DESIGN.md 6): a dev server WITH its UI, a saga run to acceptance, and headless
+ * Web UI inspection (README, Scaling out): a dev server WITH its UI, a saga run to acceptance, and headless
  * Chromium (Debian's `chromium`, driven by playwright-core) filtering the workflow list by `SagaName`:
  * the saga and its phase and task child workflows are listed, other sagas are not. A screenshot is kept
  * in .test-artifacts/screenshots/.

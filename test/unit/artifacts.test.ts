@@ -111,7 +111,7 @@ async function expectFailure(promise: Promise<unknown>, type: string, message: R
 }
 
 describe('spec tree', () => {
-  test('files land where DESIGN.md 4.5 says, without temp files, and a rewrite changes nothing', async () => {
+  test('files land where the saga directory contract says, without temp files, and a rewrite changes nothing', async () => {
     const input = {
       sagaDir,
       name: 'add-greeting',

@@ -1,5 +1,5 @@
 /**
- * The bench's arithmetic and output format: JSON lines exactly as DESIGN.md 4.8 shows them, targets judged
+ * The bench's arithmetic and output format: JSON lines exactly as the benchmark output contract shows them, targets judged
  * against the value, and per-task overhead measured from the moment a task could start (dependencies
  * reported and a lane free) to its agent's start, and from the agent's exit to the report.
  */

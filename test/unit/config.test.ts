@@ -57,7 +57,7 @@ describe('SagaConfigSchema defaults', () => {
     expect(checkTimeoutMs(config)).toBe(600_000);
   });
 
-  test('the DESIGN.md 4.4 example parses', () => {
+  test('the config example of the README parses', () => {
     const config = parseOk(`
 default_agent: claude
 agents:

@@ -57,7 +57,7 @@ milestones:
 `;
 
 describe('valid plans', () => {
-  test('the DESIGN.md 4.3 example passes', () => {
+  test('the plan file example of the README passes', () => {
     const result = parsePlanText(DESIGN_EXAMPLE, 'plan.yaml');
     expect(result).toMatchObject({
       ok: true,

@@ -14,7 +14,7 @@ const counts = (critical: number, major: number, substantive: number, cosmetic: 
   cosmetic,
 });
 
-/** [name, reviewer output, expected counts] — every header and list rule of DESIGN.md 4.2. */
+/** [name, reviewer output, expected counts] — every header and list rule of the flags contract. */
 const CLASSIFY_CASES: Array<[string, string, ReviewCounts]> = [
   ['empty output', '', counts(0, 0, 0, 0)],
   ['prose only', 'Looks good to me.\n- not under a header', counts(0, 0, 0, 0)],

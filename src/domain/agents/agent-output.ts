@@ -1,5 +1,5 @@
 /**
- * Reading what an agent answered (DESIGN.md 4.6): the report file, else the last fenced `json` block of
+ * Reading what an agent answered (the planner/reviewer protocol): the report file, else the last fenced `json` block of
  * its stdout; and the token usage and cost that agent CLIs print. Pure.
  */
 import { checksRunAfter, type AgentFailure } from './cli-output';

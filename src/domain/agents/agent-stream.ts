@@ -1,5 +1,5 @@
 /**
- * What an agent CLI's JSON stream has said so far, read one line at a time while it runs (issue 16): its
+ * What an agent CLI's JSON stream has said so far, read one line at a time while it runs: its
  * session id as soon as the CLI prints it (so a worker that dies mid-run still knows which session to
  * resume) and the tokens and cost spent so far (the live view). agent-cli-output/ reads the whole
  * transcript once the run has ended; this reader only follows along. Pure.

@@ -40,7 +40,7 @@ export const AGENT_EVENTS_FILE = 'agent-events.jsonl';
 export const AGENT_RUN_FILE = 'agent.json';
 
 /**
- * How a CLI continues a recorded session (issue 16): `args` (`{session}` is the id it printed) go in
+ * How a CLI continues a recorded session: `args` (`{session}` is the id it printed) go in
  * front of the argument `before` when the command has it (Codex's stdin `-`), else at the end. Checked
  * with the versions in `verifiedVersions`.
  */
@@ -65,7 +65,7 @@ export interface AgentPreset {
    * an agent gets these and the base allow-list of src/domain/config/agent-env.ts, never the whole environment.
    */
   passEnv: string[];
-  /** host:port pairs of its model API, reachable from saga's sandbox (issue 29). */
+  /** host:port pairs of its model API, reachable from saga's sandbox. */
   network?: string[];
   /** Its own state and caches under $HOME, writable inside saga's sandbox. */
   stateFiles?: string[];

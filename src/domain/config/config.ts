@@ -1,5 +1,5 @@
 /**
- * `saga.config.yaml` (DESIGN.md 4.4): agent profiles, worktree preparation, attempts, timeouts and budget.
+ * `saga.config.yaml` (the agent profiles contract): agent profiles, worktree preparation, attempts, timeouts and budget.
  * Pure: the workflow resolves profiles from a config that an activity loaded.
  */
 import { z } from 'zod';
@@ -162,7 +162,7 @@ export const HandoffConfigSchema = z
     max_file_bytes: SizeSchema.default('5MB'),
     /**
      * The repository's own commit hooks run on handoff commits only when asked, and then confined like an
-     * agent: an agent could have written them (issue 29). Off by default.
+     * agent: an agent could have written them. Off by default.
      */
     run_hooks: z.boolean().default(false),
     /** Before `run_hooks`: hooks are skipped unless `run_hooks` is set, so this is accepted and ignored. */
@@ -218,7 +218,7 @@ export const SagaConfigSchema = z
       .default({}),
     /** $ per million tokens by model, for CLIs that report tokens but no cost (costs are then estimates). */
     prices: z.record(z.string().min(1), ModelPriceSchema).default({}),
-    /** `auto`: every agent, check and set-up command runs confined (issue 29); `none`: unconfined. */
+    /** `auto`: every agent, check and set-up command runs confined; `none`: unconfined. */
     sandbox: SandboxModeSchema.default('auto'),
     /** host:port pairs checks and worktree `setup` commands may reach (e.g. registry.npmjs.org:443). */
     network: z.array(NetworkEntrySchema).default([]),
@@ -266,7 +266,7 @@ export const ResolvedAgentProfileSchema = z.object({
   configFile: z.string().nullable().default(null),
   /** The command that resumes a session (`{session}`); null: runs always start fresh. */
   resumeCommand: z.array(z.string()).nullable().default(null),
-  /** Profiles of histories before issue 29 had none: they run confined now. */
+  /** Profiles of histories recorded before the sandbox had none: they run confined now. */
   sandbox: SandboxModeSchema.default('auto'),
   /** host:port pairs the confined agent may reach (its preset's model API and the profile's `network`). */
   network: z.array(z.string()).default([]),

@@ -1,5 +1,5 @@
 /**
- * The sandbox around every process saga starts for an agent, a check or a set-up command (issue 29), as
+ * The sandbox around every process saga starts for an agent, a check or a set-up command, as
  * data: the modes of `sandbox:` in saga.config.yaml, the network allow-list entries, and the bubblewrap
  * arguments for a layout the activity worked out. Pure, so the layout is unit-tested without spawning.
  */

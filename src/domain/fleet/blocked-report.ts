@@ -1,5 +1,5 @@
 /**
- * An implementer's blocked report (templates/implementer.md, seed 003 P2.4): the agent writes
+ * An implementer's blocked report (templates/implementer.md, the Saga procedure, Phase 2 step 4): the agent writes
  * `{"status": "blocked", "reason": "SPEC GAP: ..."}` to $SAGA_REPORT_FILE when it cannot finish. Pure.
  */
 import type { Answer, InteractionRequest } from '../saga/state';
@@ -37,7 +37,7 @@ export function describeAgentBlocker(agentReason: string): string {
 /** The options of the question a spec gap becomes: the clarification (in the answer's text), skip, abort. */
 export const SPEC_GAP_OPTIONS = ['answer', 'skip', 'abort'] as const;
 
-/** The question a spec gap becomes (seed 003: escalate spec gaps to the user, do not proceed until resolved). */
+/** The question a spec gap becomes (the Saga procedure: escalate spec gaps to the user, do not proceed until resolved). */
 export const specGapPrompt = (ref: string, title: string, gap: string): string =>
   `Task ${ref} (${title}) found a spec gap: ${gap}. Answer 'answer' with the clarification in --text: the ` +
   `task is re-delegated with it and it is recorded as a deviation from the spec. Or 'skip' the task ` +
@@ -50,7 +50,7 @@ export const specGapNote = (gap: string, user: string, answer: string): string =
 
 /**
  * The progress log line that records how a spec gap was resolved; lines starting with "Deviation: " are the
- * saga's deviations from the agreed spec (seed 003, Continuing step 5: never silent re-scoping).
+ * saga's deviations from the agreed spec (the Saga procedure, Continuing step 5: never silent re-scoping).
  */
 export function specGapDeviation(
   ref: string,

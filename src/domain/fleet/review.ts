@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PYTHON_WHITESPACE, pythonStrip } from '../request/flags';
 
 /**
- * Quality-locked review decisions (DESIGN.md 4.2): classify reviewer findings into counts, then
+ * Quality-locked review decisions (`--quality-locked`, the flags contract): classify reviewer findings into counts, then
  * decide PASS / REVISE / CAP_REACHED / ESCALATE. Pure; matches the reference tool's behaviour.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The plan file (DESIGN.md 4.3): schema, parsing and the semantic checks zod alone cannot express
+ * The plan file (the plan file contract): schema, parsing and the semantic checks zod alone cannot express
  * (references, cycles, ownership overlaps). Pure: the planning workflow validates planner output with it.
  * Plan files' text is read by `./parse-text` (not exported here: it brings the YAML parser). Nothing here
  * throws on bad input; every problem comes back as a message naming file, path and expectation.

@@ -1,4 +1,4 @@
-/** The plan file's schema (DESIGN.md 4.3) and the types read from it. Pure. */
+/** The plan file's schema (the plan file contract) and the types read from it. Pure. */
 import { z } from 'zod';
 import { SAGA_NAME_PATTERN } from '../saga/naming';
 

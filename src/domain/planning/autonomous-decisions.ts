@@ -1,5 +1,5 @@
 /**
- * Seed 001's autonomous decisions during planning, as pure functions: decisions.md entries, the rationale
+ * Autonomous mode's decisions during planning, as pure functions: decisions.md entries, the rationale
  * bullets of SAGA.md, questions asked back, the user's corrections, and the repo memory they become.
  */
 import {
@@ -60,7 +60,7 @@ export const correctableDecisions = (
   ...defaults.map(({ question, choice }) => ({ question, choice, citation: DEFAULT_CITATION })),
 ];
 
-/** An unconfident, substantive decision is the user's to answer (seed 001: never auto-picked). */
+/** An unconfident, substantive decision is the user's to answer (autonomous mode: never auto-picked). */
 export const askedBackQuestion = (d: PlannerDecision, n: number, autonomous: boolean): PlannerQuestion => ({
   id: `d${n}`,
   text: d.question,
@@ -73,7 +73,7 @@ export const askedBackQuestion = (d: PlannerDecision, n: number, autonomous: boo
     : `no signal to decide this (${d.citation}); it is substantive, so it is yours to answer.`,
 });
 
-/** Seed 001 rationale bullets: `**label:** choice — citation`, the [D] defaults marked as such. */
+/** Autonomous mode's rationale bullets: `**label:** choice — citation`, the [D] defaults marked as such. */
 export function rationaleBullets(decisions: PlannerDecision[], defaults: AdoptedDefault[]): string[] {
   return [
     ...decisions.map((d) => `**${d.question}:** ${d.choice} — ${d.citation}`),

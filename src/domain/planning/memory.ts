@@ -1,5 +1,5 @@
 /**
- * The memory of earlier sagas in one repository (seed 001): their planning decisions and the learnings the
+ * The memory of earlier sagas in one repository (autonomous mode): their planning decisions and the learnings the
  * user taught by correcting an autonomous decision (`[LRN:correction]`). It lives in the saga home, one
  * markdown file per repository (`.memory/<repo-key>.md`, newest first), and every entry names the saga and
  * file it comes from so the planner can cite it. Pure: the file format and what the planner is shown.
@@ -214,7 +214,7 @@ export function acceptanceCorrectionLines(decisions: CorrectableDecision[]): str
 }
 
 /**
- * Seed 001 conflict handling: memory said one thing, the codebase another. The newer signal wins (the memory
+ * Autonomous mode's conflict handling: memory said one thing, the codebase another. The newer signal wins (the memory
  * entry's date against the cited file's last commit), and the citation names both and why.
  */
 export const SignalConflictSchema = z.object({

@@ -1,5 +1,5 @@
 /**
- * Seed 001's normal approval checkpoint under --quality-locked ([A] Review / [S] Skip review / [R] Revise /
+ * Autonomous mode's normal approval checkpoint under --quality-locked ([A] Review / [S] Skip review / [R] Revise /
  * [N] New session) and what the plan approval says after a review that did not pass. Pure.
  */
 

@@ -1,4 +1,4 @@
-/** The planner/reviewer protocol of DESIGN.md 4.6: what agents answer, validated before the saga trusts it. */
+/** The planner/reviewer protocol (docs/ARCHITECTURE.md, Contracts): what agents answer, validated before the saga trusts it. */
 import { z } from 'zod';
 import { SignalConflictSchema } from './memory';
 import { ExitCriterionSchema, planSummary, type ExitCriterion, type Plan } from '../plan';
@@ -11,7 +11,7 @@ export const PlannerQuestionSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'ids are 1-40 letters, digits, _ or -'),
   text: z.string().min(1),
   options: z.array(z.string().min(1)).min(2, 'a question needs at least 2 options'),
-  // Seed 003 step 3: every question comes with the option the planner recommends.
+  // The Saga procedure, Phase 1 step 3: every question comes with the option the planner recommends.
   recommended: z
     .number({ required_error: RECOMMENDED_REQUIRED, invalid_type_error: RECOMMENDED_REQUIRED })
     .int()
@@ -27,7 +27,7 @@ export const PlannerDecisionSchema = z.object({
   citation: z.string().default('default — no signal'),
   confident: z.boolean(),
   substantive: z.boolean().default(true),
-  /** Memory and codebase disagree: the saga decides, the newer signal wins (seed 001 conflict handling). */
+  /** Memory and codebase disagree: the saga decides, the newer signal wins (autonomous mode's conflict handling). */
   conflict: SignalConflictSchema.optional(),
 });
 export type PlannerDecision = z.infer<typeof PlannerDecisionSchema>;
@@ -35,7 +35,7 @@ export type PlannerDecision = z.infer<typeof PlannerDecisionSchema>;
 export const PlannerQuestionsOutputSchema = z
   .object({
     problem: z.string().default(''),
-    /** Intake restatement (seed 003 step 1), round 1: the feature's rough shape and its major unknowns. */
+    /** Intake restatement (the Saga procedure, Phase 1 step 1), round 1: the feature's rough shape and its major unknowns. */
     shape: z.string().default(''),
     unknowns: z.array(z.string()).default([]),
     questions: z.array(PlannerQuestionSchema).default([]),
@@ -68,7 +68,7 @@ export const PlannerQuestionsOutputSchema = z
 export type PlannerQuestionsOutput = z.infer<typeof PlannerQuestionsOutputSchema>;
 
 /**
- * Planner stage `criteria` (seed 003 step 4, before decomposing): the saga's exit criteria. A whole plan is
+ * Planner stage `criteria` (the Saga procedure, Phase 1 step 4, before decomposing): the saga's exit criteria. A whole plan is
  * accepted too (its `exit_criteria` are taken), so a planner that answers every stage with its plan still works.
  */
 export const PlannerCriteriaOutputSchema = z
@@ -133,12 +133,12 @@ export function summarizePlan(
   };
 }
 
-/** Seed 001's note, word for word, when autonomous mode gives way to asking. */
+/** Autonomous mode's note, word for word, when autonomous mode gives way to asking. */
 export const AUTONOMY_INSUFFICIENT_NOTE =
   'Autonomous mode found insufficient context. Switching to interactive elicitation.';
 
 /**
- * Seed 001 failure mode: autonomous planning degrades to interactive elicitation when EVERY substantive
+ * Autonomous mode's failure mode: autonomous planning degrades to interactive elicitation when EVERY substantive
  * decision so far requires asking (at least one does, none was decided confidently). Counts are over the
  * whole elicitation: planner questions (substantive ones) and unconfident substantive decisions are asked,
  * confident substantive decisions are decided.

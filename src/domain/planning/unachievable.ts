@@ -1,5 +1,5 @@
 /**
- * Seed 003 "Unachievable validation": a saga exit criterion whose check cannot run with the tools at hand.
+ * The Saga procedure's "Unachievable validation": a saga exit criterion whose check cannot run with the tools at hand.
  * The finding goes into the spec (the criterion's `finding`) and the progress log, and the user decides: a
  * check that can run, verification by hand at acceptance, or dropping the criterion. Pure.
  */

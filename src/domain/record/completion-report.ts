@@ -1,5 +1,5 @@
 /**
- * REPORT.md, the completion report (DESIGN.md 4.5, Saga seed): what was built, the exit criteria with their
+ * REPORT.md, the completion report (the saga directory contract; the Saga procedure): what was built, the exit criteria with their
  * evidence, how to verify by hand, and what is left open. Pure and deterministic, like render.ts.
  */
 import { z } from 'zod';

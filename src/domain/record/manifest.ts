@@ -1,5 +1,5 @@
 /**
- * manifest.md (DESIGN.md 4.5, seed 001): YAML front matter with the flags, the execution mode and the audit
+ * manifest.md (the saga directory contract; autonomous mode): YAML front matter with the flags, the execution mode and the audit
  * trail of automatic decisions, then a short body for people. Rendered after every change and parsed back
  * only to merge the next update into it (activities/artifacts). Pure.
  */
@@ -12,7 +12,7 @@ import { zodIssueLines } from '../text/zod-errors';
 const FlagSourceSchema = z.enum(['flag', 'config']).nullable();
 export const ManifestFlagsSchema = FlagsResultSchema.omit({ goal: true, error: true });
 
-/** Seed 001: one entry per checkpoint that proceeded without the user, with the flag sources behind it. */
+/** Autonomous mode: one entry per checkpoint that proceeded without the user, with the flag sources behind it. */
 export const AutoPickedCheckpointSchema = z.object({
   phase: z.string(),
   checkpoint: z.string(),
@@ -22,7 +22,7 @@ export const AutoPickedCheckpointSchema = z.object({
   flag_sources: z.record(z.string(), FlagSourceSchema),
 });
 
-/** Seed 001: per-phase autonomy budget. */
+/** Autonomous mode: per-phase autonomy budget. */
 export const AutonomousDecisionCountSchema = z.object({
   phase: z.string(),
   decided: z.number().int().min(0),
@@ -48,7 +48,7 @@ export const QualityLockedEntrySchema = z
 export const ManifestFrontSchema = z.object({
   saga: z.string(),
   flags: ManifestFlagsSchema,
-  /** Exactly the resolved mode: `subagents`, `inline` or `inline (subagents-unavailable)` (DESIGN.md 4.2). */
+  /** Exactly the resolved mode: `subagents`, `inline` or `inline (subagents-unavailable)` (the flags contract). */
   execution_mode: z.string(),
   /** Lanes, recorded apart from the mode: `sequential`, `parallel (N lanes)`, `sequential (parallel-requires-subagents)`. */
   parallel_mode: z.string().optional(),

@@ -1,5 +1,5 @@
 /**
- * PROGRESS.md (Saga seed): phase, current milestone, every worker's ids and task status with its evidence,
+ * PROGRESS.md (the Saga procedure): phase, current milestone, every worker's ids and task status with its evidence,
  * open questions, integration notes, decisions and deviations, what `saga continue` found when it
  * reconciled the record with reality, and the whole log. Pure and deterministic, like render.ts.
  */

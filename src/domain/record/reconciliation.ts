@@ -1,5 +1,5 @@
 /**
- * What `saga continue` found when it compared the saga's record with reality (Saga seed, "Continuing" step
+ * What `saga continue` found when it compared the saga's record with reality (the Saga procedure, "Continuing" step
  * 3): git (branches, worktrees, merges into the integration branch) and the validation evidence of finished
  * tasks. The saga keeps the latest finding so PROGRESS.md and `saga status` show it. Pure.
  */

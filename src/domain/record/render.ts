@@ -1,5 +1,5 @@
 /**
- * Markdown projections of saga state (DESIGN.md 4.5, Saga seed): SAGA.md, MILESTONE.md, task specs and
+ * Markdown projections of saga state (the saga directory contract; the Saga procedure): SAGA.md, MILESTONE.md, task specs and
  * decisions.md entries (PROGRESS.md is progress-md.ts, REPORT.md completion-report.ts, manifest.md
  * manifest.ts).
  * Pure and deterministic: the same state always renders the same bytes, so rewriting a file after every
@@ -60,7 +60,7 @@ export interface SagaMdInput {
 
 const MAX_RATIONALE_BULLETS = 10;
 
-/** Seed 001 "Recommendation Rationale" block; empty when the plan carries no rationale or tradeoffs. */
+/** Autonomous mode's "Recommendation Rationale" block; empty when the plan carries no rationale or tradeoffs. */
 export function renderRationaleBlock(plan: Plan, autonomous: boolean, askedBack: string[] = []): string {
   const rationale = plan.rationale ?? [];
   if (!rationale.length && !plan.tradeoffs) return '';
@@ -186,7 +186,7 @@ export function renderSagaMd(input: SagaMdInput): string {
 // ---- MILESTONE.md and task specs -----------------------------------------------------------------------
 
 /**
- * `rationale`: seed 001's rationale block (renderRationaleBlock), which every artifact made under --autonomous
+ * `rationale`: autonomous mode's rationale block (renderRationaleBlock), which every artifact made under --autonomous
  * carries after its header, as SAGA.md does.
  */
 export function renderMilestoneMd(
@@ -264,7 +264,7 @@ export { renderProgressMd, type ProgressExtra } from './progress-md';
 
 export const DECISIONS_HEADER = '# Decisions\n\nNewest first. Each entry: when, what was decided, and why.\n';
 
-/** Seed 001 format: `### YYYY-MM-DD HH:MM — title` (UTC) followed by the entry's lines. */
+/** Autonomous mode's format: `### YYYY-MM-DD HH:MM — title` (UTC) followed by the entry's lines. */
 export function renderDecisionEntry(entry: { at: string; title: string; lines: string[] }): string {
   const at = new Date(entry.at);
   if (Number.isNaN(at.getTime()))

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 
 /**
- * The Sage flag contract (seed 000 + DESIGN.md 4.2). Pure: imported by workflow code.
+ * The flags contract (README, Real use; docs/ARCHITECTURE.md, Contracts). Pure: imported by workflow code.
  *
  * Parity matters more than taste here: the same arguments must give the same JSON as the other
  * implementations of this contract (sage_flags.py), so whitespace, error texts and key order follow it.
  */
 
-/** The parser's JSON contract (seed 000 + DESIGN.md 4.2): twelve keys, always present, in this order. */
+/** The parser's JSON contract (the flags contract): twelve keys, always present, in this order. */
 export const FlagsResultSchema = z.object({
   quality_locked: z.boolean(),
   autonomous: z.boolean(),
@@ -254,7 +254,7 @@ export function resolveParallel(
 }
 
 /**
- * The announcement made before any work starts (seed 000 "After Parsing"): the workflow line, the
+ * The announcement made before any work starts (the flags contract, "After Parsing"): the workflow line, the
  * active modes (line omitted when none), any clamp note, then the goal. On an error: the error verbatim.
  */
 export function announceModes(

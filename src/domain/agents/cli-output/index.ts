@@ -1,5 +1,5 @@
 /**
- * What an agent CLI's own output says about its run (DESIGN.md 4.1, issue "real coding agents"): the
+ * What an agent CLI's own output says about its run (usage, session, failures): the
  * session id, the model, token usage and cost, and — the point of it — whether the run failed for a reason
  * that another attempt cannot fix (not installed, not authenticated, denied by its permission mode, an
  * unknown model), so the saga stops at once with that reason instead of paying for the same failure again.
