@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runProcess } from '../src/activities/process';
+import { runProcess } from '../src/activities/process/process';
 import { runConfined } from '../src/activities/sandbox';
 import { figure, quantile, type Figure } from './figures';
 

@@ -4,13 +4,13 @@
  */
 import { createAgentActivities } from './agents';
 import { createArtifactActivities } from './artifacts';
-import { createDiscoveryActivities } from './discovery';
+import { createDiscoveryActivities } from './planning/discovery';
 import { createGitActivities, createIntegrationGitActivities, createTaskGitActivities } from './git';
-import { createMemoryActivities } from './memory';
-import { createNotifyActivities } from './notify';
-import { createProgressActivities } from './progress';
-import { createRoleAgentActivities } from './role-agents';
-import { createSagaSetupActivities } from './saga-setup';
+import { createMemoryActivities } from './planning/memory';
+import { createNotifyActivities } from './notify/notify';
+import { createProgressActivities } from './artifacts/projector';
+import { createRoleAgentActivities } from './agents/roles';
+import { createSagaSetupActivities } from './planning/saga-setup';
 import { createTaskAttemptActivities } from './task-attempt';
 import { createValidationActivities } from './validation';
 

@@ -16,8 +16,8 @@ import { agentSucceeded } from '../domain/agents/agent-output';
 import { conflictNote } from '../domain/fleet/task-notes';
 import { isSagaBranch } from '../domain/saga/naming';
 import type { RunAgentResult } from './agents';
-import { runDirectory } from './process';
-import type { createRoleAgentActivities, RoleAgentInput } from './role-agents';
+import { runDirectory } from './process/process';
+import type { createRoleAgentActivities, RoleAgentInput } from './agents/roles';
 import { runGit, type createTaskGitActivities, type HandoffSettings } from './git';
 import type { createValidationActivities, RunChecksInput, RunChecksResult } from './validation';
 

@@ -12,7 +12,7 @@ import { commandEnvironment } from '../domain/config/agent-env';
 import { namedPathsIn } from '../domain/fleet/milestone-failure';
 import { zodIssueLines } from '../domain/text/zod-errors';
 import { CommandSandboxSchema } from '../domain/config/sandbox';
-import { runDirectory, SpawnError } from './process';
+import { runDirectory, SpawnError } from './process/process';
 import { commandSandbox, runConfined, SandboxUnavailableError } from './sandbox';
 
 const TAIL_MAX = 1024;

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { createArtifactActivities } from '../../src/activities/artifacts';
-import { createSagaSetupActivities } from '../../src/activities/saga-setup';
+import { createSagaSetupActivities } from '../../src/activities/planning/saga-setup';
 import { parseFlags } from '../../src/domain/request/flags';
 import { hostTaskQueue, sagaWorkflowId, taskBranch } from '../../src/domain/saga/naming';
 import type { PlanTask } from '../../src/domain/plan';

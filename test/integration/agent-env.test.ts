@@ -13,9 +13,9 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createAgentActivities, type RunAgentInput, type RunAgentResult } from '../../src/activities/agents';
-import { createDiscoveryActivities } from '../../src/activities/discovery';
+import { createDiscoveryActivities } from '../../src/activities/planning/discovery';
 import { createGitActivities } from '../../src/activities/git';
-import { createSagaSetupActivities } from '../../src/activities/saga-setup';
+import { createSagaSetupActivities } from '../../src/activities/planning/saga-setup';
 import { createValidationActivities, type RunChecksResult } from '../../src/activities/validation';
 import { CONFIG_SECRET_REFERENCE } from '../../src/domain/config/agent-env';
 import {

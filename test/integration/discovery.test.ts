@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, promises as fs, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createDiscoveryActivities } from '../../src/activities/discovery';
+import { createDiscoveryActivities } from '../../src/activities/planning/discovery';
 import type { Environment } from '../../src/domain/planning/environment';
 import { processesRunning } from '../harness/processes';
 

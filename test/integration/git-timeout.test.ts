@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { runCommand } from '../../src/activities/command-helper';
+import { runCommand } from '../../src/activities/process/command-helper';
 import { createGitActivities, DEFAULT_GIT_TIMEOUT_MS, gitTimeoutMs } from '../../src/activities/git';
 import { QUICK_START_TO_CLOSE } from '../../src/workflows/activity-proxies';
 import { isRunning as alive } from '../harness/processes';

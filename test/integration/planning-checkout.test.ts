@@ -19,8 +19,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
-import { createDiscoveryActivities } from '../../src/activities/discovery';
-import { ensurePlanningWorktree, finishPlanningWorktree } from '../../src/activities/planning-worktree';
+import { createDiscoveryActivities } from '../../src/activities/planning/discovery';
+import {
+  ensurePlanningWorktree,
+  finishPlanningWorktree,
+} from '../../src/activities/planning/planning-worktree';
 import { createSampleRepo, greetingPlan } from '../../src/demo/sample-repo';
 import { phaseWorkflowId, sagaWorkflowId } from '../../src/domain/saga/naming';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';

@@ -7,7 +7,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { commandHelperPid, runCommand } from '../../src/activities/command-helper';
+import { commandHelperPid, runCommand } from '../../src/activities/process/command-helper';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'saga-helper-'));
 const options = {

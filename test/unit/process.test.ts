@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runProcess, type ProcessProgress } from '../../src/activities/process';
+import { runProcess, type ProcessProgress } from '../../src/activities/process/process';
 import { isRunning } from '../harness/processes';
 
 /** A shell that starts a grandchild `sleep`, prints both pids, then waits forever. */

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createArtifactActivities } from '../../src/activities/artifacts';
-import { createSagaSetupActivities } from '../../src/activities/saga-setup';
+import { createSagaSetupActivities } from '../../src/activities/planning/saga-setup';
 import { GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
 import { initialMilestones } from '../../src/domain/fleet/fleet';
 import { parseFlags } from '../../src/domain/request/flags';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AgentFailure } from '../../domain/agents/cli-output';
 import { ResolvedAgentProfileSchema } from '../../domain/config/config';
 import type { Usage } from '../../domain/saga/state';
-import type { ProcessProgress } from '../process';
+import type { ProcessProgress } from '../process/process';
 
 export const AGENT_ROLES = ['planner', 'implementer', 'reviewer', 'resolver'] as const;
 

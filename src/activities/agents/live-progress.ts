@@ -4,7 +4,7 @@
  */
 import { hopelessRetry, readableLine } from '../../domain/agents/cli-output';
 import { createAgentStreamReader } from '../../domain/agents/agent-stream';
-import type { ProcessProgress } from '../process';
+import type { ProcessProgress } from '../process/process';
 import type { AgentProgress, AgentRunHooks, AgentRunInput } from './input';
 
 export class LiveProgress {

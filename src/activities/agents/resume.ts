@@ -2,7 +2,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { AGENT_RUN_FILE } from '../../domain/config/agent-presets';
-import { runDirectory } from '../process';
+import { runDirectory } from '../process/process';
 import type { AgentProgress, AgentRunInput, ResumeRequest } from './input';
 
 /**

@@ -1,6 +1,6 @@
 /** Files of one agent run folder: atomic writes, bounded reads, and the process group a crashed try left. */
 import { promises as fs } from 'node:fs';
-import { endLeftoverGroup, type ProcessGroupRecord } from '../process';
+import { endLeftoverGroup, type ProcessGroupRecord } from '../process/process';
 
 /** Temp file and rename: a reader (or a crash) never sees half of it. */
 export async function writeAtomic(file: string, text: string): Promise<void> {

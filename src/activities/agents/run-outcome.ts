@@ -13,7 +13,7 @@ import {
   type AgentFailure,
 } from '../../domain/agents/cli-output';
 import { AGENT_EVENTS_FILE } from '../../domain/config/agent-presets';
-import { SpawnError } from '../process';
+import { SpawnError } from '../process/process';
 import { SandboxUnavailableError, type runConfined } from '../sandbox';
 import type { AgentRunInput, RunAgentResult } from './input';
 import { readHead, readTail } from './run-files';

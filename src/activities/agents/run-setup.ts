@@ -15,7 +15,7 @@ import {
 import { expandCommand } from '../../domain/config/config';
 import { endpointsFromEnv, parseEndpoint } from '../../domain/config/sandbox';
 import { readBackConfigSecrets } from '../config-loader';
-import { runDirectory } from '../process';
+import { runDirectory } from '../process/process';
 import type { SandboxRequest } from '../sandbox';
 import type { AgentMachine, AgentRunHooks, AgentRunInput } from './input';
 import { composePrompt, composeResumePrompt } from './prompt';

@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
-import { processGroupRecord } from '../process';
+import { processGroupRecord } from '../process/process';
 import { runConfined } from '../sandbox';
 import {
   RunAgentInputSchema,

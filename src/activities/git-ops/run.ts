@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { asyncLocalStorage } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { runCommand } from '../command-helper';
+import { runCommand } from '../process/command-helper';
 import { isInside } from './paths';
 
 /** A failed git command; the message names the command, folder and git's own stderr. */

@@ -14,7 +14,7 @@ import {
   parseEndpoint,
   type CommandSandbox,
 } from '../../domain/config/sandbox';
-import { runProcess, SpawnError, type RunProcessOptions, type RunProcessResult } from '../process';
+import { runProcess, SpawnError, type RunProcessOptions, type RunProcessResult } from '../process/process';
 import { detectSandbox, onPath, SandboxUnavailableError } from './detect';
 import { layoutFor, type ConfineRequest } from './layout';
 import { startNetworkBridge } from './network-bridge';

@@ -14,7 +14,7 @@ import {
   quickAgentChecks,
   versionCheck,
   type CheckResult,
-} from '../../activities/agent-checks';
+} from '../../activities/agents/checks';
 import { findSagaRoot, loadSagaConfig } from '../../activities/config-loader';
 import { checkRepo } from '../../activities/git-ops';
 import { detectSandbox } from '../../activities/sandbox';

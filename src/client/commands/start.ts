@@ -5,7 +5,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Clien
 import { checkRepo } from '../../activities/git-ops';
 import { loadSagaConfig } from '../../activities/config-loader';
 import { detectSandbox } from '../../activities/sandbox';
-import { quickAgentChecks } from '../../activities/agent-checks';
+import { quickAgentChecks } from '../../activities/agents/checks';
 import { knownAgentNames, resolveAgentProfile, type SagaConfig } from '../../domain/config/config';
 import { announceModes, parseFlags } from '../../domain/request/flags';
 import {

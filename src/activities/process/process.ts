@@ -6,12 +6,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { promises as fs, type WriteStream } from 'node:fs';
 import path from 'node:path';
-import { endGroup, signalGroup } from './process-group';
-import { LineSplitter, OutputTail } from './process-output';
-import { assertDirectory, closeSink, spawnChild } from './process-spawn';
+import { endGroup, signalGroup } from './group';
+import { LineSplitter, OutputTail } from './output';
+import { assertDirectory, closeSink, spawnChild } from './spawn';
 
-export { endLeftoverGroup, processGroupRecord, type ProcessGroupRecord } from './process-group';
-export { SpawnError } from './process-spawn';
+export { endLeftoverGroup, processGroupRecord, type ProcessGroupRecord } from './group';
+export { SpawnError } from './spawn';
 
 export interface ProcessProgress {
   outputBytes: number;

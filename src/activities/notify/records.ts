@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { z } from 'zod';
-import type { NotifiedInteraction } from '../chat/messages';
+import type { NotifiedInteraction } from '../../chat/messages';
 
 const SlackRefSchema = z.object({ channel: z.string(), ts: z.string() });
 const RecordSchema = z.object({

@@ -3,7 +3,7 @@
  * pre-flight context and the audit trail of automatic decisions (written BEFORE the action they record).
  */
 import { Context } from '@temporalio/activity';
-import { withSecretsOutOfHistory } from '../domain/config/agent-env';
+import { withSecretsOutOfHistory } from '../../domain/config/agent-env';
 import {
   checkTimeoutMs,
   handoffSettings,
@@ -11,14 +11,14 @@ import {
   knownAgentNames,
   resolveAgentProfile,
   type SagaConfig,
-} from '../domain/config/config';
-import type { FlagsResult } from '../domain/request/flags';
-import type { RunSettings } from '../domain/saga/saga-input';
-import type { createArtifactActivities } from './artifacts';
+} from '../../domain/config/config';
+import type { FlagsResult } from '../../domain/request/flags';
+import type { RunSettings } from '../../domain/saga/saga-input';
+import type { createArtifactActivities } from '../artifacts';
 import { logAutoPick, type AutoPickInput } from './auto-pick';
-import { loadSagaConfig } from './config-loader';
+import { loadSagaConfig } from '../config-loader';
 import { planningContext, type PlanningContext } from './planning-context';
-import { recordSagaAnswers } from './progress';
+import { recordSagaAnswers } from '../artifacts/projector';
 
 export type { PlanningContext } from './planning-context';
 

@@ -5,11 +5,11 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { plannerMemory, renderPlannerMemory, type PlannerMemoryItem } from '../domain/planning/memory';
-import { classifyReview, type ReviewCounts } from '../domain/fleet/review';
-import type { createAgentActivities, RunAgentInput, RunAgentResult } from './agents';
-import { findSagaRoot } from './config-loader';
-import { readRepoMemory } from './memory';
+import { plannerMemory, renderPlannerMemory, type PlannerMemoryItem } from '../../domain/planning/memory';
+import { classifyReview, type ReviewCounts } from '../../domain/fleet/review';
+import type { createAgentActivities, RunAgentInput, RunAgentResult } from './';
+import { findSagaRoot } from '../config-loader';
+import { readRepoMemory } from '../planning/memory';
 
 type Agents = ReturnType<typeof createAgentActivities>;
 export type RoleAgentInput = Omit<RunAgentInput, 'prompt'> & {

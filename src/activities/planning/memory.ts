@@ -16,11 +16,11 @@ import {
   type DecisionCorrection,
   type MemoryEntry,
   type SignalDates,
-} from '../domain/planning/memory';
-import { isSafeRelativePath } from '../domain/plan';
-import type { createArtifactActivities } from './artifacts';
-import { writeFileAtomic } from './artifacts';
-import { execGit } from './git-ops';
+} from '../../domain/planning/memory';
+import { isSafeRelativePath } from '../../domain/plan';
+import type { createArtifactActivities } from '../artifacts';
+import { writeFileAtomic } from '../artifacts';
+import { execGit } from '../git-ops';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 

@@ -5,7 +5,7 @@
  * so a retried activity never posts twice. Configuration comes from the worker's environment.
  */
 import { ApplicationFailure, log } from '@temporalio/activity';
-import { ChatConfigError, loadNotifyConfig, type NotifyConfig } from '../chat/config';
+import { ChatConfigError, loadNotifyConfig, type NotifyConfig } from '../../chat/config';
 import {
   answeredMessage,
   failureMessage,
@@ -13,15 +13,15 @@ import {
   notificationMessage,
   type NotifiedInteraction,
   type SlackMessage,
-} from '../chat/messages';
+} from '../../chat/messages';
 import {
   postSlackMessage,
   postWebhookNotification,
   updateSlackMessage,
   type WebhookNotification,
-} from '../chat/outbound';
-import { nowSeconds } from '../chat/signing';
-import { NotifyRecords, type NotifyRecord } from './notify-records';
+} from '../../chat/outbound';
+import { nowSeconds } from '../../chat/signing';
+import { NotifyRecords, type NotifyRecord } from './records';
 
 export interface NotifyInteractionInput {
   saga: string;

@@ -2,8 +2,8 @@
  * The audit trail of an auto-picked [A] Review (both --autonomous and --quality-locked active): a manifest
  * entry and a decisions.md entry, written before the review runs.
  */
-import type { FlagsResult } from '../domain/request/flags';
-import type { createArtifactActivities } from './artifacts';
+import type { FlagsResult } from '../../domain/request/flags';
+import type { createArtifactActivities } from '../artifacts';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 

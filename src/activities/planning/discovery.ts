@@ -8,18 +8,22 @@ import * as path from 'node:path';
 import { asyncLocalStorage } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { commandEnvironment } from '../domain/config/agent-env';
+import { commandEnvironment } from '../../domain/config/agent-env';
 import {
   detectProject,
   MANIFESTS,
   type CommandCandidate,
   type RepoFiles,
-} from '../domain/planning/discovery';
-import { type DiscoveredCommand, type Environment, EnvironmentSchema } from '../domain/planning/environment';
-import { CommandSandboxSchema, type CommandSandbox } from '../domain/config/sandbox';
-import { zodIssueLines } from '../domain/text/zod-errors';
+} from '../../domain/planning/discovery';
+import {
+  type DiscoveredCommand,
+  type Environment,
+  EnvironmentSchema,
+} from '../../domain/planning/environment';
+import { CommandSandboxSchema, type CommandSandbox } from '../../domain/config/sandbox';
+import { zodIssueLines } from '../../domain/text/zod-errors';
 import { ensurePlanningWorktree, finishPlanningWorktree } from './planning-worktree';
-import { commandSandbox, runConfined } from './sandbox';
+import { commandSandbox, runConfined } from '../sandbox';
 
 /** Heartbeats when called inside an activity; a no-op when tests call the function directly. */
 function heartbeatIfInActivity(details: unknown): void {

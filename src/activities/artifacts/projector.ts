@@ -5,16 +5,16 @@
  */
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import type { ExitCriterionResult } from '../domain/record/completion-report';
-import type { SagaState } from '../domain/saga/saga-state';
-import type { Answer, SagaStatus } from '../domain/saga/state';
-import { answerDecisionEntry } from '../domain/saga/interactions';
-import { worktreeDirName } from '../domain/saga/naming';
-import { queryLiveStatus } from '../status/live-status';
-import { answersQuery, carryQuery } from '../workflows/definitions';
-import type { createArtifactActivities } from './artifacts';
-import { readEvidenceTail } from './artifacts/evidence';
-import type { createGitActivities } from './git';
+import type { ExitCriterionResult } from '../../domain/record/completion-report';
+import type { SagaState } from '../../domain/saga/saga-state';
+import type { Answer, SagaStatus } from '../../domain/saga/state';
+import { answerDecisionEntry } from '../../domain/saga/interactions';
+import { worktreeDirName } from '../../domain/saga/naming';
+import { queryLiveStatus } from '../../status/live-status';
+import { answersQuery, carryQuery } from '../../workflows/definitions';
+import type { createArtifactActivities } from './';
+import { readEvidenceTail } from './evidence';
+import type { createGitActivities } from '../git';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 

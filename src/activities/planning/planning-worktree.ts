@@ -9,9 +9,9 @@ import path from 'node:path';
 import { asyncLocalStorage } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { zodIssueLines } from '../domain/text/zod-errors';
-import { runGit } from './git';
-import { runProcess } from './process';
+import { zodIssueLines } from '../../domain/text/zod-errors';
+import { runGit } from '../git';
+import { runProcess } from '../process/process';
 
 export interface CheckoutState {
   head: string;

@@ -9,12 +9,12 @@ import { constants, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { resolveEnvReferences } from '../domain/config/agent-env';
-import { AGENT_PRESETS } from '../domain/config/agent-presets';
-import type { ResolvedAgentProfile } from '../domain/config/config';
-import { endpointKey, endpointsFromEnv, parseEndpoint, uniqueEndpoints } from '../domain/config/sandbox';
-import { detectSandbox } from './sandbox';
-import { executeAgentRun, type AgentMachine } from './agents';
+import { resolveEnvReferences } from '../../domain/config/agent-env';
+import { AGENT_PRESETS } from '../../domain/config/agent-presets';
+import type { ResolvedAgentProfile } from '../../domain/config/config';
+import { endpointKey, endpointsFromEnv, parseEndpoint, uniqueEndpoints } from '../../domain/config/sandbox';
+import { detectSandbox } from '../sandbox';
+import { executeAgentRun, type AgentMachine } from './';
 
 const run = promisify(execFile);
 
