@@ -29,6 +29,8 @@ import * as planner from '../domain/planning/planner';
 import * as progress from '../domain/saga/phase-progress';
 import * as reconciliation from '../domain/record/reconciliation';
 import * as review from '../domain/fleet/review';
+import * as rounds from '../domain/saga/rounds';
+import * as sagaDir from '../domain/saga/saga-dir';
 import * as sagaInput from '../domain/saga/saga-input';
 import * as sagaState from '../domain/saga/saga-state';
 import * as schedule from '../domain/fleet/schedule';
@@ -60,6 +62,8 @@ const SHARED_DOMAIN_MODULES = {
   progress,
   reconciliation,
   review,
+  rounds,
+  sagaDir,
   sagaInput,
   sagaState,
   schedule,
