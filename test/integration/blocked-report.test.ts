@@ -20,7 +20,7 @@ import {
 } from '../harness/saga-env';
 
 const returns = (file: string, value: string) =>
-  `node -e "require('assert').strictEqual(require('../src/${file}.js')(), '${value}')"`;
+  `node -e "require('assert').strictEqual(require('./src/${file}.js')(), '${value}')"`;
 const mod = (value: string) => `module.exports = () => '${value}';\n`;
 
 const PLAN = {

@@ -22,9 +22,9 @@ import {
 } from '../harness/saga-env';
 
 const mod = (value: string, requires = '') => `${requires}module.exports = () => ${value};\n`;
-const loads = (...mods: string[]) => `node -e "${mods.map((m) => `require('../src/${m}.js')`).join(';')}"`;
+const loads = (...mods: string[]) => `node -e "${mods.map((m) => `require('./src/${m}.js')`).join(';')}"`;
 const returns = (m: string, value: string) =>
-  `node -e "require('assert').strictEqual(require('../src/${m}.js')(), '${value}')"`;
+  `node -e "require('assert').strictEqual(require('./src/${m}.js')(), '${value}')"`;
 
 const PLAN = {
   name: 'fleet',
@@ -73,8 +73,8 @@ const SCRIPT = {
     '1.1': step({ 'src/alpha.js': mod("'alpha'") }, 1500, 0.01),
     // Long enough for the live view to catch its heartbeat (throttled to 0.8 x heartbeat_timeout).
     '1.2': step({ 'src/beta.js': mod("'beta'") }, 4000, 0.02),
-    '1.3': step({ 'src/gamma.js': mod("a() + '+gamma'", "const a = require('../alpha');\n") }, 1000, 0.01),
-    '2.1': step({ 'src/delta.js': mod("b() + '+delta'", "const b = require('../beta');\n") }, 1000, 0.01),
+    '1.3': step({ 'src/gamma.js': mod("a() + '+gamma'", "const a = require('./alpha');\n") }, 1000, 0.01),
+    '2.1': step({ 'src/delta.js': mod("b() + '+delta'", "const b = require('./beta');\n") }, 1000, 0.01),
     '2.2': step({ 'src/alpha.js': `// v2\n${mod("'alpha'")}` }, 1000, 0.01),
   },
 };
@@ -193,7 +193,7 @@ describe('worker fleet', () => {
       expect(t.commit).toMatch(/^[0-9a-f]{40}$/);
       expect(() => git(repo, 'merge-base', '--is-ancestor', t.commit!, integration)).not.toThrow();
     }
-    expect(git(repo, 'show', `${integration}:src/gamma.js`)).toContain("require('../alpha')");
+    expect(git(repo, 'show', `${integration}:src/gamma.js`)).toContain("require('./alpha')");
     expect(git(repo, 'show', `${integration}:src/alpha.js`)).toContain('// v2');
     expect(done.log.join('\n')).toMatch(
       /Milestone 1 integrated at [0-9a-f]{10}; merge order 1\.1, 1\.2, 1\.3; validation passed/,

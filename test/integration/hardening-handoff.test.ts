@@ -24,7 +24,7 @@ const git = (cwd: string, ...args: string[]) =>
   }).trim();
 
 const GREET_OK = `'use strict';\nmodule.exports = { greet: (name = 'world') => \`Hello, \${name}!\` };\n`;
-const GREET_TEST = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
+const GREET_TEST = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
 
 let env: SagaTestEnv;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createFleetRepo, planTask, startApprovedSaga } from '../harness/fleet-saga';
 import { createInProcessSagaEnv, waitForStatus, type InProcessSagaEnv } from '../harness/saga-env';
 
-const USES_LEFTPAD = `node -e "require('../src/use.js')"`;
+const USES_LEFTPAD = `node -e "require('./src/use.js')"`;
 
 const INSTALLER = `'use strict';
 const fs = require('node:fs');

@@ -12,7 +12,7 @@ jest.setTimeout(200_000);
 
 // The milestone check loads both modules and names the one that is not ready.
 const CHECK_SCRIPT = `for (const f of ['src/a.js', 'src/b.js']) {
-  if (!require('..' + f).ok) { console.error(f + ': ok is false'); process.exit(1); }
+  if (!require('./' + f).ok) { console.error(f + ': ok is false'); process.exit(1); }
 }
 console.log('all ok');
 `;

@@ -255,7 +255,7 @@ describe('quality-locked mode', () => {
   });
 
   test('a task whose failed revision is fixed by the next one passes, once; every task review is in the manifest', async () => {
-    const greetTest = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
+    const greetTest = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
     const greet = (body: string) => ({
       files: {
         'src/greet.js': `module.exports = { greet: (name) => ${body} };\n`,

@@ -10,7 +10,7 @@ import { taskSpecPath } from '../../src/domain/record/render';
 import { createInProcessSagaEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 import { oneTaskPlan, runContext, startModesSaga, type ModesSaga } from '../harness/modes-helpers';
 
-const GREET_TEST = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
+const GREET_TEST = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
 const greet = (body: string) => ({
   files: {
     'src/greet.js': `module.exports = { greet: (name) => ${body} };\n`,
@@ -100,12 +100,12 @@ describe('spec changes', () => {
     const task = { ...milestone.tasks[0]!, validation: [{ text: 'greet check passes', check }] };
     return {
       ...plan,
-      exit_criteria: [{ id: 'E1', text: 'greet() exists', check: `node -e "require('../src/greet')"` }],
+      exit_criteria: [{ id: 'E1', text: 'greet() exists', check: `node -e "require('./src/greet')"` }],
       milestones: [{ ...milestone, validation: [], tasks: [task] }],
     };
   }
   const buggyAlways = { attempts: [greet("'Hello ' + name")] };
-  const LOOSE_CHECK = `node -e "require('../src/greet').greet('x')"`;
+  const LOOSE_CHECK = `node -e "require('./src/greet').greet('x')"`;
 
   test('a task blocked twice is re-delegated with its spec adjusted by the planner, and passes on the adjusted checks', async () => {
     const saga = await startModesSaga(env, {

@@ -68,7 +68,7 @@ describe('task workflow survives a worker crash', () => {
     const spec = plan.milestones[0]!.tasks[0]!;
     const greetOk = `'use strict';\nmodule.exports = { greet: (name) => \`Hello, \${name}!\` };\n`;
     const greetBuggy = `'use strict';\nmodule.exports = { greet: (name) => 'Hello ' + name };\n`;
-    const greetTest = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
+    const greetTest = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
     const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'), {
       script: {
         tasks: {

@@ -22,7 +22,7 @@ const git = (cwd: string, ...args: string[]) =>
 
 const GREET_OK = `'use strict';\nmodule.exports = { greet: (name = 'world') => \`Hello, \${name}!\` };\n`;
 const GREET_BUGGY = `'use strict';\nmodule.exports = { greet: (name) => 'Hello ' + name };\n`;
-const GREET_TEST = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
+const GREET_TEST = `const test = require('node:test');\nconst assert = require('node:assert');\nconst { greet } = require('../src/greet');\ntest('greets by name', () => assert.strictEqual(greet('Ada'), 'Hello, Ada!'));\n`;
 const ok = { files: { 'src/greet.js': GREET_OK, 'test/greet.test.js': GREET_TEST } };
 const buggy = { files: { 'src/greet.js': GREET_BUGGY, 'test/greet.test.js': GREET_TEST } };
 
