@@ -30,6 +30,7 @@ import * as progress from '../domain/saga/phase-progress';
 import * as reconciliation from '../domain/record/reconciliation';
 import * as review from '../domain/fleet/review';
 import * as rounds from '../domain/saga/rounds';
+import * as runModes from '../domain/request/run-modes';
 import * as sagaDir from '../domain/saga/saga-dir';
 import * as sagaInput from '../domain/saga/saga-input';
 import * as sagaState from '../domain/saga/saga-state';
@@ -63,6 +64,7 @@ const SHARED_DOMAIN_MODULES = {
   reconciliation,
   review,
   rounds,
+  runModes,
   sagaDir,
   sagaInput,
   sagaState,

@@ -5,7 +5,6 @@
  */
 import {
   allHandlersFinished,
-  ApplicationFailure,
   condition,
   setCurrentDetails,
   setHandler,
@@ -30,13 +29,7 @@ import {
 import { answeredLine, waitingLine } from '../domain/saga/rounds';
 import { SAGA_FILES } from '../domain/saga/saga-dir';
 import type { SagaInput } from '../domain/saga/saga-input';
-import {
-  migrateSagaState,
-  SAGA_LOG_KEEP,
-  SAGA_STATE_VERSION,
-  SagaStateError,
-  type SagaState,
-} from '../domain/saga/saga-state';
+import { SAGA_LOG_KEEP, SAGA_STATE_VERSION, type SagaState } from '../domain/saga/saga-state';
 import { SagaAwaitingInput, SagaPhase } from '../domain/saga/search-attributes';
 import type { Answer, Interaction, Phase, ProgressEvent, SagaStatus, Usage } from '../domain/saga/state';
 import { quickActivities } from './activity-proxies';
@@ -85,15 +78,11 @@ export class SagaRun {
   /** Whether this run has set its phase (each upsert is a history event: a phase set again is skipped). */
   private phaseSet = false;
 
-  /**
-   * `state`: where this run starts (absent for a new saga); a state of an older version is migrated first
-   * (README: Versioning).
-   */
+  /** `carry`: the state this run starts from, in the current version (absent for a new saga). */
   constructor(
     readonly input: SagaInput,
-    state: SagaState | undefined,
+    carry: SagaState | undefined,
   ) {
-    const carry = state === undefined ? undefined : carriedState(state);
     this.carried = carry !== undefined;
     this.quick = quickActivities(input.hostQueue);
     this.specPath = `${input.sagaDir}/${SAGA_FILES.saga}`;
@@ -292,15 +281,4 @@ function plannedSaga(carry: SagaState): PlannedSaga {
     environment: carry.environment,
     ...(carry.decisions ? { decisions: carry.decisions } : {}),
   };
-}
-
-/** The carried state in the current version; a state that cannot be migrated fails the run, naming why. */
-function carriedState(state: unknown): SagaState {
-  try {
-    return migrateSagaState(state);
-  } catch (error) {
-    if (error instanceof SagaStateError)
-      throw ApplicationFailure.nonRetryable(error.message, 'InvalidSagaState');
-    throw error;
-  }
 }

@@ -5,6 +5,7 @@
  * of reported issues. Its state, and the status `saga status` and the Web UI show, live in a SagaRun.
  */
 import {
+  ApplicationFailure,
   CancellationScope,
   ContinueAsNew,
   continueAsNew,
@@ -25,7 +26,7 @@ import {
   withIssuesMilestone,
 } from '../domain/saga/rounds';
 import type { SagaInput } from '../domain/saga/saga-input';
-import type { SagaState } from '../domain/saga/saga-state';
+import { migrateSagaState, SagaStateError, type SagaState } from '../domain/saga/saga-state';
 import { SagaName } from '../domain/saga/search-attributes';
 import type { Phase } from '../domain/saga/state';
 import { acceptRound, type AcceptanceResult } from './acceptance';
@@ -46,7 +47,7 @@ export interface SagaOutcome {
  * state of an older version is migrated first (README: Versioning).
  */
 export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise<SagaOutcome> {
-  const run = new SagaRun(input, state);
+  const run = new SagaRun(input, state === undefined ? undefined : carriedState(state));
   run.install();
   try {
     run.setPhase(run.carried ? 'implementation' : 'planning');
@@ -241,4 +242,15 @@ async function fail(run: SagaRun, error: unknown): Promise<void> {
       uiUrl: run.status().uiUrl,
     })
     .catch(() => undefined);
+}
+
+/** The carried state in the current version; a state that cannot be migrated fails the run, naming why. */
+function carriedState(state: unknown): SagaState {
+  try {
+    return migrateSagaState(state);
+  } catch (error) {
+    if (error instanceof SagaStateError)
+      throw ApplicationFailure.nonRetryable(error.message, 'InvalidSagaState');
+    throw error;
+  }
 }
