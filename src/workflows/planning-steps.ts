@@ -15,10 +15,8 @@ import {
 } from '../domain/planning/planner';
 import type { SagaContext } from '../domain/saga/saga-input';
 import { activitiesFor } from './activity-proxies';
-import type { plannerRuns, Validation } from './planner-runs';
+import type { Planner, Validation } from './planner-runs';
 import { sagaLog } from './shared';
-
-type Planner = ReturnType<typeof plannerRuns>['planner'];
 
 export const validatePlanned = (raw: unknown): Validation<Plan> => {
   const result = validatePlan(raw, 'planner output');

@@ -14,6 +14,7 @@ import * as autonomousDecisions from '../domain/planning/autonomous-decisions';
 import * as blockedReport from '../domain/fleet/blocked-report';
 import * as budget from '../domain/fleet/budget';
 import * as config from '../domain/config/config';
+import * as elicitation from '../domain/planning/elicitation';
 import * as environment from '../domain/planning/environment';
 import * as failure from '../domain/saga/failure';
 import * as flags from '../domain/request/flags';
@@ -48,6 +49,7 @@ const SHARED_DOMAIN_MODULES = {
   blockedReport,
   budget,
   config,
+  elicitation,
   environment,
   failure,
   flags,
