@@ -55,7 +55,7 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
     void CancellationScope.nonCancellable(() => run.effects.run()).catch(() => undefined);
     // A new saga is planned first, then goes on in a new run; a carried run has its approved plan.
     if (!run.saga) return await intakeAndPlanning(run);
-    return await implementationRound(run, run.saga);
+    return await runRound(run, run.saga);
   } catch (error) {
     if (isCancellation(error)) return await CancellationScope.nonCancellable(() => finish(run, 'cancelled'));
     // Continuing as new passes through here too: it is no failure.
@@ -87,7 +87,7 @@ async function intakeAndPlanning(run: SagaRun): Promise<SagaOutcome> {
  * One round: implementation → validation → acceptance. The user accepts (the saga completes) or reports
  * issues, which become the next round's milestone, run in a new run.
  */
-async function implementationRound(run: SagaRun, planned: PlannedSaga): Promise<SagaOutcome> {
+async function runRound(run: SagaRun, planned: PlannedSaga): Promise<SagaOutcome> {
   if ((await implement(run, planned)) === 'aborted') return finish(run, 'cancelled');
   const validation = await validate(run, planned);
   await writeReport(run, validation);
