@@ -100,7 +100,7 @@ export async function acceptRound(
         .filter(Boolean)
         .map((text) => ({ text, check: null }));
   issues = await askMissingChecks(asker, round, issues);
-  // Seed 001: a user contradicting an autonomous decision after approval is a correction, stored as a learning.
+  // A user contradicting an autonomous decision after approval is a correction, stored as a learning.
   const { corrections } = parseDecisionCorrections(issues.map((i) => i.text).join('\n'), decisions);
   if (corrections.length)
     await activitiesFor(ctx).quick.recordCorrections({

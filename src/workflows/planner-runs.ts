@@ -4,10 +4,10 @@
  * invalid answers.
  */
 import { log, setCurrentDetails } from '@temporalio/workflow';
+import { addUsage } from '../domain/agents/usage';
 import { budgetInteraction, raisedLimit, remainingUsd, runCapUsd } from '../domain/fleet/budget';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { Usage } from '../domain/saga/state';
-import { addUsage } from '../domain/agents/usage';
 import { activitiesFor } from './activity-proxies';
 import { ask } from './ask';
 import { plannerProfile, sagaLog } from './shared';
@@ -22,100 +22,143 @@ export interface PlanningSpend {
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: string[] };
 
-export function plannerRuns(ctx: SagaContext, scratch: string, spend: PlanningSpend) {
+/** Runs the planner at a stage and validates its answer; null when the user aborted or the budget stopped it. */
+export type Planner = <T>(
+  stage: string,
+  context: Record<string, unknown>,
+  validate: (raw: unknown) => Validation<T>,
+) => Promise<T | null>;
+
+export class PlannerRuns {
   // Discovery and planner runs: up to an hour each.
-  const { long } = activitiesFor(ctx, 60 * 60_000);
-  let budgetQuestions = 0;
+  private readonly long;
+  private budgetQuestions = 0;
   /** The user answered a budget question with stop: no planner run starts any more. */
-  let budgetStopped = false;
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: SagaContext,
+    private readonly scratch: string,
+    private readonly spend: PlanningSpend,
+  ) {
+    this.long = activitiesFor(ctx, 60 * 60_000).long;
+  }
+
+  budgetStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** A function (not a method), so the planning steps can be handed it. */
+  readonly planner: Planner = async (stage, context, validate) => {
+    let errors: string[] = [];
+    for (let round = 1; ; round++) {
+      for (let attempt = 1; attempt <= MAX_INVALID_OUTPUTS; attempt++) {
+        const cap = await this.budgetGate();
+        if (cap === 'stop') return null;
+        const raw = await this.run(stage, context, { errors, round, attempt, cap });
+        const checked = raw.ok ? validate(raw.value) : raw;
+        if (checked.ok) return checked.value;
+        errors = checked.errors;
+        log.warn('Planner output invalid', { stage, attempt, errors });
+      }
+      if (!(await this.retryAfterInvalid(stage, context, round, errors))) return null;
+    }
+  };
+
+  /** One planner run; its JSON answer, or why there is none. */
+  private async run(
+    stage: string,
+    context: Record<string, unknown>,
+    at: { errors: string[]; round: number; attempt: number; cap: number | null },
+  ): Promise<Validation<unknown>> {
+    const { ctx } = this;
+    const run = await this.long.runRoleAgent({
+      template: `planner-${stage === 'revise' ? 'revise' : stage}`,
+      sagaName: ctx.name,
+      sagaDir: ctx.sagaDir,
+      role: 'planner',
+      stage,
+      taskId: 'plan',
+      attempt: at.attempt,
+      profile: plannerProfile(ctx),
+      workdir: this.scratch,
+      context: { ...context, goal: ctx.goal, stage, previousErrors: at.errors },
+      // Earlier sagas' decisions and learnings of this repo, read into the prompt with their citations.
+      memory: { repo: ctx.repo },
+      attachments: [],
+      runLabel: `planner-${stage}-${runKey(context)}-${at.round}-a${at.attempt}`,
+      ...(at.cap !== null ? { maxBudgetUsd: at.cap } : {}),
+    });
+    this.spend.usage = addUsage(this.spend.usage, run.usage);
+    const raw = run.report ?? null;
+    return raw === null
+      ? { ok: false, errors: [run.reportError ?? 'no JSON answer'] }
+      : { ok: true, value: raw };
+  }
+
+  /** After too many invalid answers the user says whether to try again. */
+  private async retryAfterInvalid(
+    stage: string,
+    context: Record<string, unknown>,
+    round: number,
+    errors: string[],
+  ): Promise<boolean> {
+    const answer = await ask(this.ctx.sagaWorkflowId, {
+      id: `planner-invalid-${stage}-${runKey(context)}-${round}`,
+      kind: 'question',
+      prompt:
+        `The planner gave an invalid answer ${MAX_INVALID_OUTPUTS} times at stage '${stage}':\n- ` +
+        errors.slice(0, 10).join('\n- '),
+      options: ['retry', 'abort'],
+      recommended: 0,
+    });
+    return answer.choice !== 'abort';
+  }
 
   /**
    * The saga budget's gate before a planner run: asks (raise / stop) while planning has spent it all; the
    * cap for the run (null: no budget), or 'stop' when the user stopped the saga.
    */
-  async function plannerBudget(): Promise<number | null | 'stop'> {
+  private async budgetGate(): Promise<number | null | 'stop'> {
     for (;;) {
-      if (budgetStopped) return 'stop';
-      const limit = spend.sagaBudgetUsd;
-      const spent = spend.usage.costUsd;
+      if (this.stopped) return 'stop';
+      const limit = this.spend.sagaBudgetUsd;
+      const spent = this.spend.usage.costUsd;
       if (limit === null) return null;
       if (spent < limit) return runCapUsd(remainingUsd(limit, spent));
-      setCurrentDetails('Waiting for a budget answer before the next planner run');
-      const question = budgetInteraction(
-        `budget-planning-${Math.round(spent * 100)}-of-${Math.round(limit * 100)}-q${++budgetQuestions}`,
-        spent,
-        limit,
-        ctx.settings.budget.onExhausted,
-      );
-      const answer = await ask(ctx.sagaWorkflowId, question);
-      await sagaLog(
-        ctx,
-        `Budget question answered by ${answer.user}: ${answer.choice}${answer.text ? ` ${answer.text}` : ''}`,
-      );
-      if (answer.choice === 'stop') {
-        await sagaLog(ctx, 'Planning stopped at the saga budget');
-        budgetStopped = true;
-        return 'stop';
-      }
-      try {
-        spend.sagaBudgetUsd = raisedLimit(answer.text ?? '', limit);
-        await sagaLog(ctx, `Saga budget is now $${spend.sagaBudgetUsd}`);
-      } catch {
-        // Refused by the respond validator; asked again.
-      }
+      if ((await this.askBudget(spent, limit)) === 'stop') return 'stop';
     }
   }
 
-  /** Runs the planner at a stage and validates its answer; null when the user aborted or the budget stopped it. */
-  async function planner<T>(
-    stage: string,
-    context: Record<string, unknown>,
-    validate: (raw: unknown) => Validation<T>,
-  ): Promise<T | null> {
-    let errors: string[] = [];
-    for (let round = 1; ; round++) {
-      for (let attempt = 1; attempt <= MAX_INVALID_OUTPUTS; attempt++) {
-        const cap = await plannerBudget();
-        if (cap === 'stop') return null;
-        const run = await long.runRoleAgent({
-          template: `planner-${stage === 'revise' ? 'revise' : stage}`,
-          sagaName: ctx.name,
-          sagaDir: ctx.sagaDir,
-          role: 'planner',
-          stage,
-          taskId: 'plan',
-          attempt,
-          profile: plannerProfile(ctx),
-          workdir: scratch,
-          context: { ...context, goal: ctx.goal, stage, previousErrors: errors },
-          // Earlier sagas' decisions and learnings of this repo, read into the prompt with their citations.
-          memory: { repo: ctx.repo },
-          attachments: [],
-          runLabel: `planner-${stage}-${String(context.round ?? context.version ?? 1)}-${round}-a${attempt}`,
-          ...(cap !== null ? { maxBudgetUsd: cap } : {}),
-        });
-        spend.usage = addUsage(spend.usage, run.usage);
-        const raw = run.report ?? null;
-        const checked =
-          raw === null
-            ? { ok: false as const, errors: [run.reportError ?? 'no JSON answer'] }
-            : validate(raw);
-        if (checked.ok) return checked.value;
-        errors = checked.errors;
-        log.warn('Planner output invalid', { stage, attempt, errors });
-      }
-      const answer = await ask(ctx.sagaWorkflowId, {
-        id: `planner-invalid-${stage}-${String(context.round ?? context.version ?? 1)}-${round}`,
-        kind: 'question',
-        prompt:
-          `The planner gave an invalid answer ${MAX_INVALID_OUTPUTS} times at stage '${stage}':\n- ` +
-          errors.slice(0, 10).join('\n- '),
-        options: ['retry', 'abort'],
-        recommended: 0,
-      });
-      if (answer.choice === 'abort') return null;
+  /** The budget question: stop, or a raised limit (a limit the validator refused is asked again). */
+  private async askBudget(spent: number, limit: number): Promise<'stop' | 'asked'> {
+    const { ctx } = this;
+    setCurrentDetails('Waiting for a budget answer before the next planner run');
+    const question = budgetInteraction(
+      `budget-planning-${Math.round(spent * 100)}-of-${Math.round(limit * 100)}-q${++this.budgetQuestions}`,
+      spent,
+      limit,
+      ctx.settings.budget.onExhausted,
+    );
+    const answer = await ask(ctx.sagaWorkflowId, question);
+    await sagaLog(
+      ctx,
+      `Budget question answered by ${answer.user}: ${answer.choice}${answer.text ? ` ${answer.text}` : ''}`,
+    );
+    if (answer.choice === 'stop') {
+      await sagaLog(ctx, 'Planning stopped at the saga budget');
+      this.stopped = true;
+      return 'stop';
     }
+    try {
+      this.spend.sagaBudgetUsd = raisedLimit(answer.text ?? '', limit);
+      await sagaLog(ctx, `Saga budget is now $${this.spend.sagaBudgetUsd}`);
+    } catch {
+      // Refused by the respond validator; asked again.
+    }
+    return 'asked';
   }
-
-  return { planner, budgetStopped: () => budgetStopped };
 }
+
+/** The round or version a planner run belongs to, in its labels and question ids. */
+const runKey = (context: Record<string, unknown>): string => String(context.round ?? context.version ?? 1);

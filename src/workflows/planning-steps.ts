@@ -1,8 +1,8 @@
 /**
  * Planning steps kept out of the planning workflow's loop: the planner's intake restatement (recorded, and
- * shown with the first question); the saga's exit criteria written by their own planner step (seed 003 step 4)
+ * shown with the first question); the saga's exit criteria written by their own planner step (procedure step 4)
  * before the decomposition (step 5), which must keep them; memory-versus-codebase conflicts in autonomous
- * decisions resolved newer-wins (seed 001).
+ * decisions resolved newer-wins.
  */
 import { plannerRestatement } from '../domain/request/intake';
 import { resolveSignalConflict } from '../domain/planning/memory';
@@ -15,10 +15,8 @@ import {
 } from '../domain/planning/planner';
 import type { SagaContext } from '../domain/saga/saga-input';
 import { activitiesFor } from './activity-proxies';
-import type { plannerRuns, Validation } from './planner-runs';
+import type { Planner, Validation } from './planner-runs';
 import { sagaLog } from './shared';
-
-type Planner = ReturnType<typeof plannerRuns>['planner'];
 
 export const validatePlanned = (raw: unknown): Validation<Plan> => {
   const result = validatePlan(raw, 'planner output');
@@ -65,7 +63,7 @@ export async function draftPlan(
 }
 
 /**
- * Decisions where memory and codebase disagree: the newer signal wins and the citation names both (seed 001:
+ * Decisions where memory and codebase disagree: the newer signal wins and the citation names both (as in
  * "Memory said X, codebase said Y, chose X because newer"); it reaches decisions.md and the rationale block.
  */
 export async function resolveConflicts(

@@ -14,6 +14,7 @@ import * as autonomousDecisions from '../domain/planning/autonomous-decisions';
 import * as blockedReport from '../domain/fleet/blocked-report';
 import * as budget from '../domain/fleet/budget';
 import * as config from '../domain/config/config';
+import * as elicitation from '../domain/planning/elicitation';
 import * as environment from '../domain/planning/environment';
 import * as failure from '../domain/saga/failure';
 import * as flags from '../domain/request/flags';
@@ -30,6 +31,9 @@ import * as planner from '../domain/planning/planner';
 import * as progress from '../domain/saga/phase-progress';
 import * as reconciliation from '../domain/record/reconciliation';
 import * as review from '../domain/fleet/review';
+import * as rounds from '../domain/saga/rounds';
+import * as runModes from '../domain/request/run-modes';
+import * as sagaDir from '../domain/saga/saga-dir';
 import * as sagaInput from '../domain/saga/saga-input';
 import * as sagaState from '../domain/saga/saga-state';
 import * as schedule from '../domain/fleet/schedule';
@@ -47,6 +51,7 @@ const SHARED_DOMAIN_MODULES = {
   blockedReport,
   budget,
   config,
+  elicitation,
   environment,
   failure,
   flags,
@@ -63,6 +68,9 @@ const SHARED_DOMAIN_MODULES = {
   progress,
   reconciliation,
   review,
+  rounds,
+  runModes,
+  sagaDir,
   sagaInput,
   sagaState,
   schedule,

@@ -1,5 +1,5 @@
 /**
- * Quality-locked review (seed 001 + DESIGN.md 5): a fresh reviewer reviews; the flag module decides
+ * Quality-locked review (README: Real use): a fresh reviewer reviews; the flag module decides
  * PASS / REVISE / CAP_REACHED / ESCALATE; exception checkpoints always wait for the user.
  */
 import {
@@ -10,6 +10,7 @@ import {
 } from '../domain/planning/plan-review';
 import { ITERATION_CAP, qualityDecision, type IterationRecord } from '../domain/fleet/review';
 import type { SagaContext } from '../domain/saga/saga-input';
+import type { Answer } from '../domain/saga/state';
 import { activitiesFor } from './activity-proxies';
 import { ask } from './ask';
 import { profileFor, sagaLog } from './shared';
@@ -40,7 +41,7 @@ export interface ReviewLoopOptions<T> {
 }
 
 /**
- * How a review runs in each execution mode (DESIGN.md 4.2, seed 000). CLI agents have no session a saga could
+ * How a review runs in each execution mode (README: Real use). CLI agents have no session a saga could
  * hand over, so the modes are expressed in what the reviewer run is and is told:
  * - `subagents`: a fresh, separate reviewer session per review — its own process, run folder and session id,
  *   never the author's transcript (`review-…` runs, reviewMode `fresh-session`).
@@ -66,97 +67,32 @@ const TASK_CHECKPOINT_EFFECTS =
   'the branches).';
 
 export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>): Promise<ReviewOutcome> {
-  const { quick, long } = activitiesFor(ctx);
   const id = `${opts.subject}-${opts.taskId}`.replace(/[^a-z0-9-]/gi, '-').toLowerCase();
-
-  if (opts.askCheckpoint !== false) {
-    if (ctx.flags.autonomous && ctx.flags.quality_locked) {
-      // Both flags: [A] Review is the only consistent choice. Logged BEFORE the review runs.
-      await quick.logAutoPick({
-        sagaDir: ctx.sagaDir,
-        phase: opts.phase,
-        checkpoint: opts.checkpoint,
-        flags: ctx.flags,
-      });
-      await sagaLog(ctx, `Auto-picked [A] Review at ${opts.checkpoint} (--autonomous --quality-locked)`);
-    } else if ((await userCheckpoint(ctx, opts)) === 'skip') return 'skipped';
-  }
+  if (opts.askCheckpoint !== false && (await openCheckpoint(ctx, opts)) === 'skip') return 'skipped';
 
   const history: IterationRecord[] = [];
   for (let iteration = 1; ; iteration++) {
-    const session = reviewSession(ctx, id, iteration);
     const left = opts.budgetLeft?.() ?? null;
     if (left !== null && left <= 0) {
       await sagaLog(ctx, `Review of ${id}, iteration ${iteration}: not started, the budget is spent`);
       return 'budget';
     }
-    const review = await long.runReviewer({
-      sagaName: ctx.name,
-      sagaDir: ctx.sagaDir,
-      stage: opts.subject,
-      taskId: opts.taskId,
-      attempt: iteration,
-      profile: profileFor(ctx),
-      workdir: opts.workdir,
-      context: {
-        ...(typeof opts.context === 'function' ? opts.context() : opts.context),
-        iteration,
-        reviewMode: session.reviewMode,
-      },
-      extraEnv: { SAGA_SESSION: session.session, SAGA_REVIEW_MODE: session.reviewMode },
-      runLabel: `${session.labelPrefix}-${id}-i${iteration}`,
-      ...(left !== null ? { maxBudgetUsd: left } : {}),
-    });
+    const review = await runReview(ctx, opts, { id, iteration, left });
     const decision = qualityDecision(review.counts, iteration, history);
     history.push(decision.iteration_record);
-    await quick.updateManifest({
-      sagaDir: ctx.sagaDir,
-      patch: {
-        quality_locked_history: [
-          {
-            subject: id,
-            phase: opts.phase,
-            checkpoint: opts.checkpoint,
-            ...decision.iteration_record,
-            findings: review.findingsPath,
-            timestamp: new Date().toISOString(),
-          },
-        ],
-      },
-      append: true,
-    });
+    await recordIteration(ctx, opts, id, decision.iteration_record, review.findingsPath);
     await sagaLog(ctx, `Review of ${id}, iteration ${iteration}: ${decision.action}`);
     if (decision.action === 'PASS') return 'pass';
     if (decision.action === 'REVISE') {
       await opts.onRevised(await opts.revise(review.summary, iteration));
       continue;
     }
-    const capped = decision.action === 'CAP_REACHED';
-    const answer = await ask(ctx.sagaWorkflowId, {
-      id: `${id}-${capped ? 'cap' : 'stuck'}-${iteration}`,
-      kind: 'checkpoint',
-      prompt:
-        (capped
-          ? `Quality-locked review of ${id} reached the cap of ${ITERATION_CAP} iterations without converging.`
-          : `Quality-locked review of ${id} is stuck: the last three reviews found the same number of critical and major issues.`) +
-        (opts.subject === 'task' ? ` ${TASK_CHECKPOINT_EFFECTS}` : ''),
-      options: capped
-        ? ['[F] Force', '[R] Revise manually', '[E] Escalate', '[A] Abort']
-        : ['[E] Escalate', '[C] Continue', '[R] Revise manually'],
-      recommended: null,
-      textRequiredFor: ['[R] Revise manually'],
+    const answer = await askUnconverged(ctx, opts, {
+      id,
+      iteration,
+      capped: decision.action === 'CAP_REACHED',
     });
     const key = answer.choice.slice(1, 2);
-    await quick.prependDecision({
-      sagaDir: ctx.sagaDir,
-      entry: {
-        at: new Date().toISOString(),
-        title: `Quality-locked ${capped ? 'cap reached' : 'stuck'} at ${id}: ${answer.choice}`,
-        lines: [
-          `Decided by ${answer.user} at iteration ${iteration}.${answer.text ? ` Note: ${answer.text}` : ''}`,
-        ],
-      },
-    });
     if (key === 'F') return 'forced';
     if (key === 'A') return 'abort';
     if (key === 'E') return 'escalated';
@@ -166,7 +102,108 @@ export async function reviewLoop<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>
 }
 
 /**
- * Seed 001's normal approval checkpoint, asked until the user picks [A] Review or [S] Skip review: [R] and [N]
+ * Before the first review: with both flags [A] Review is the only consistent choice (logged before the
+ * review runs); otherwise the user decides at the checkpoint.
+ */
+async function openCheckpoint<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>): Promise<'review' | 'skip'> {
+  if (!(ctx.flags.autonomous && ctx.flags.quality_locked)) return userCheckpoint(ctx, opts);
+  await activitiesFor(ctx).quick.logAutoPick({
+    sagaDir: ctx.sagaDir,
+    phase: opts.phase,
+    checkpoint: opts.checkpoint,
+    flags: ctx.flags,
+  });
+  await sagaLog(ctx, `Auto-picked [A] Review at ${opts.checkpoint} (--autonomous --quality-locked)`);
+  return 'review';
+}
+
+/** One reviewer run, in the session the execution mode gives it; `left`: its budget (null: none). */
+async function runReview<T>(
+  ctx: SagaContext,
+  opts: ReviewLoopOptions<T>,
+  { id, iteration, left }: { id: string; iteration: number; left: number | null },
+) {
+  const session = reviewSession(ctx, id, iteration);
+  return activitiesFor(ctx).long.runReviewer({
+    sagaName: ctx.name,
+    sagaDir: ctx.sagaDir,
+    stage: opts.subject,
+    taskId: opts.taskId,
+    attempt: iteration,
+    profile: profileFor(ctx),
+    workdir: opts.workdir,
+    context: {
+      ...(typeof opts.context === 'function' ? opts.context() : opts.context),
+      iteration,
+      reviewMode: session.reviewMode,
+    },
+    extraEnv: { SAGA_SESSION: session.session, SAGA_REVIEW_MODE: session.reviewMode },
+    runLabel: `${session.labelPrefix}-${id}-i${iteration}`,
+    ...(left !== null ? { maxBudgetUsd: left } : {}),
+  });
+}
+
+/** The manifest's quality-locked history gets each iteration. */
+async function recordIteration<T>(
+  ctx: SagaContext,
+  opts: ReviewLoopOptions<T>,
+  id: string,
+  iteration: ReturnType<typeof qualityDecision>['iteration_record'],
+  findings: string,
+): Promise<void> {
+  await activitiesFor(ctx).quick.updateManifest({
+    sagaDir: ctx.sagaDir,
+    patch: {
+      quality_locked_history: [
+        {
+          subject: id,
+          phase: opts.phase,
+          checkpoint: opts.checkpoint,
+          ...iteration,
+          findings,
+          timestamp: new Date().toISOString(),
+        },
+      ],
+    },
+    append: true,
+  });
+}
+
+/** The review reached its cap or got stuck: an exception checkpoint, recorded in decisions.md. */
+async function askUnconverged<T>(
+  ctx: SagaContext,
+  opts: ReviewLoopOptions<T>,
+  { id, iteration, capped }: { id: string; iteration: number; capped: boolean },
+): Promise<Answer> {
+  const answer = await ask(ctx.sagaWorkflowId, {
+    id: `${id}-${capped ? 'cap' : 'stuck'}-${iteration}`,
+    kind: 'checkpoint',
+    prompt:
+      (capped
+        ? `Quality-locked review of ${id} reached the cap of ${ITERATION_CAP} iterations without converging.`
+        : `Quality-locked review of ${id} is stuck: the last three reviews found the same number of critical and major issues.`) +
+      (opts.subject === 'task' ? ` ${TASK_CHECKPOINT_EFFECTS}` : ''),
+    options: capped
+      ? ['[F] Force', '[R] Revise manually', '[E] Escalate', '[A] Abort']
+      : ['[E] Escalate', '[C] Continue', '[R] Revise manually'],
+    recommended: null,
+    textRequiredFor: ['[R] Revise manually'],
+  });
+  await activitiesFor(ctx).quick.prependDecision({
+    sagaDir: ctx.sagaDir,
+    entry: {
+      at: new Date().toISOString(),
+      title: `Quality-locked ${capped ? 'cap reached' : 'stuck'} at ${id}: ${answer.choice}`,
+      lines: [
+        `Decided by ${answer.user} at iteration ${iteration}.${answer.text ? ` Note: ${answer.text}` : ''}`,
+      ],
+    },
+  });
+  return answer;
+}
+
+/**
+ * The normal approval checkpoint, asked until the user picks [A] Review or [S] Skip review: [R] and [N]
  * hand the artifact to its author (with the note, or afresh) and ask again.
  */
 async function userCheckpoint<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>): Promise<'review' | 'skip'> {

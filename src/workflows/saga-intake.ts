@@ -6,7 +6,8 @@
  */
 import { executeChild, workflowInfo } from '@temporalio/workflow';
 import type { Environment } from '../domain/planning/environment';
-import { announceModes, resolveExecutionMode, resolveParallel } from '../domain/request/flags';
+import { announceModes } from '../domain/request/flags';
+import { resolveRunModes, type RunModes } from '../domain/request/run-modes';
 import { confirmNamePrompt } from '../domain/request/intake';
 import type { CorrectableDecision } from '../domain/planning/memory';
 import { phaseWorkflowId } from '../domain/saga/naming';
@@ -54,26 +55,55 @@ export async function intakeAndPlan(
   hooks: IntakeHooks,
 ): Promise<{ planned: PlannedSaga | null; usage: Usage }> {
   const cancelled = { planned: null, usage: noUsage() };
-  const quick = quickActivities(input.hostQueue);
   const confirm = await hooks.ask(confirmNameRequest(input));
   if (confirm.choice === 'cancel') return cancelled;
 
+  const quick = quickActivities(input.hostQueue);
   const settings = await quick.loadRunSettings({
     repo: input.repo,
     sagaHome: input.sagaHome,
     ...(input.configFile ? { configFile: input.configFile } : {}),
   });
   const agentName = input.agent ?? settings.defaultAgent;
-  const mode = resolveExecutionMode(input.flags.subagents, {
+  const modes = resolveRunModes(input.flags, {
     subagentDispatch: settings.subagentDispatch[agentName] ?? false,
     profileName: agentName,
   });
-  const parallel = resolveParallel(input.flags, mode.mode);
-  hooks.modesResolved({
-    lanes: parallel.lanes,
-    executionModeLabel: `${mode.manifestValue}; ${parallel.manifestValue}`,
+  hooks.modesResolved({ lanes: modes.parallel.lanes, executionModeLabel: modes.label });
+  await createSagaDir(input, modes, hooks);
+  if (modes.mode.degraded && (await acknowledgeDegraded(modes, hooks)) === 'abort') return cancelled;
+  return plan(input, sagaContext(input, settings, modes), hooks);
+}
+
+/** Flags and modes are persisted before any artifact work. */
+async function createSagaDir(input: SagaInput, modes: RunModes, hooks: IntakeHooks): Promise<void> {
+  await quickActivities(input.hostQueue).initSagaDir({
+    sagaDir: input.sagaDir,
+    name: input.name,
+    flags: input.flags,
+    executionMode: modes.mode.manifestValue,
+    parallelMode: modes.parallel.manifestValue,
+    degradations: modes.degradations,
   });
-  let ctx: SagaContext = {
+  hooks.sagaDirReady();
+  hooks.log(announceModes(input.flags, { product: 'Saga', workflow: 'saga' }).split('\n').join(' · '));
+  for (const note of modes.notes) hooks.log(note);
+}
+
+/** An exception checkpoint: degraded quality must be acknowledged, even in autonomous mode. */
+async function acknowledgeDegraded(modes: RunModes, hooks: IntakeHooks): Promise<string> {
+  const ack = await hooks.ask({
+    id: 'subagents-unavailable',
+    kind: 'checkpoint',
+    prompt: modes.mode.announcement!,
+    options: ['continue inline', 'abort'],
+    recommended: 0,
+  });
+  return ack.choice;
+}
+
+function sagaContext(input: SagaInput, settings: SagaContext['settings'], modes: RunModes): SagaContext {
+  return {
     name: input.name,
     sagaWorkflowId: workflowInfo().workflowId,
     repo: input.repo,
@@ -83,41 +113,18 @@ export async function intakeAndPlan(
     worktreeRoot: input.worktreeRoot,
     hostQueue: input.hostQueue,
     flags: input.flags,
-    executionMode: mode.mode,
+    executionMode: modes.mode.mode,
     settings,
     agent: input.agent,
   };
-  // Flags and modes are persisted before any artifact work.
-  await quick.initSagaDir({
-    sagaDir: input.sagaDir,
-    name: input.name,
-    flags: input.flags,
-    executionMode: mode.manifestValue,
-    parallelMode: parallel.manifestValue,
-    degradations: [
-      ...(mode.announcement
-        ? [{ title: `Refused --subagents: ${mode.manifestValue}`, text: mode.announcement }]
-        : []),
-      ...(parallel.announcement
-        ? [{ title: `Refused --parallel: ${parallel.manifestValue}`, text: parallel.announcement }]
-        : []),
-    ],
-  });
-  hooks.sagaDirReady();
-  hooks.log(announceModes(input.flags, { product: 'Saga', workflow: 'saga' }).split('\n').join(' · '));
-  for (const note of [mode.announcement, parallel.announcement]) if (note) hooks.log(note);
-  if (mode.degraded) {
-    // An exception checkpoint: degraded quality must be acknowledged, even in autonomous mode.
-    const ack = await hooks.ask({
-      id: 'subagents-unavailable',
-      kind: 'checkpoint',
-      prompt: mode.announcement!,
-      options: ['continue inline', 'abort'],
-      recommended: 0,
-    });
-    if (ack.choice === 'abort') return cancelled;
-  }
+}
 
+/** The planning phase as a child; the approved plan with its context (null when not approved). */
+async function plan(
+  input: SagaInput,
+  ctx: SagaContext,
+  hooks: IntakeHooks,
+): Promise<{ planned: PlannedSaga | null; usage: Usage }> {
   const planning = await executeChild(planningWorkflow, {
     workflowId: phaseWorkflowId(input.name, 'planning'),
     staticSummary: `Planning of saga ${input.name}`,

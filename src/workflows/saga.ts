@@ -1,62 +1,39 @@
 /**
- * The saga: one workflow per feature (`saga-<name>`), the single address for every user interaction.
- * It runs the phases (planning → implementation → validation as child workflows, then acceptance, which
- * only asks the user, itself; looping on reported issues) and keeps the status that `saga status` and the
- * Web UI show.
+ * The saga: one workflow per feature (`saga-<name>`), the single address for every user interaction. It
+ * runs the Saga procedure: intake and planning (a child), then rounds of implementation and validation
+ * (children) and acceptance (which only asks the user, so the saga asks itself), a round again for each set
+ * of reported issues. Its state, and the status `saga status` and the Web UI show, live in a SagaRun.
  */
 import {
-  allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
-  condition,
   ContinueAsNew,
   continueAsNew,
   executeChild,
   isCancellation,
-  setCurrentDetails,
-  setHandler,
-  sleep,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { SearchAttributeUpdatePair } from '@temporalio/common';
+import { planOutline } from '../domain/plan';
 import { failureReason } from '../domain/saga/failure';
 import { integrationBranch, phaseWorkflowId } from '../domain/saga/naming';
-import { planOutline } from '../domain/plan';
-import { summarizePlan } from '../domain/planning/planner';
-import { mergeLogs, reduceProgress, unresolvedTasks, type ProgressView } from '../domain/saga/phase-progress';
+import { unresolvedTasks } from '../domain/saga/phase-progress';
+import {
+  exitCriteriaLine,
+  fastForwardLine,
+  implementationCarry,
+  issuesReportedLine,
+  roundMilestoneIds,
+  withIssuesMilestone,
+} from '../domain/saga/rounds';
 import type { SagaInput } from '../domain/saga/saga-input';
-import {
-  migrateSagaState,
-  SAGA_LOG_KEEP,
-  SAGA_STATE_VERSION,
-  SagaStateError,
-  type SagaState,
-} from '../domain/saga/saga-state';
-import { SagaAwaitingInput, SagaName, SagaPhase } from '../domain/saga/search-attributes';
-import type { Interaction, Phase, ProgressEvent, SagaStatus } from '../domain/saga/state';
-import {
-  parseReconciliationInput,
-  reconciliationLogLines,
-  type Reconciliation,
-} from '../domain/record/reconciliation';
-import { addUsage, noUsage } from '../domain/agents/usage';
-import { acceptRound } from './acceptance';
-import { quickActivities } from './activity-proxies';
-import { ask, askAll, toInteraction } from './ask';
-import {
-  answersQuery,
-  carryQuery,
-  progressBatchSignal,
-  progressSignal,
-  reconcileUpdate,
-  statusQuery,
-} from './definitions';
+import { migrateSagaState, SagaStateError, type SagaState } from '../domain/saga/saga-state';
+import { SagaName } from '../domain/saga/search-attributes';
+import type { Phase } from '../domain/saga/state';
+import { acceptRound, type AcceptanceResult } from './acceptance';
 import { implementationWorkflow } from './implementation';
-import { InteractionEffects } from './interaction-effects';
-import { InteractionHub } from './interaction-hub';
-import { confirmNameRequest, intakeAndPlan, type PlannedSaga } from './saga-intake';
-import { validationWorkflow } from './validation';
+import { intakeAndPlan, type PlannedSaga } from './saga-intake';
+import { SagaRun } from './saga-run';
+import { validationWorkflow, type ValidationResult } from './validation';
 
 export interface SagaOutcome {
   phase: Extract<Phase, 'complete' | 'cancelled'>;
@@ -65,384 +42,206 @@ export interface SagaOutcome {
   reportPath: string | null;
 }
 
-/** Wait before the PROGRESS.md projector is started again after it failed. */
-const PROJECTOR_RESTART_MS = 10_000;
-
 /**
  * `state`: where a new run of the saga starts (continue-as-new at a phase boundary, or `saga continue`); a
  * state of an older version is migrated first (README: Versioning).
  */
 export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise<SagaOutcome> {
-  const carry = state === undefined ? undefined : carriedState(state);
-  const self = workflowInfo().workflowId;
-  const quick = quickActivities(input.hostQueue);
-  const specPath = `${input.sagaDir}/SAGA.md`;
-  let phase: Phase = 'planning';
-  /** The approved plan and its context; null until planning approves one. */
-  let saga: PlannedSaga | null = carry
-    ? {
-        ctx: carry.ctx,
-        plan: carry.plan,
-        problem: carry.problem,
-        environment: carry.environment,
-        ...(carry.decisions ? { decisions: carry.decisions } : {}),
-      }
-    : null;
-  let executionModeLabel = carry?.executionModeLabel ?? 'pending';
-  let lanes = carry?.lanes ?? 1;
-  let progress: ProgressView = {
-    milestones: carry?.milestones ?? [],
-    usage: carry?.usage ?? noUsage(),
-    // Sent by the planning phase while it runs; a carried run only knows the approved plan.
-    planSummary: carry
-      ? summarizePlan(carry.plan, { version: carry.planVersion, state: 'approved', specPath })
-      : null,
-  };
-  let round = carry?.round ?? 1;
-  let reportPath: string | null = null;
-  /** Why the saga failed (one line); set once, when it does. */
-  let failure: string | null = null;
-  const log: string[] = carry?.log ?? [];
-  let sagaDirReady = carry !== undefined;
-  /** What the latest `saga continue` found comparing this record with git and the evidence. */
-  let reconciliation: Reconciliation | null = carry?.reconciliation ?? null;
-
-  /** A line already stamped with its time (as an activity wrote it) becomes the newest. */
-  const addStampedLog = (stamped: string) => {
-    log.unshift(stamped);
-    // PROGRESS.md keeps the whole log, merged from this window at every write.
-    log.length = Math.min(log.length, SAGA_LOG_KEEP);
-  };
-  const addLog = (line: string) => addStampedLog(`${new Date().toISOString()} ${line}`);
-  // Chat notifications, reminders and decisions.md entries around interactions (never blocking the hub).
-  const effects = new InteractionEffects({
-    saga: input.name,
-    sagaDir: input.sagaDir,
-    hostQueue: input.hostQueue,
-    uiUrl: () => status().uiUrl,
-    pending: () => hub.list(),
-    noChatSince: carry?.noChatSince ?? null,
-  });
-  /**
-   * Search attribute changes of one workflow task go out as one upsert (each upsert is a history event): a
-   * phase change and the question it opens, an answer and the phase it ends.
-   */
-  const attributeChanges = new Map<string, SearchAttributeUpdatePair>();
-  const upsert = (change: SearchAttributeUpdatePair) => {
-    if (!attributeChanges.size)
-      void Promise.resolve().then(() => {
-        upsertSearchAttributes([...attributeChanges.values()]);
-        attributeChanges.clear();
-      });
-    attributeChanges.set(change.key.name, change);
-  };
-  /** The SagaAwaitingInput search attribute as last set (a new run starts with the default, false). */
-  let awaitingInput = false;
-  const hub = new InteractionHub(carry?.hub, ({ opened, answered }) => {
-    if (opened) addLog(`Waiting for input: ${opened.kind} ${opened.id}`);
-    if (opened) effects.opened(opened);
-    if (answered) effects.answered(answered);
-    if (answered)
-      addLog(
-        `${answered.user} answered ${answered.interactionId}: ${answered.choice}${answered.text ? ` (${answered.text})` : ''}`,
-      );
-    // Only a change of the value is recorded (each upsert is a history event).
-    const waiting = hub.list().length > 0;
-    if (waiting !== awaitingInput) upsert({ key: SagaAwaitingInput, value: waiting });
-    awaitingInput = waiting;
-  });
-
-  const status = (): SagaStatus => ({
-    name: input.name,
-    workflowId: self,
-    runId: workflowInfo().runId,
-    phase,
-    goal: input.goal,
-    repo: input.repo,
-    configFile: input.configFile ?? null,
-    flags: input.flags,
-    executionMode: executionModeLabel,
-    pending: hub.list(),
-    milestones: progress.milestones,
-    integrationBranch: integrationBranch(input.name),
-    sagaDir: input.sagaDir,
-    uiUrl: input.uiBaseUrl
-      ? `${input.uiBaseUrl}/namespaces/${workflowInfo().namespace}/workflows/${self}`
-      : '',
-    round,
-    hostQueue: input.hostQueue,
-    usage: progress.usage,
-    planSummary: progress.planSummary,
-    log,
-    error: failure,
-    reconciliation,
-  });
-  setHandler(statusQuery, status);
-  setHandler(
-    reconcileUpdate,
-    (found) => {
-      reconciliation = { ...found, at: new Date().toISOString() };
-      reconciliationLogLines(found).forEach(addLog);
-      return reconciliation;
-    },
-    { validator: (found) => void parseReconciliationInput(found) },
-  );
-  // What a new run needs to resume without redoing finished work (`saga continue` on a failed/terminated run).
-  /** The state a new run needs; null until the plan is approved. */
-  const carryState = (): SagaState | null =>
-    saga
-      ? {
-          version: SAGA_STATE_VERSION,
-          ...saga,
-          planVersion: progress.planSummary?.version ?? null,
-          executionModeLabel,
-          lanes,
-          milestones: progress.milestones,
-          round,
-          hub: hub.snapshot(),
-          log,
-          usage: progress.usage,
-          noChatSince: effects.carried(),
-          reconciliation,
-        }
-      : null;
-  setHandler(carryQuery, carryState);
-  setHandler(answersQuery, () => hub.snapshot().answered);
-  // Intake's question is open before the update handler exists, so an answer sent right after
-  // `saga start` (even in the first workflow task) finds it.
-  if (!carry) hub.open(toInteraction(confirmNameRequest(input)));
-  hub.install();
-  // Planning and validation report here; the implementation phase keeps its own (children of older code
-  // still send it here).
-  setHandler(progressSignal, (event: ProgressEvent) => applyProgress(event));
-  setHandler(progressBatchSignal, (batch: ProgressEvent[]) => batch.forEach(applyProgress));
-
-  function applyProgress(event: ProgressEvent): void {
-    const next = reduceProgress(progress, event);
-    progress = next.view;
-    next.log.forEach(addLog);
-  }
-
-  /** Whether this run has set its phase (each upsert is a history event: a phase set again is skipped). */
-  let phaseSet = false;
-  const setPhase = (next: Phase) => {
-    if (phaseSet && next === phase) return;
-    phaseSet = true;
-    phase = next;
-    upsert({ key: SagaPhase, value: next });
-    setCurrentDetails(`Phase: ${next}`);
-    addLog(`Phase: ${next}`);
-  };
-
-  // PROGRESS.md is a projection of this state, read through the status query: while the run goes on, one
-  // long-running activity writes it whenever the state changed (not an activity per change, so this
-  // history stays small); at the end of the saga one last write records its final state.
-  const writeProgress = () =>
-    quick.writeProgressSnapshot({ sagaDir: input.sagaDir, workflowId: self, runId: workflowInfo().runId });
-  const projector = new CancellationScope();
-  const projectProgress = async () => {
-    await condition(() => sagaDirReady);
-    for (;;) {
-      // A projector that ends (its time is up, or its worker died for good) is started again.
-      await quick.projectProgress({ sagaDir: input.sagaDir, workflowId: self }).catch(async (error) => {
-        if (isCancellation(error)) throw error;
-        await sleep(PROJECTOR_RESTART_MS);
-      });
-    }
-  };
-
-  const open = (i: Interaction) => hub.open(i);
-  const askHere = (request: Parameters<typeof ask>[1]) => ask(self, request, open);
-
+  const run = new SagaRun(input, state === undefined ? undefined : carriedState(state));
+  run.install();
   try {
-    setPhase(carry ? 'implementation' : 'planning');
-    void projector.run(projectProgress).catch(() => undefined);
-    void CancellationScope.nonCancellable(() => effects.run()).catch(() => undefined);
-
-    if (!saga) {
-      const intake = await intakeAndPlan(input, {
-        ask: askHere,
-        log: addLog,
-        modesResolved: (modes) => ({ lanes, executionModeLabel } = modes),
-        sagaDirReady: () => {
-          sagaDirReady = true;
-        },
-        progress: (events) => events.forEach(applyProgress),
-      });
-      // Planner runs count in the saga's total.
-      progress = { ...progress, usage: addUsage(progress.usage, intake.usage) };
-      if (!intake.planned) return await finish('cancelled');
-      saga = intake.planned;
-      await continueFromState();
-    }
-    return await rounds(saga);
+    run.setPhase(run.carried ? 'implementation' : 'planning');
+    run.projector.start();
+    void CancellationScope.nonCancellable(() => run.effects.run()).catch(() => undefined);
+    // A new saga is planned first, then goes on in a new run; a carried run has its approved plan.
+    if (!run.saga) return await intakeAndPlanning(run);
+    return await runRound(run, run.saga);
   } catch (error) {
-    if (isCancellation(error)) return await CancellationScope.nonCancellable(() => finish('cancelled'));
+    if (isCancellation(error)) return await CancellationScope.nonCancellable(() => finish(run, 'cancelled'));
     // Continuing as new passes through here too: it is no failure.
     if (error instanceof ContinueAsNew) throw error;
-    setPhase('failed');
-    failure = failureReason(error);
-    addLog(`Failed: ${failure}`);
-    // The failure ends the run: PROGRESS.md shows why.
-    projector.cancel();
-    if (sagaDirReady) await writeProgress().catch(() => undefined); // the saga's own failure is the one to report
-    // Chat (Slack, SAGA_NOTIFY_URL) hears why.
-    await quick
-      .notifyFailure({
-        saga: input.name,
-        runId: workflowInfo().runId,
-        reason: failure,
-        uiUrl: status().uiUrl,
-      })
-      .catch(() => undefined);
+    await fail(run, error);
     throw error;
   }
+}
 
-  /**
-   * Before the run ends or continues as new: chat notifications in flight, answers on their way to the
-   * workflows that asked and updates being handled settle first, so the completion is not rejected and no
-   * answer is lost.
-   */
-  async function settle(): Promise<void> {
-    await effects.settled();
-    await hub.delivered();
-    await condition(allHandlersFinished);
-  }
+/** Intake and planning; an approved plan continues in a new run, which starts the rounds. */
+async function intakeAndPlanning(run: SagaRun): Promise<SagaOutcome> {
+  const intake = await intakeAndPlan(run.input, {
+    ask: (request) => run.ask(request),
+    log: (line) => run.addLog(line),
+    modesResolved: (modes) => run.modesResolved(modes),
+    sagaDirReady: () => {
+      run.sagaDirReady = true;
+    },
+    progress: (events) => events.forEach((event) => run.applyProgress(event)),
+  });
+  // Planner runs count in the saga's total.
+  run.addUsage(intake.usage);
+  if (!intake.planned) return finish(run, 'cancelled');
+  run.saga = intake.planned;
+  return continueFromState(run);
+}
 
-  async function finish(end: SagaOutcome['phase']): Promise<SagaOutcome> {
-    setPhase(end);
-    if (sagaDirReady) {
-      // No saga worktree outlives the saga (branches stay); PROGRESS.md's last write in the same activity.
-      projector.cancel();
-      const { logLine } = await quick.finishSagaRun({
-        repo: input.repo,
-        sagaName: input.name,
-        sagaDir: input.sagaDir,
-        workflowId: self,
-        runId: workflowInfo().runId,
-      });
-      if (logLine) addStampedLog(logLine);
-    }
-    await settle();
-    return { phase: end, rounds: round, integrationBranch: integrationBranch(input.name), reportPath };
-  }
+/**
+ * One round: implementation → validation → acceptance. The user accepts (the saga completes) or reports
+ * issues, which become the next round's milestone, run in a new run.
+ */
+async function runRound(run: SagaRun, planned: PlannedSaga): Promise<SagaOutcome> {
+  if ((await implement(run, planned)) === 'aborted') return finish(run, 'cancelled');
+  const validation = await validate(run, planned);
+  await writeReport(run, validation);
+  const acceptance = await accept(run, validation);
+  if (acceptance.accepted) return complete(run, acceptance);
+  return nextRound(run, acceptance);
+}
 
-  /** A declaration (hoisted): the workflow's main path returns above, before code placed here would run. */
-  function approvedSummary(plan: PlannedSaga['plan']) {
-    return summarizePlan(plan, {
-      version: progress.planSummary?.version ?? null,
-      state: 'approved',
-      specPath,
+async function implement(run: SagaRun, { ctx, plan }: PlannedSaga): Promise<'integrated' | 'aborted'> {
+  const { input, round } = run;
+  run.setPhase('implementation');
+  const impl = await executeChild(implementationWorkflow, {
+    workflowId: phaseWorkflowId(input.name, 'implementation', round),
+    staticSummary: `Implementation round ${round} of saga ${input.name}`,
+    typedSearchAttributes: [{ key: SagaName, value: input.name }],
+    args: [
+      {
+        ctx,
+        plan,
+        milestoneIds: roundMilestoneIds(plan, round),
+        round,
+        lanes: run.lanes,
+        ...implementationCarry(run.progress),
+      },
+    ],
+  });
+  run.takeOverProgress(impl.usage, impl.progress);
+  return impl.outcome;
+}
+
+/** The exit criteria on the integration branch; criteria the user updated (a check could not run) are kept. */
+async function validate(run: SagaRun, planned: PlannedSaga): Promise<ValidationResult> {
+  const { input, round } = run;
+  run.setPhase('validation');
+  const validation = await executeChild(validationWorkflow, {
+    workflowId: phaseWorkflowId(input.name, 'validation', round),
+    staticSummary: `Final validation, round ${round}`,
+    typedSearchAttributes: [{ key: SagaName, value: input.name }],
+    args: [{ ctx: planned.ctx, plan: planOutline(planned.plan), round }],
+  });
+  run.addLog(exitCriteriaLine(validation.criteria));
+  if (validation.exitCriteria)
+    run.setPlan({ ...planned, plan: { ...planned.plan, exit_criteria: validation.exitCriteria } });
+  return validation;
+}
+
+/** The completion report; it needs the whole saga's status, which the activity reads through the queries. */
+async function writeReport(run: SagaRun, validation: ValidationResult): Promise<void> {
+  ({ path: run.reportPath } = await run.quick.writeSagaReport({
+    sagaDir: run.input.sagaDir,
+    workflowId: run.self,
+    runId: workflowInfo().runId,
+    exitResults: validation.criteria.map((c) => ({ id: c.id, result: c.result, evidence: c.evidence })),
+  }));
+}
+
+/** Acceptance only asks the user: the saga asks itself (no child, no signals either way). */
+async function accept(run: SagaRun, validation: ValidationResult): Promise<AcceptanceResult> {
+  const { ctx, plan, decisions } = run.saga!;
+  run.setPhase('acceptance');
+  return acceptRound(
+    {
+      ctx,
+      plan: planOutline(plan),
+      round: run.round,
+      validation,
+      reportPath: run.reportPath!,
+      unresolved: unresolvedTasks(run.progress.milestones),
+      ...(decisions ? { decisions } : {}),
+    },
+    { ask: (request) => run.ask(request), askAll: (requests) => run.askAll(requests) },
+  );
+}
+
+async function complete(
+  run: SagaRun,
+  acceptance: Extract<AcceptanceResult, { accepted: true }>,
+): Promise<SagaOutcome> {
+  const { input } = run;
+  run.addLog(`Accepted by ${acceptance.by}`);
+  if (acceptance.fastForward) {
+    const ff = await run.quick.fastForwardBase({
+      repo: input.repo,
+      base: input.base,
+      integrationBranch: integrationBranch(input.name),
     });
+    run.addLog(fastForwardLine(input.base, ff));
   }
+  return finish(run, 'complete');
+}
 
-  /** Implementation → validation → acceptance, looping on reported issues until the user accepts. */
-  async function rounds(current: PlannedSaga): Promise<SagaOutcome> {
-    const { ctx } = current;
-    for (;;) {
-      let { plan } = current;
-      setPhase('implementation');
-      const newest = plan.milestones[plan.milestones.length - 1]!.id;
-      const impl = await executeChild(implementationWorkflow, {
-        workflowId: phaseWorkflowId(input.name, 'implementation', round),
-        staticSummary: `Implementation round ${round} of saga ${input.name}`,
-        typedSearchAttributes: [{ key: SagaName, value: input.name }],
-        args: [
-          {
-            ctx,
-            plan,
-            milestoneIds: round === 1 ? plan.milestones.map((m) => m.id) : [newest],
-            round,
-            lanes,
-            // Round 1 starts from what planning spent (the fleet's budget counts it).
-            ...(progress.milestones.length || progress.usage.costUsd > 0
-              ? { carried: { milestones: progress.milestones, usage: progress.usage } }
-              : {}),
-          },
-        ],
-      });
-      // The phase kept its task states and log lines itself (readers merged them while it ran): take them over.
-      progress = {
-        ...progress,
-        usage: impl.usage,
-        milestones: impl.progress?.milestones ?? progress.milestones,
-      };
-      if (impl.progress) log.splice(0, log.length, ...mergeLogs(log, impl.progress.log));
-      if (impl.outcome === 'aborted') return finish('cancelled');
+/** The reported issues' milestone joins the plan; the next round starts in a new run. */
+async function nextRound(
+  run: SagaRun,
+  acceptance: Extract<AcceptanceResult, { accepted: false }>,
+): Promise<never> {
+  const planned = run.saga!;
+  run.addLog(issuesReportedLine(acceptance.by, acceptance.issues.length, run.round + 1));
+  run.setPlan({ ...planned, plan: withIssuesMilestone(planned.plan, acceptance.milestone) });
+  run.round++;
+  return continueFromState(run);
+}
 
-      setPhase('validation');
-      const validation = await executeChild(validationWorkflow, {
-        workflowId: phaseWorkflowId(input.name, 'validation', round),
-        staticSummary: `Final validation, round ${round}`,
-        typedSearchAttributes: [{ key: SagaName, value: input.name }],
-        args: [{ ctx, plan: planOutline(plan), round }],
-      });
-      addLog(
-        `Exit criteria: ${validation.criteria.filter((c) => c.result === 'passed').length}/${validation.criteria.length} passed`,
-      );
-      if (validation.exitCriteria) {
-        // A check could not run and the user decided (seed 003): the spec carries the updated criteria.
-        plan = { ...plan, exit_criteria: validation.exitCriteria };
-        current = saga = { ...current, plan };
-        progress = { ...progress, planSummary: approvedSummary(plan) };
-      }
-      // The report needs the whole saga's status, which the activity reads through the queries.
-      ({ path: reportPath } = await quick.writeSagaReport({
-        sagaDir: input.sagaDir,
-        workflowId: self,
-        runId: workflowInfo().runId,
-        exitResults: validation.criteria.map((c) => ({ id: c.id, result: c.result, evidence: c.evidence })),
-      }));
+/**
+ * A phase boundary: the saga goes on in a new run that starts from its state, once background work and
+ * answers have settled. Each run's history stays small, and its start is the snapshot `saga continue`
+ * resumes from when new code cannot replay a run (README: Versioning).
+ */
+async function continueFromState(run: SagaRun): Promise<never> {
+  await run.settle();
+  run.projector.stop(); // the next run has its own
+  return continueAsNew<typeof sagaWorkflow>(run.input, run.carryState()!);
+}
 
-      setPhase('acceptance');
-      // Acceptance only asks the user: the saga asks itself (no child, no signals either way).
-      const acceptance = await acceptRound(
-        {
-          ctx,
-          plan: planOutline(plan),
-          round,
-          validation,
-          reportPath: reportPath!,
-          unresolved: unresolvedTasks(progress.milestones),
-          ...(current.decisions ? { decisions: current.decisions } : {}),
-        },
-        { ask: askHere, askAll: (requests) => askAll(self, requests, open) },
-      );
-      if (acceptance.accepted) {
-        addLog(`Accepted by ${acceptance.by}`);
-        if (acceptance.fastForward) {
-          const ff = await quick.fastForwardBase({
-            repo: input.repo,
-            base: input.base,
-            integrationBranch: integrationBranch(input.name),
-          });
-          addLog(
-            ff.ok
-              ? `Fast-forwarded ${input.base} to the integration branch`
-              : `Did not fast-forward ${input.base}: ${ff.reason}`,
-          );
-        }
-        return finish('complete');
-      }
-      addLog(`${acceptance.by} reported ${acceptance.issues.length} issue(s); starting round ${round + 1}`);
-      current = { ...current, plan: { ...plan, milestones: [...plan.milestones, acceptance.milestone] } };
-      saga = current;
-      progress = { ...progress, planSummary: approvedSummary(current.plan) };
-      round++;
-      await continueFromState();
-    }
+async function finish(run: SagaRun, end: SagaOutcome['phase']): Promise<SagaOutcome> {
+  const { input } = run;
+  run.setPhase(end);
+  if (run.sagaDirReady) {
+    // No saga worktree outlives the saga (branches stay); PROGRESS.md's last write in the same activity.
+    run.projector.stop();
+    const { logLine } = await run.quick.finishSagaRun({
+      repo: input.repo,
+      sagaName: input.name,
+      sagaDir: input.sagaDir,
+      workflowId: run.self,
+      runId: workflowInfo().runId,
+    });
+    if (logLine) run.addStampedLog(logLine);
   }
+  await run.settle();
+  return {
+    phase: end,
+    rounds: run.round,
+    integrationBranch: integrationBranch(input.name),
+    reportPath: run.reportPath,
+  };
+}
 
-  /**
-   * A phase boundary: the saga goes on in a new run that starts from its state, once background work and
-   * answers have settled. Each run's history stays small, and its start is the snapshot
-   * `saga continue` resumes from when new code cannot replay a run (README: Versioning).
-   */
-  async function continueFromState(): Promise<never> {
-    await settle();
-    projector.cancel(); // the next run has its own
-    return continueAsNew<typeof sagaWorkflow>(input, carryState()!);
-  }
+/** The failure ends the run: PROGRESS.md shows why, and chat (Slack, SAGA_NOTIFY_URL) hears it. */
+async function fail(run: SagaRun, error: unknown): Promise<void> {
+  run.setPhase('failed');
+  run.failure = failureReason(error);
+  run.addLog(`Failed: ${run.failure}`);
+  run.projector.stop();
+  // The saga's own failure is the one to report, not one of these writes.
+  if (run.sagaDirReady) await run.projector.writeOnce(workflowInfo().runId).catch(() => undefined);
+  await run.quick
+    .notifyFailure({
+      saga: run.input.name,
+      runId: workflowInfo().runId,
+      reason: run.failure,
+      uiUrl: run.status().uiUrl,
+    })
+    .catch(() => undefined);
 }
 
 /** The carried state in the current version; a state that cannot be migrated fails the run, naming why. */

@@ -1,5 +1,5 @@
 /**
- * Seed 003 "Unachievable validation" in the validation phase: the finding noted (a Deviation line in the
+ * Unachievable validation in the validation phase: the finding noted (a Deviation line in the
  * progress log, an entry in decisions.md), then escalated to the user, whose answers update the exit
  * criteria the saga carries on with (and SAGA.md shows).
  */

@@ -78,7 +78,7 @@ export async function validationWorkflow(input: ValidationInput): Promise<Valida
       )
     ).map((r) => [r.id, r]),
   );
-  // Seed 003: a criterion that cannot be checked is noted in the spec and the log, then escalated.
+  // A criterion that cannot be checked is noted in the spec and the log, then escalated.
   const findings = new Map(
     [...results.values()].flatMap((r) =>
       r.result === 'not-checkable' ? [[r.id, unachievableFinding(r.check, r.exitCode)] as const] : [],

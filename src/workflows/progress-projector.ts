@@ -1,0 +1,47 @@
+/**
+ * PROGRESS.md is a projection of the saga's state, read through the status query: while a run goes on, one
+ * long-running activity writes it whenever the state changed (not an activity per change, so the saga's
+ * history stays small); at the end of the saga one last write records its final state.
+ */
+import { CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
+import type { quickActivities } from './activity-proxies';
+
+/** Wait before the PROGRESS.md projector is started again after it failed. */
+const PROJECTOR_RESTART_MS = 10_000;
+
+export class ProgressProjector {
+  private readonly scope = new CancellationScope();
+
+  constructor(
+    private readonly quick: ReturnType<typeof quickActivities>,
+    private readonly target: { sagaDir: string; workflowId: string },
+    /** Whether the saga directory exists (nothing is written before). */
+    private readonly ready: () => boolean,
+  ) {}
+
+  /** Starts projecting in the background once the saga directory exists; runs until stopped. */
+  start(): void {
+    void this.scope.run(() => this.project()).catch(() => undefined);
+  }
+
+  /** The run ends or continues as new (the next run has its own projector). */
+  stop(): void {
+    this.scope.cancel();
+  }
+
+  /** One write of PROGRESS.md now (the run failed: it shows why). */
+  writeOnce(runId: string): Promise<unknown> {
+    return this.quick.writeProgressSnapshot({ ...this.target, runId });
+  }
+
+  private async project(): Promise<void> {
+    await condition(this.ready);
+    for (;;) {
+      // A projector that ends (its time is up, or its worker died for good) is started again.
+      await this.quick.projectProgress(this.target).catch(async (error) => {
+        if (isCancellation(error)) throw error;
+        await sleep(PROJECTOR_RESTART_MS);
+      });
+    }
+  }
+}

@@ -1,0 +1,284 @@
+/**
+ * The saga workflow's state in one run: its phase, the approved plan, progress, log and the interactions it
+ * waits for; the queries, update and signals that read and change it; and the state a next run carries
+ * over (continue-as-new at a phase boundary, or `saga continue`).
+ */
+import {
+  allHandlersFinished,
+  condition,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { addUsage, noUsage } from '../domain/agents/usage';
+import { summarizePlan } from '../domain/planning/planner';
+import type { Plan } from '../domain/plan';
+import {
+  parseReconciliationInput,
+  reconciliationLogLines,
+  type Reconciliation,
+  type ReconciliationInput,
+} from '../domain/record/reconciliation';
+import { integrationBranch, uiWorkflowUrl } from '../domain/saga/naming';
+import {
+  mergeLogs,
+  reduceProgress,
+  type LiveProgress,
+  type ProgressView,
+} from '../domain/saga/phase-progress';
+import { answeredLine, waitingLine } from '../domain/saga/rounds';
+import { SAGA_FILES } from '../domain/saga/saga-dir';
+import type { SagaInput } from '../domain/saga/saga-input';
+import { SAGA_LOG_KEEP, SAGA_STATE_VERSION, type SagaState } from '../domain/saga/saga-state';
+import { SagaAwaitingInput, SagaPhase } from '../domain/saga/search-attributes';
+import type { Answer, Interaction, Phase, ProgressEvent, SagaStatus, Usage } from '../domain/saga/state';
+import { quickActivities } from './activity-proxies';
+import { ask, askAll, toInteraction } from './ask';
+import {
+  answersQuery,
+  carryQuery,
+  progressBatchSignal,
+  progressSignal,
+  reconcileUpdate,
+  statusQuery,
+} from './definitions';
+import { InteractionEffects } from './interaction-effects';
+import { InteractionHub } from './interaction-hub';
+import { ProgressProjector } from './progress-projector';
+import { confirmNameRequest, type PlannedSaga } from './saga-intake';
+import { SearchAttributeBatch } from './search-attribute-batch';
+
+export class SagaRun {
+  readonly self = workflowInfo().workflowId;
+  readonly quick: ReturnType<typeof quickActivities>;
+  private readonly specPath: string;
+  /** Whether this run started from a carried state (an approved plan), not from intake. */
+  readonly carried: boolean;
+  phase: Phase = 'planning';
+  /** The approved plan and its context; null until planning approves one. */
+  saga: PlannedSaga | null;
+  executionModeLabel: string;
+  lanes: number;
+  progress: ProgressView;
+  round: number;
+  reportPath: string | null = null;
+  /** Why the saga failed (one line); set once, when it does. */
+  failure: string | null = null;
+  readonly log: string[];
+  sagaDirReady: boolean;
+  /** What the latest `saga continue` found comparing this record with git and the evidence. */
+  reconciliation: Reconciliation | null;
+  /** Chat notifications, reminders and decisions.md entries around interactions (never blocking the hub). */
+  readonly effects: InteractionEffects;
+  readonly hub: InteractionHub;
+  readonly projector: ProgressProjector;
+  private readonly attributes = new SearchAttributeBatch();
+  /** The SagaAwaitingInput search attribute as last set (a new run starts with the default, false). */
+  private awaitingInput = false;
+  /** Whether this run has set its phase (each upsert is a history event: a phase set again is skipped). */
+  private phaseSet = false;
+
+  /** `carry`: the state this run starts from, in the current version (absent for a new saga). */
+  constructor(
+    readonly input: SagaInput,
+    carry: SagaState | undefined,
+  ) {
+    this.carried = carry !== undefined;
+    this.quick = quickActivities(input.hostQueue);
+    this.specPath = `${input.sagaDir}/${SAGA_FILES.saga}`;
+    this.saga = carry ? plannedSaga(carry) : null;
+    this.executionModeLabel = carry?.executionModeLabel ?? 'pending';
+    this.lanes = carry?.lanes ?? 1;
+    this.progress = {
+      milestones: carry?.milestones ?? [],
+      usage: carry?.usage ?? noUsage(),
+      // Sent by the planning phase while it runs; a carried run only knows the approved plan.
+      planSummary: carry ? this.summary(carry.plan, carry.planVersion) : null,
+    };
+    this.round = carry?.round ?? 1;
+    this.log = carry?.log ?? [];
+    this.sagaDirReady = carry !== undefined;
+    this.reconciliation = carry?.reconciliation ?? null;
+    this.effects = new InteractionEffects({
+      saga: input.name,
+      sagaDir: input.sagaDir,
+      hostQueue: input.hostQueue,
+      uiUrl: () => this.status().uiUrl,
+      pending: () => this.hub.list(),
+      noChatSince: carry?.noChatSince ?? null,
+    });
+    this.hub = new InteractionHub(carry?.hub, (change) => this.interactionChanged(change));
+    this.projector = new ProgressProjector(
+      this.quick,
+      { sagaDir: input.sagaDir, workflowId: this.self },
+      () => this.sagaDirReady,
+    );
+  }
+
+  /** The queries, the update and the signals; intake's question opens first (see below). */
+  install(): void {
+    setHandler(statusQuery, () => this.status());
+    setHandler(reconcileUpdate, (found) => this.reconcile(found), {
+      validator: (found) => void parseReconciliationInput(found),
+    });
+    setHandler(carryQuery, () => this.carryState());
+    setHandler(answersQuery, () => this.hub.snapshot().answered);
+    // Intake's question is open before the update handler exists, so an answer sent right after
+    // `saga start` (even in the first workflow task) finds it.
+    if (!this.carried) this.hub.open(toInteraction(confirmNameRequest(this.input)));
+    this.hub.install();
+    // Planning and validation report here; the implementation phase keeps its own (children of older code
+    // still send it here).
+    setHandler(progressSignal, (event: ProgressEvent) => this.applyProgress(event));
+    setHandler(progressBatchSignal, (batch: ProgressEvent[]) => batch.forEach((e) => this.applyProgress(e)));
+  }
+
+  /** A line already stamped with its time (as an activity wrote it) becomes the newest. */
+  addStampedLog(stamped: string): void {
+    this.log.unshift(stamped);
+    // PROGRESS.md keeps the whole log, merged from this window at every write.
+    this.log.length = Math.min(this.log.length, SAGA_LOG_KEEP);
+  }
+
+  addLog(line: string): void {
+    this.addStampedLog(`${new Date().toISOString()} ${line}`);
+  }
+
+  setPhase(next: Phase): void {
+    if (this.phaseSet && next === this.phase) return;
+    this.phaseSet = true;
+    this.phase = next;
+    this.attributes.set({ key: SagaPhase, value: next });
+    setCurrentDetails(`Phase: ${next}`);
+    this.addLog(`Phase: ${next}`);
+  }
+
+  applyProgress(event: ProgressEvent): void {
+    const next = reduceProgress(this.progress, event);
+    this.progress = next.view;
+    next.log.forEach((line) => this.addLog(line));
+  }
+
+  addUsage(usage: Usage): void {
+    this.progress = { ...this.progress, usage: addUsage(this.progress.usage, usage) };
+  }
+
+  /** The implementation phase kept its task states and log lines itself (readers merged them while it ran). */
+  takeOverProgress(usage: Usage, live: LiveProgress | undefined): void {
+    this.progress = { ...this.progress, usage, milestones: live?.milestones ?? this.progress.milestones };
+    if (live) this.log.splice(0, this.log.length, ...mergeLogs(this.log, live.log));
+  }
+
+  /** The modes are resolved (the status shows them from now on). */
+  modesResolved(modes: { lanes: number; executionModeLabel: string }): void {
+    this.lanes = modes.lanes;
+    this.executionModeLabel = modes.executionModeLabel;
+  }
+
+  /** The plan changed (a round's issues, updated exit criteria): the status shows it approved. */
+  setPlan(planned: PlannedSaga): void {
+    this.saga = planned;
+    this.progress = {
+      ...this.progress,
+      planSummary: this.summary(planned.plan, this.progress.planSummary?.version ?? null),
+    };
+  }
+
+  /** Asks from the saga itself: the question opens in its own hub (no signal). */
+  ask(request: Parameters<typeof ask>[1]): Promise<Answer> {
+    return ask(this.self, request, (i) => this.hub.open(i));
+  }
+
+  askAll(requests: Parameters<typeof askAll>[1]): Promise<Answer[]> {
+    return askAll(this.self, requests, (i) => this.hub.open(i));
+  }
+
+  /**
+   * Before the run ends or continues as new: chat notifications in flight, answers on their way to the
+   * workflows that asked and updates being handled settle first, so the completion is not rejected and no
+   * answer is lost.
+   */
+  async settle(): Promise<void> {
+    await this.effects.settled();
+    await this.hub.delivered();
+    await condition(allHandlersFinished);
+  }
+
+  status(): SagaStatus {
+    const { input } = this;
+    return {
+      name: input.name,
+      workflowId: this.self,
+      runId: workflowInfo().runId,
+      phase: this.phase,
+      goal: input.goal,
+      repo: input.repo,
+      configFile: input.configFile ?? null,
+      flags: input.flags,
+      executionMode: this.executionModeLabel,
+      pending: this.hub.list(),
+      milestones: this.progress.milestones,
+      integrationBranch: integrationBranch(input.name),
+      sagaDir: input.sagaDir,
+      uiUrl: input.uiBaseUrl ? uiWorkflowUrl(input.uiBaseUrl, workflowInfo().namespace, this.self) : '',
+      round: this.round,
+      hostQueue: input.hostQueue,
+      usage: this.progress.usage,
+      planSummary: this.progress.planSummary,
+      log: this.log,
+      error: this.failure,
+      reconciliation: this.reconciliation,
+    };
+  }
+
+  /** What a new run needs to resume without redoing finished work; null until the plan is approved. */
+  carryState(): SagaState | null {
+    if (!this.saga) return null;
+    return {
+      version: SAGA_STATE_VERSION,
+      ...this.saga,
+      planVersion: this.progress.planSummary?.version ?? null,
+      executionModeLabel: this.executionModeLabel,
+      lanes: this.lanes,
+      milestones: this.progress.milestones,
+      round: this.round,
+      hub: this.hub.snapshot(),
+      log: this.log,
+      usage: this.progress.usage,
+      noChatSince: this.effects.carried(),
+      reconciliation: this.reconciliation,
+    };
+  }
+
+  private summary(plan: Plan, version: number | null) {
+    return summarizePlan(plan, { version, state: 'approved', specPath: this.specPath });
+  }
+
+  private reconcile(found: ReconciliationInput): Reconciliation {
+    this.reconciliation = { ...found, at: new Date().toISOString() };
+    reconciliationLogLines(found).forEach((line) => this.addLog(line));
+    return this.reconciliation;
+  }
+
+  private interactionChanged({ opened, answered }: { opened?: Interaction; answered?: Answer }): void {
+    if (opened) this.addLog(waitingLine(opened));
+    if (opened) this.effects.opened(opened);
+    if (answered) this.effects.answered(answered);
+    if (answered) this.addLog(answeredLine(answered));
+    // Only a change of the value is recorded (each upsert is a history event).
+    const waiting = this.hub.list().length > 0;
+    if (waiting !== this.awaitingInput) this.attributes.set({ key: SagaAwaitingInput, value: waiting });
+    this.awaitingInput = waiting;
+  }
+}
+
+/** The approved plan and its context as a carried state holds them. */
+function plannedSaga(carry: SagaState): PlannedSaga {
+  return {
+    ctx: carry.ctx,
+    plan: carry.plan,
+    problem: carry.problem,
+    environment: carry.environment,
+    ...(carry.decisions ? { decisions: carry.decisions } : {}),
+  };
+}
