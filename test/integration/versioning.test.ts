@@ -46,7 +46,7 @@ describe('a saga crosses an upgrade by its state', () => {
     demoLog = path.join(env.tmp('log'), 'demo.jsonl');
     useEnvInProcess(env, demoLog);
     const bundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('./fixtures/old-code/workflows'),
+      workflowsPath: require.resolve('../fixtures/old-code/workflows'),
       logger: new DefaultLogger('WARN'),
     });
     oldBundle = path.join(env.tmp('bundle'), 'old-workflows.js');
