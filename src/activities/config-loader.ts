@@ -11,12 +11,11 @@ import {
   BUILTIN_AGENTS,
   DEFAULT_SAGA_CONFIG,
   expandCommand,
-  knownAgentNames,
-  resolveAgentProfile,
   type AgentProfile,
-  type ResolvedAgentProfile,
   type SagaConfig,
 } from '../domain/config/config';
+import { resolveAgentProfile, type ResolvedAgentProfile } from '../domain/config/profile-resolution';
+import { knownAgentNames } from '../domain/config/config';
 import { parseSagaConfigText } from '../domain/config/config-text';
 
 export const CONFIG_FILE_NAME = 'saga.config.yaml';

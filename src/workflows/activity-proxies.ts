@@ -7,7 +7,8 @@ import {
   type RetryPolicy,
 } from '@temporalio/workflow';
 import type { SagaActivities } from '../activities';
-import { DEFAULT_HEARTBEAT_TIMEOUT, parseDuration } from '../domain/config/config';
+import { DEFAULT_HEARTBEAT_TIMEOUT } from '../domain/config/config';
+import { parseDuration } from '../domain/config/units';
 import type { SagaContext } from '../domain/saga/saga-input';
 
 type Stubs = ActivityInterfaceFor<SagaActivities>;

@@ -24,10 +24,12 @@ import * as intake from '../domain/request/intake';
 import * as interactions from '../domain/saga/interactions';
 import * as memory from '../domain/planning/memory';
 import * as milestoneFailure from '../domain/fleet/milestone-failure';
+import * as modeResolution from '../domain/request/mode-resolution';
 import * as naming from '../domain/saga/naming';
 import * as plan from '../domain/plan';
 import * as planReview from '../domain/planning/plan-review';
 import * as planner from '../domain/planning/planner';
+import * as profileResolution from '../domain/config/profile-resolution';
 import * as progress from '../domain/saga/phase-progress';
 import * as reconciliation from '../domain/record/reconciliation';
 import * as review from '../domain/fleet/review';
@@ -42,6 +44,7 @@ import * as specChanges from '../domain/fleet/spec-changes';
 import * as state from '../domain/saga/state';
 import * as taskOutcome from '../domain/fleet/task-outcome';
 import * as unachievable from '../domain/planning/unachievable';
+import * as units from '../domain/config/units';
 import * as usage from '../domain/agents/usage';
 import * as zodErrors from '../domain/text/zod-errors';
 
@@ -61,10 +64,12 @@ const SHARED_DOMAIN_MODULES = {
   interactions,
   memory,
   milestoneFailure,
+  modeResolution,
   naming,
   plan,
   planReview,
   planner,
+  profileResolution,
   progress,
   reconciliation,
   review,
@@ -79,6 +84,7 @@ const SHARED_DOMAIN_MODULES = {
   state,
   taskOutcome,
   unachievable,
+  units,
   usage,
   zodErrors,
 };

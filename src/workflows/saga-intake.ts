@@ -6,7 +6,7 @@
  */
 import { executeChild, workflowInfo } from '@temporalio/workflow';
 import type { Environment } from '../domain/planning/environment';
-import { announceModes } from '../domain/request/flags';
+import { announceModes } from '../domain/request/mode-resolution';
 import { resolveRunModes, type RunModes } from '../domain/request/run-modes';
 import { confirmNamePrompt } from '../domain/request/intake';
 import type { CorrectableDecision } from '../domain/planning/memory';

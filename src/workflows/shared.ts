@@ -1,6 +1,6 @@
 /** Small helpers every saga workflow uses. */
 import { ApplicationFailure, getExternalWorkflowHandle, log } from '@temporalio/workflow';
-import type { ResolvedAgentProfile } from '../domain/config/config';
+import type { ResolvedAgentProfile } from '../domain/config/profile-resolution';
 import { worktreeDirName } from '../domain/saga/naming';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { ProgressEvent } from '../domain/saga/state';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { executeAgentRun } from '../../src/activities/agents';
-import { resolveAgentProfile } from '../../src/domain/config/config';
+import { resolveAgentProfile } from '../../src/domain/config/profile-resolution';
 import { parseSagaConfigText } from '../../src/domain/config/config-text';
 import { PROJECT_ROOT } from '../../src/project-root';
 import { AGENT_CLI_BIN } from '../harness/server';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import YAML from 'yaml';
 import { executeAgentRun } from '../../src/activities/agents';
-import { resolveAgentProfile } from '../../src/domain/config/config';
+import { resolveAgentProfile } from '../../src/domain/config/profile-resolution';
 import { parseSagaConfigText } from '../../src/domain/config/config-text';
 import { phaseWorkflowId } from '../../src/domain/saga/naming';
 import { classifyReview } from '../../src/domain/fleet/review';

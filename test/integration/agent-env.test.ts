@@ -18,11 +18,8 @@ import { createGitActivities } from '../../src/activities/git';
 import { createSagaSetupActivities } from '../../src/activities/planning/saga-setup';
 import { createValidationActivities, type RunChecksResult } from '../../src/activities/validation';
 import { CONFIG_SECRET_REFERENCE } from '../../src/domain/config/agent-env';
-import {
-  DEFAULT_SAGA_CONFIG,
-  resolveAgentProfile,
-  type ResolvedAgentProfile,
-} from '../../src/domain/config/config';
+import { DEFAULT_SAGA_CONFIG } from '../../src/domain/config/config';
+import { resolveAgentProfile, type ResolvedAgentProfile } from '../../src/domain/config/profile-resolution';
 import { parseSagaConfigText } from '../../src/domain/config/config-text';
 
 const newEnv = () => new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });

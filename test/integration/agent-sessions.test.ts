@@ -11,7 +11,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { executeAgentRun } from '../../src/activities/agents';
 import { renderRunningAgents, runningAgents, type RunningAgent } from '../../src/client/running-agents';
-import { resolveAgentProfile } from '../../src/domain/config/config';
+import { resolveAgentProfile } from '../../src/domain/config/profile-resolution';
 import { parseSagaConfigText } from '../../src/domain/config/config-text';
 import type { SagaStatus } from '../../src/domain/saga/state';
 import { PROJECT_ROOT } from '../../src/project-root';

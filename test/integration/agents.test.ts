@@ -5,11 +5,8 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createAgentActivities, type RunAgentInput, type RunAgentResult } from '../../src/activities/agents';
-import {
-  DEFAULT_SAGA_CONFIG,
-  resolveAgentProfile,
-  type ResolvedAgentProfile,
-} from '../../src/domain/config/config';
+import { DEFAULT_SAGA_CONFIG } from '../../src/domain/config/config';
+import { resolveAgentProfile, type ResolvedAgentProfile } from '../../src/domain/config/profile-resolution';
 import { isRunning, processesWithEnv } from '../harness/processes';
 
 /** Expected failures are asserted, not logged. */

@@ -1,5 +1,5 @@
 /** The budget's pure rules (src/domain/fleet/budget.ts), the Claude preset's cap argument and the config key. */
-import { budgetArgsFor } from '../../src/domain/config/agent-presets';
+import { budgetArgsFor } from '../../src/domain/config/preset-commands';
 import { textFormatProblem } from '../../src/domain/planning/acceptance-issues';
 import {
   budgetRaiseProblem,

@@ -7,13 +7,13 @@ import {
   checkTimeoutMs,
   DEFAULT_SAGA_CONFIG,
   expandCommand,
-  parseDuration,
-  resolveAgentProfile,
   type SagaConfig,
 } from '../../src/domain/config/config';
+import { resolveAgentProfile } from '../../src/domain/config/profile-resolution';
+import { parseDuration } from '../../src/domain/config/units';
 import { parseSagaConfigText } from '../../src/domain/config/config-text';
 import { formatPath } from '../../src/domain/text/zod-errors';
-import { DEFAULT_MODEL_PRICES } from '../../src/domain/config/agent-presets';
+import { DEFAULT_MODEL_PRICES } from '../../src/domain/config/model-prices';
 
 function parseOk(text: string): SagaConfig {
   const result = parseSagaConfigText(text, 'saga.config.yaml');

@@ -1,15 +1,17 @@
 import fc from 'fast-check';
 import {
-  announceModes,
   FLAG_VOCABULARY,
   FlagsResultSchema,
   parseConfigDefaults,
   parseFlags,
-  resolveExecutionMode,
-  resolveParallel,
   toContractJson,
   type FlagsResult,
 } from '../../src/domain/request/flags';
+import {
+  announceModes,
+  resolveExecutionMode,
+  resolveParallel,
+} from '../../src/domain/request/mode-resolution';
 import { CONTRACT_KEYS, FLAG_CASES } from '../fixtures/flag-cases';
 
 describe('parseFlags: the contract table', () => {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { resolveEnvReferences } from '../../domain/config/agent-env';
 import { AGENT_PRESETS } from '../../domain/config/agent-presets';
-import type { ResolvedAgentProfile } from '../../domain/config/config';
+import type { ResolvedAgentProfile } from '../../domain/config/profile-resolution';
 import { endpointKey, endpointsFromEnv, parseEndpoint, uniqueEndpoints } from '../../domain/config/sandbox';
 import { detectSandbox } from '../sandbox';
 import { executeAgentRun, type AgentMachine } from './';

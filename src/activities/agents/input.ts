@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { AgentFailure } from '../../domain/agents/cli-output';
-import { ResolvedAgentProfileSchema } from '../../domain/config/config';
+import { ResolvedAgentProfileSchema } from '../../domain/config/profile-resolution';
 import type { Usage } from '../../domain/saga/state';
 import type { ProcessProgress } from '../process/process';
 

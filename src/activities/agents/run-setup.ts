@@ -6,12 +6,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { agentEnvironment, EnvReferenceError } from '../../domain/config/agent-env';
-import {
-  AGENT_PRESETS,
-  AGENT_RUN_FILE,
-  budgetArgsFor,
-  commandInsideSandbox,
-} from '../../domain/config/agent-presets';
+import { AGENT_PRESETS, AGENT_RUN_FILE } from '../../domain/config/agent-presets';
+import { budgetArgsFor, commandInsideSandbox } from '../../domain/config/preset-commands';
 import { expandCommand } from '../../domain/config/config';
 import { endpointsFromEnv, parseEndpoint } from '../../domain/config/sandbox';
 import { readBackConfigSecrets } from '../config-loader';

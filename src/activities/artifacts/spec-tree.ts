@@ -7,7 +7,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { planEstimate, planEstimateText } from '../../domain/fleet/budget';
 import type { Environment } from '../../domain/planning/environment';
-import { announceModes, type FlagsResult } from '../../domain/request/flags';
+import { type FlagsResult } from '../../domain/request/flags';
+import { announceModes } from '../../domain/request/mode-resolution';
 import { milestoneDirName, taskFileName } from '../../domain/saga/naming';
 import { validatePlan, type Plan } from '../../domain/plan';
 import {

@@ -8,10 +8,10 @@ import {
   checkTimeoutMs,
   handoffSettings,
   heartbeatTimeoutMs,
-  knownAgentNames,
-  resolveAgentProfile,
   type SagaConfig,
 } from '../../domain/config/config';
+import { resolveAgentProfile } from '../../domain/config/profile-resolution';
+import { knownAgentNames } from '../../domain/config/config';
 import type { FlagsResult } from '../../domain/request/flags';
 import type { RunSettings } from '../../domain/saga/saga-input';
 import type { createArtifactActivities } from '../artifacts';

@@ -18,13 +18,9 @@ import {
 import { findSagaRoot, loadSagaConfig } from '../../activities/config-loader';
 import { checkRepo } from '../../activities/git-ops';
 import { detectSandbox } from '../../activities/sandbox';
-import {
-  DEFAULT_SAGA_CONFIG,
-  knownAgentNames,
-  type ResolvedAgentProfile,
-  resolveAgentProfile,
-  type SagaConfig,
-} from '../../domain/config/config';
+import { DEFAULT_SAGA_CONFIG, type SagaConfig } from '../../domain/config/config';
+import { type ResolvedAgentProfile, resolveAgentProfile } from '../../domain/config/profile-resolution';
+import { knownAgentNames } from '../../domain/config/config';
 import { parseSagaConfigText } from '../../domain/config/config-text';
 import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs, str } from '../args';

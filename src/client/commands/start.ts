@@ -6,8 +6,11 @@ import { checkRepo } from '../../activities/git-ops';
 import { loadSagaConfig } from '../../activities/config-loader';
 import { detectSandbox } from '../../activities/sandbox';
 import { quickAgentChecks } from '../../activities/agents/checks';
-import { knownAgentNames, resolveAgentProfile, type SagaConfig } from '../../domain/config/config';
-import { announceModes, parseFlags } from '../../domain/request/flags';
+import { type SagaConfig } from '../../domain/config/config';
+import { resolveAgentProfile } from '../../domain/config/profile-resolution';
+import { knownAgentNames } from '../../domain/config/config';
+import { parseFlags } from '../../domain/request/flags';
+import { announceModes } from '../../domain/request/mode-resolution';
 import {
   assertSagaName,
   hostTaskQueue,

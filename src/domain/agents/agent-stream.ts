@@ -4,7 +4,8 @@
  * resume) and the tokens and cost spent so far (the live view). agent-cli-output/ reads the whole
  * transcript once the run has ended; this reader only follows along. Pure.
  */
-import type { AgentOutputFormat, ModelPrice } from '../config/agent-presets';
+import type { AgentOutputFormat } from '../config/agent-presets';
+import type { ModelPrice } from '../config/model-prices';
 import {
   claudeUsage,
   codexTurnUsage,

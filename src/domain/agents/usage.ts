@@ -1,5 +1,5 @@
 /** Token and cost arithmetic, in one place for tasks, milestones and the saga. Pure. */
-import type { ModelPrice } from '../config/agent-presets';
+import type { ModelPrice } from '../config/model-prices';
 import type { Usage } from '../saga/state';
 
 export const noUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, costUsd: 0 });

@@ -5,34 +5,11 @@
  * against a local stand-in of its model API (test/integration/agent-clis.test.ts); flags were checked with the versions
  * in `verifiedVersions` (see ../shared/AGENT-CLI-NOTES.md). Pure data.
  */
-import { z } from 'zod';
 import type { AgentProfile } from './config';
 
 /** Output formats saga can read: usage, session id and failure diagnosis per CLI; `text` means none. */
 export const AGENT_OUTPUT_FORMATS = ['text', 'claude', 'codex', 'gemini', 'opencode', 'aider'] as const;
 export type AgentOutputFormat = (typeof AGENT_OUTPUT_FORMATS)[number];
-
-/** $ per million tokens. */
-export const ModelPriceSchema = z
-  .object({
-    input: z.number().min(0),
-    output: z.number().min(0),
-    cached: z.number().min(0).optional(),
-  })
-  .strict();
-export type ModelPrice = z.infer<typeof ModelPriceSchema>;
-
-/**
- * Public list prices (USD per million tokens) of a few models whose CLIs report tokens but no cost. Costs
- * computed from them are marked as estimates; `prices:` in saga.config.yaml overrides or adds entries.
- */
-export const DEFAULT_MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
-  'gpt-5': { input: 1.25, output: 10, cached: 0.125 },
-  'gpt-5-codex': { input: 1.25, output: 10, cached: 0.125 },
-  'gpt-5-mini': { input: 0.25, output: 2, cached: 0.025 },
-  'gemini-2.5-pro': { input: 1.25, output: 10, cached: 0.31 },
-  'gemini-2.5-flash': { input: 0.3, output: 2.5, cached: 0.075 },
-};
 
 /** Where a CLI that has no JSON on stdout writes its events, in the run folder (aider's analytics log). */
 export const AGENT_EVENTS_FILE = 'agent-events.jsonl';
@@ -289,33 +266,3 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
     writableEnv: ['SAGA_DEMO_LOG'],
   },
 };
-
-/** The command that resumes a session of the preset `name`'s CLI, from the profile's own command; null if none. */
-export function resumeCommandFor(name: string, command: readonly string[]): string[] | null {
-  const resume = AGENT_PRESETS[name]?.resume;
-  if (!resume) return null;
-  const at = resume.before === undefined ? -1 : command.lastIndexOf(resume.before);
-  return at < 0
-    ? [...command, ...resume.args]
-    : [...command.slice(0, at), ...resume.args, ...command.slice(at)];
-}
-
-/** The arguments that cap a run of the preset `name`'s CLI at `usd`; none without a cap or a flag for it. */
-export function budgetArgsFor(name: string, usd: number | null | undefined): string[] {
-  const args = AGENT_PRESETS[name]?.budgetArgs;
-  if (!args || usd === null || usd === undefined) return [];
-  // A CLI cap must be above 0 and not above what is left: down to a hundredth of a cent, at least that.
-  const cap = Math.max(Math.floor(usd * 10_000), 1) / 10_000;
-  return args.map((a) => a.replace('{usd}', String(cap)));
-}
-
-/** The command as it runs inside saga's sandbox: the preset's own sandbox flags swapped (see `insideSandbox`). */
-export function commandInsideSandbox(name: string, command: readonly string[]): string[] {
-  const swap = AGENT_PRESETS[name]?.insideSandbox;
-  if (!swap) return [...command];
-  if (swap.replace.length === 0) return [...command, ...swap.with];
-  const at = command.findIndex((_, i) => swap.replace.every((arg, k) => command[i + k] === arg));
-  return at < 0
-    ? [...command]
-    : [...command.slice(0, at), ...swap.with, ...command.slice(at + swap.replace.length)];
-}

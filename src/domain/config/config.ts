@@ -6,38 +6,9 @@ import { z } from 'zod';
 import { ENV_NAME, envEntryProblems, isWorkerSecret } from './agent-env';
 import { BUDGET_ON_EXHAUSTED } from '../fleet/budget';
 import { NetworkEntrySchema, SandboxModeSchema } from './sandbox';
-import {
-  AGENT_OUTPUT_FORMATS,
-  AGENT_PRESETS,
-  DEFAULT_MODEL_PRICES,
-  ModelPriceSchema,
-  resumeCommandFor,
-} from './agent-presets';
-
-const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
-const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
-
-/** "45m", "90s", "2h", "1h30m", "500ms" → milliseconds. Throws on anything else. */
-export function parseDuration(text: string): number {
-  const compact = text.trim().replace(/\s+/g, '');
-  if (!DURATION_PATTERN.test(compact)) {
-    throw new Error(`Invalid duration '${text}': expected a number with a unit, like 45m, 90s, 2h or 1h30m.`);
-  }
-  let total = 0;
-  for (const [, amount, unit] of compact.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
-    total += Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS];
-  }
-  if (total <= 0) throw new Error(`Invalid duration '${text}': it must be longer than zero.`);
-  return Math.round(total);
-}
-
-const DurationSchema = z.string().superRefine((text, ctx) => {
-  try {
-    parseDuration(text);
-  } catch (err) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: (err as Error).message });
-  }
-});
+import { AGENT_OUTPUT_FORMATS, AGENT_PRESETS } from './agent-presets';
+import { ModelPriceSchema } from './model-prices';
+import { DurationSchema, parseDuration, parseSize, SizeSchema } from './units';
 
 /** Placeholders an agent command may use; `{saga_root}` and `{node}` are filled in per machine. */
 export const COMMAND_PLACEHOLDERS = [
@@ -133,28 +104,6 @@ export const BUILTIN_AGENTS: Readonly<Record<string, AgentProfile>> = Object.fro
   Object.entries(AGENT_PRESETS).map(([name, preset]) => [name, preset.profile]),
 );
 
-const SIZE_UNITS = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 } as const;
-
-/** "5MB", "500KB", "1.5 GB", "2048" (bytes) or a number of bytes → bytes (KB = 1024 bytes). */
-export function parseSize(value: string | number): number {
-  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(String(value).trim());
-  const bytes = match
-    ? Number(match[1]) * SIZE_UNITS[(match[2]?.toLowerCase() ?? 'b') as keyof typeof SIZE_UNITS]
-    : NaN;
-  if (!Number.isFinite(bytes) || bytes < 1) {
-    throw new Error(`Invalid size '${value}': expected bytes or a number with KB, MB or GB, like 5MB.`);
-  }
-  return Math.floor(bytes);
-}
-
-const SizeSchema = z.union([z.number(), z.string()]).superRefine((value, ctx) => {
-  try {
-    parseSize(value);
-  } catch (err) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: (err as Error).message });
-  }
-});
-
 /** What one task handoff may commit, and whether the user's commit hooks run on it. */
 export const HandoffConfigSchema = z
   .object({
@@ -247,82 +196,8 @@ export type SagaConfig = z.infer<typeof SagaConfigSchema>;
 
 export const DEFAULT_SAGA_CONFIG: SagaConfig = SagaConfigSchema.parse({});
 
-/** A profile ready to run: every field filled in, durations in milliseconds. Travels in activity inputs. */
-export const ResolvedAgentProfileSchema = z.object({
-  name: z.string(),
-  command: z.array(z.string()).min(1),
-  /** Optional with defaults so profiles recorded in older histories still parse. */
-  promptInput: z.enum(PROMPT_INPUTS).default('argument'),
-  output: z.enum(AGENT_OUTPUT_FORMATS).default('text'),
-  model: z.string().nullable().default(null),
-  prices: z.record(ModelPriceSchema).default({}),
-  timeoutMs: z.number().int().positive(),
-  idleTimeoutMs: z.number().int().positive(),
-  subagentDispatch: z.boolean(),
-  /** Literal values, `${VAR}` references, or CONFIG_SECRET_REFERENCE (src/domain/config/agent-env.ts). */
-  env: z.record(z.string()).default({}),
-  passEnv: z.array(z.string()).default([]),
-  /** The config file the activity re-reads CONFIG_SECRET_REFERENCE values from. */
-  configFile: z.string().nullable().default(null),
-  /** The command that resumes a session (`{session}`); null: runs always start fresh. */
-  resumeCommand: z.array(z.string()).nullable().default(null),
-  /** Profiles of histories recorded before the sandbox had none: they run confined now. */
-  sandbox: SandboxModeSchema.default('auto'),
-  /** host:port pairs the confined agent may reach (its preset's model API and the profile's `network`). */
-  network: z.array(z.string()).default([]),
-});
-export type ResolvedAgentProfile = z.infer<typeof ResolvedAgentProfileSchema>;
-
 export function knownAgentNames(config: Pick<SagaConfig, 'agents'>): string[] {
   return [...new Set([...Object.keys(BUILTIN_AGENTS), ...Object.keys(config.agents)])].sort();
-}
-
-/** The named profile (default: `default_agent`), the user's fields over the preset of the same name. */
-export function resolveAgentProfile(config: SagaConfig, name?: string): ResolvedAgentProfile {
-  const wanted = name ?? config.default_agent;
-  const preset = BUILTIN_AGENTS[wanted];
-  const user = config.agents[wanted];
-  if (!preset && !user) {
-    throw new Error(
-      `Unknown agent profile '${wanted}'. Known profiles: ${knownAgentNames(config).join(', ')}.`,
-    );
-  }
-  // How the prompt goes in and what comes out describe the preset's command: a user's own command starts
-  // from the plain defaults unless it says otherwise.
-  const { prompt_input: _in, output: _out, ...presetRest } = preset ?? {};
-  const ownCommand = user?.command && JSON.stringify(user.command) !== JSON.stringify(preset?.command);
-  const base = ownCommand ? presetRest : preset;
-  const merged: AgentProfile = {
-    ...base,
-    ...definedOnly(user ?? {}),
-    env: { ...preset?.env, ...user?.env },
-  };
-  if (!merged.command) throw new Error(`Agent profile '${wanted}' has no command.`);
-  return {
-    name: wanted,
-    command: [...merged.command],
-    promptInput: merged.prompt_input ?? 'argument',
-    output: merged.output ?? 'text',
-    model: merged.model ?? null,
-    prices: { ...DEFAULT_MODEL_PRICES, ...config.prices },
-    timeoutMs: parseDuration(merged.timeout ?? DEFAULT_AGENT_TIMEOUT),
-    idleTimeoutMs: parseDuration(merged.idle_timeout ?? DEFAULT_IDLE_TIMEOUT),
-    subagentDispatch: merged.subagent_dispatch ?? false,
-    env: merged.env ?? {},
-    passEnv: [...(merged.pass_env ?? [])],
-    configFile: null,
-    // Only a command that prints the preset's own output names its sessions; `resume: false` opts out.
-    resumeCommand:
-      merged.resume === false || !preset?.output || merged.output !== preset.output
-        ? null
-        : resumeCommandFor(wanted, merged.command),
-    sandbox: user?.sandbox ?? config.sandbox,
-    network: [...new Set([...(AGENT_PRESETS[wanted]?.network ?? []), ...(user?.network ?? [])])],
-  };
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 export const checkTimeoutMs = (config: SagaConfig): number => parseDuration(config.check_timeout);

@@ -3,13 +3,13 @@
  * can honour, the parallel lanes that mode allows, and what was refused (announced and recorded in the
  * manifest, never silently downgraded). Pure: also runs in workflow code.
  */
+import { type FlagsResult } from './flags';
 import {
   resolveExecutionMode,
   resolveParallel,
   type ExecutionModeResolution,
-  type FlagsResult,
   type ParallelResolution,
-} from './flags';
+} from './mode-resolution';
 
 export interface RunModes {
   mode: ExecutionModeResolution;

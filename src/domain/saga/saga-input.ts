@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { CommandSandboxSchema } from '../config/sandbox';
 import { BUDGET_ON_EXHAUSTED } from '../fleet/budget';
-import { ResolvedAgentProfileSchema } from '../config/config';
+import { ResolvedAgentProfileSchema } from '../config/profile-resolution';
 import { FlagsResultSchema } from '../request/flags';
 import { PlanSchema } from '../plan';
 

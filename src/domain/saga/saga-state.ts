@@ -5,12 +5,8 @@
  * never by replaying old code (README: Versioning). Pure; also runs in workflow code.
  */
 import { z } from 'zod';
-import {
-  DEFAULT_HEARTBEAT_TIMEOUT,
-  DEFAULT_SAGA_CONFIG,
-  handoffSettings,
-  parseDuration,
-} from '../config/config';
+import { DEFAULT_HEARTBEAT_TIMEOUT, DEFAULT_SAGA_CONFIG, handoffSettings } from '../config/config';
+import { parseDuration } from '../config/units';
 import { EnvironmentSchema } from '../planning/environment';
 import { CorrectableDecisionSchema } from '../planning/memory';
 import { PlanSchema } from '../plan';

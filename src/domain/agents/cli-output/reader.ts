@@ -1,5 +1,6 @@
 /** What a reader of one CLI's output (one per output format, agent-presets.ts) is given and gives back. */
-import type { AgentOutputFormat, ModelPrice } from '../../config/agent-presets';
+import type { AgentOutputFormat } from '../../config/agent-presets';
+import type { ModelPrice } from '../../config/model-prices';
 import type { Json } from '../../text/json-fields';
 import type { Usage } from '../../saga/state';
 import type { AgentFailure } from './failures';
