@@ -23,6 +23,7 @@ import type { Answer, InteractionRequest } from '../domain/saga/state';
 import { activitiesFor } from './activity-proxies';
 import { ask, askAll } from './ask';
 import type { ValidationResult } from './validation';
+import { ACCEPTANCE_CHOICE } from '../domain/saga/answer-choices';
 
 export interface AcceptanceInput {
   ctx: SagaContext;
@@ -40,7 +41,11 @@ export type AcceptanceResult =
   | { accepted: true; fastForward: boolean; by: string }
   | { accepted: false; issues: string[]; milestone: PlanMilestone; by: string };
 
-export const ACCEPTANCE_OPTIONS = ['accept', 'accept and fast-forward', 'report issues'] as const;
+export const ACCEPTANCE_OPTIONS = [
+  ACCEPTANCE_CHOICE.accept,
+  ACCEPTANCE_CHOICE.acceptAndFastForward,
+  ACCEPTANCE_CHOICE.reportIssues,
+] as const;
 
 /** The id of the question asking for the check of issue `n` (1-based) of round `round`. */
 export const issueCheckInteractionId = (round: number, n: number): string =>
@@ -83,11 +88,15 @@ export async function acceptRound(
         .join(''),
     options: [...ACCEPTANCE_OPTIONS],
     recommended: validation.passed && !unresolved.length ? 0 : 2,
-    textRequiredFor: ['report issues'],
+    textRequiredFor: [ACCEPTANCE_CHOICE.reportIssues],
     textFormat: 'acceptance-issues',
   });
-  if (answer.choice !== 'report issues') {
-    return { accepted: true, fastForward: answer.choice === 'accept and fast-forward', by: answer.user };
+  if (answer.choice !== ACCEPTANCE_CHOICE.reportIssues) {
+    return {
+      accepted: true,
+      fastForward: answer.choice === ACCEPTANCE_CHOICE.acceptAndFastForward,
+      by: answer.user,
+    };
   }
   // The respond validator refused text that does not parse; an answer to an interaction opened before the
   // format existed is taken line by line, as then.

@@ -15,6 +15,7 @@ import type { PlanningResult, PlanningSession } from './planning-session';
 import { draftPlan, validatePlanned } from './planning-steps';
 import { reviewLoop } from './review-loop';
 import { sagaLog } from './shared';
+import { PLAN_APPROVAL_CHOICE } from '../domain/saga/answer-choices';
 
 /** Asks for approval of each version until the user approves or rejects, or a revision cannot be had. */
 export async function approvalGate(
@@ -44,7 +45,7 @@ export async function approvalGate(
       : [];
     const request = planApprovalRequest(version, session.specPath, review, session.costEstimate, correctable);
     const answer = await ask(ctx.sagaWorkflowId, request);
-    if (answer.choice === 'approve') {
+    if (answer.choice === PLAN_APPROVAL_CHOICE.approve) {
       session.closing.push(session.planEvent(version, 'approved'), {
         type: 'log',
         line: `Plan version ${version} approved by ${answer.user}`,
@@ -53,7 +54,7 @@ export async function approvalGate(
       const corrections = correctable.length ? { decisions: correctable } : {};
       return session.result(true, session.plan, version, corrections);
     }
-    if (answer.choice === 'reject') {
+    if (answer.choice === PLAN_APPROVAL_CHOICE.reject) {
       session.closing.push(session.planEvent(version, 'rejected'), {
         type: 'log',
         line: `Plan rejected by ${answer.user}`,

@@ -10,6 +10,7 @@
  */
 import { ZodEnum, ZodNativeEnum, ZodObject, ZodString, ZodType } from 'zod';
 import * as acceptanceIssues from '../domain/planning/acceptance-issues';
+import * as answerChoices from '../domain/saga/answer-choices';
 import * as autonomousDecisions from '../domain/planning/autonomous-decisions';
 import * as blockedReport from '../domain/fleet/blocked-report';
 import * as budget from '../domain/fleet/budget';
@@ -50,6 +51,7 @@ import * as zodErrors from '../domain/text/zod-errors';
 
 const SHARED_DOMAIN_MODULES = {
   acceptanceIssues,
+  answerChoices,
   autonomousDecisions,
   blockedReport,
   budget,

@@ -18,6 +18,7 @@ import type { Answer, InteractionRequest, ProgressEvent, Usage } from '../domain
 import { noUsage } from '../domain/agents/usage';
 import { quickActivities } from './activity-proxies';
 import { planningWorkflow } from './planning';
+import { CONFIRM_NAME_CHOICE } from '../domain/saga/answer-choices';
 
 /** The first question of every saga; open before the update handler exists, so an early answer finds it. */
 export const confirmNameRequest = (input: SagaInput): InteractionRequest => ({
@@ -25,7 +26,7 @@ export const confirmNameRequest = (input: SagaInput): InteractionRequest => ({
   kind: 'confirm-name',
   // The intake restatement and unknowns, derived from the input alone: no I/O first.
   prompt: confirmNamePrompt(input),
-  options: ['confirm', 'cancel'],
+  options: [CONFIRM_NAME_CHOICE.confirm, CONFIRM_NAME_CHOICE.cancel],
   recommended: 0,
 });
 
@@ -56,7 +57,7 @@ export async function intakeAndPlan(
 ): Promise<{ planned: PlannedSaga | null; usage: Usage }> {
   const cancelled = { planned: null, usage: noUsage() };
   const confirm = await hooks.ask(confirmNameRequest(input));
-  if (confirm.choice === 'cancel') return cancelled;
+  if (confirm.choice === CONFIRM_NAME_CHOICE.cancel) return cancelled;
 
   const quick = quickActivities(input.hostQueue);
   const settings = await quick.loadRunSettings({

@@ -14,10 +14,14 @@ jest.setTimeout(240_000);
  * notifications went only where chat is set up and decisions.md moved to the projector, 354 after; 194 since
  * the implementation phase keeps its task states, a host without chat is asked once per saga, the saga runs
  * acceptance itself, phases hand their last progress over with their result, search attribute changes of
- * one workflow task go out as one upsert and the saga's end is one activity (2026-12-02). The goal of #19
- * (40 + 6 per task + 10 per interaction = 134) is not reached; this keeps what is won.
+ * one workflow task go out as one upsert and the saga's end is one activity (2026-12-02); 199 with the exit
+ * criteria's own planner step and the checks at acceptance (2026-12-03). On a loaded machine the server runs
+ * one more workflow task between an answer and its signal to the phase that asked (3 events; measured
+ * 2026-12-03: 199 quiet, 202 with the cores busy, the same on the code before and after the restructuring),
+ * so the limit leaves room for two. The goal of 40 + 6 per task + 10 per interaction = 134 is not reached
+ * (bench/README.md says why); this keeps what is won.
  */
-const DEMO_SAGA_EVENTS_LIMIT = 200;
+const DEMO_SAGA_EVENTS_LIMIT = 206;
 
 describe('saga demo', () => {
   let env: SagaTestEnv;

@@ -7,6 +7,7 @@ import type { Answer, InteractionRequest } from '../saga/state';
 import type { AdoptedDefault } from './autonomous-decisions';
 import { correctableDecisionLines, type CorrectableDecision, type parseDecisionCorrections } from './memory';
 import { AUTONOMY_INSUFFICIENT_NOTE, type PlannerDecision, type PlannerQuestion } from './planner';
+import { PLAN_APPROVAL_CHOICE } from '../saga/answer-choices';
 
 /** A planner question with the user's answer, as the planner is told it in its next runs. */
 export interface PlannerAnswer {
@@ -87,9 +88,9 @@ export function planApprovalRequest(
       ...(costEstimate ? [costEstimate] : []),
       ...correctableDecisionLines(correctable),
     ].join('\n'),
-    options: ['approve', 'revise', 'reject'],
+    options: [PLAN_APPROVAL_CHOICE.approve, PLAN_APPROVAL_CHOICE.revise, PLAN_APPROVAL_CHOICE.reject],
     recommended: review.recommended,
-    textRequiredFor: ['revise'],
+    textRequiredFor: [PLAN_APPROVAL_CHOICE.revise],
   };
 }
 
