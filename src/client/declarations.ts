@@ -196,6 +196,22 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
     ],
   },
   {
+    name: 'board',
+    load: async () => (await import('./commands/board')).boardCommand,
+    summary: 'the saga board: a live web page of every saga, answering their questions',
+    options: [
+      { name: 'port', value: 'N', description: 'port to listen on (default 8234; 0: any free port)' },
+      { name: 'host', value: 'ADDRESS', description: 'address to bind (default 127.0.0.1)' },
+      {
+        name: 'token',
+        value: 'TOKEN',
+        description: 'the token answers need (default SAGA_BOARD_TOKEN, else a random one printed at start)',
+      },
+      { name: 'user', value: 'NAME', description: 'the user answers are recorded as (default $USER)' },
+    ],
+    notes: 'Answers are recorded as board:NAME. Keep it on 127.0.0.1: reads need no token.',
+  },
+  {
     name: 'codec',
     load: async () => (await import('./commands/codec')).codecCommand,
     summary: "the payload codec's endpoint for the Temporal Web UI",

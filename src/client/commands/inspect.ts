@@ -21,6 +21,7 @@ import {
   runningAgents,
   type RunningAgent,
 } from '../running-agents';
+import { statusJson } from '../status-json';
 import type { Io } from './server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -82,17 +83,7 @@ export async function statusCommand(argv: string[], io: Io, connect: () => Promi
   const client = await connect();
   const name = args.positionals[0]!;
   const json = bool(args, 'json');
-  // The JSON adds each milestone's usage (the sum of its tasks') to the status the workflow reports.
-  const withUsage = (s: SagaStatus) => ({
-    ...s,
-    costUsd: s.usage?.costUsd ?? 0,
-    milestones: s.milestones.map((m) => ({
-      ...m,
-      usage: milestoneUsage(m),
-      costUsd: milestoneUsage(m).costUsd,
-      tasks: m.tasks.map((t) => ({ ...t, costUsd: t.usage?.costUsd ?? 0 })),
-    })),
-  });
+  const withUsage = statusJson;
   if (!bool(args, 'watch')) {
     const status = await getStatus(client, name);
     io.out(
@@ -149,7 +140,7 @@ export async function listCommand(argv: string[], io: Io, connect: () => Promise
 }
 
 /** The output format recorded beside a transcript (runs before it was recorded: plain text). */
-async function transcriptFormat(transcript: string): Promise<AgentOutputFormat> {
+export async function transcriptFormat(transcript: string): Promise<AgentOutputFormat> {
   try {
     const run = JSON.parse(
       await fs.readFile(path.join(path.dirname(transcript), AGENT_RUN_FILE), 'utf8'),

@@ -1,0 +1,51 @@
+/**
+ * The saga board's gate for answers (issue 32, "answering is an approval surface"): a bearer token compared in
+ * constant time, and requests from other sites refused by their Origin and Host, so a page elsewhere (or a
+ * DNS-rebound name) cannot answer a saga through the user's browser.
+ */
+import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+
+/** A fresh token, printed at start when none is configured. */
+export const newBoardToken = (): string => randomBytes(24).toString('base64url');
+
+/**
+ * Whether the `Authorization` header carries the token. Both sides are hashed first so the comparison takes
+ * the same time whatever the length of the guess (timingSafeEqual needs equal lengths).
+ */
+export function tokenMatches(expected: string, authorization: string | undefined | null): boolean {
+  const match = /^Bearer (.+)$/i.exec(authorization?.trim() ?? '');
+  if (!match || !expected) return false;
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(match[1]!.trim()), digest(expected));
+}
+
+/** The `host:port` names the board answers to: the bound address, and the loopback names when bound there. */
+export function boardHosts(host: string, port: number): string[] {
+  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host) || host === '0.0.0.0';
+  const names = loopback ? ['127.0.0.1', 'localhost', '[::1]'] : [];
+  const own = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  if (host !== '0.0.0.0' && !names.includes(own)) names.push(own);
+  return names.map((name) => `${name}:${port}`);
+}
+
+/** The board's own origins, for the Origin check. */
+export const boardOrigins = (hosts: readonly string[]): string[] => hosts.map((h) => `http://${h}`);
+
+/** A Host header the board answers to (anything else may be a DNS-rebound name). */
+export const hostAllowed = (hosts: readonly string[], hostHeader: string | undefined | null): boolean =>
+  !!hostHeader && hosts.includes(hostHeader.toLowerCase());
+
+/**
+ * A state-changing request from the board's own page: its Origin (browsers send one with every POST from a
+ * script) is the board's, and the fetch metadata does not say cross-site. A request without Origin (curl,
+ * scripts) passes here; the token still guards it.
+ */
+export function originAllowed(
+  origins: readonly string[],
+  origin: string | undefined | null,
+  fetchSite?: string | null,
+): boolean {
+  if (fetchSite && !['same-origin', 'none'].includes(fetchSite)) return false;
+  if (origin === undefined || origin === null || origin === '') return true;
+  return origins.includes(origin.toLowerCase());
+}

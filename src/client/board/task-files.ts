@@ -1,0 +1,81 @@
+/** A saga's files for the board: a task's transcript tail, its diff against the base, and REPORT.md. */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { runGit } from '../../activities/git-ops/run';
+import { readableLine } from '../../domain/agents/cli-output';
+import { parseTaskRef } from '../../domain/saga/naming';
+import { SAGA_FILES } from '../../domain/saga/saga-dir';
+import type { SagaStatus, TaskState } from '../../domain/saga/state';
+import { findTranscript, transcriptFormat } from '../commands/inspect';
+import { UserError } from '../errors';
+
+/** The most a transcript read takes from the end of the file, so a long run does not load whole. */
+const TRANSCRIPT_READ_BYTES = 2 * 1024 * 1024;
+/** A diff longer than this is cut (the page shows a notice); the branch itself is in git. */
+const DIFF_MAX_CHARS = 1024 * 1024;
+
+export class NotFound extends UserError {}
+
+export function findTask(status: SagaStatus, ref: string): TaskState {
+  const parsed = parseTaskRef(ref);
+  if (!parsed) throw new UserError(`Task '${ref}': expected a form like 1.2.`);
+  const task = status.milestones
+    .flatMap((m) => m.tasks)
+    .find((t) => t.milestone === parsed.milestone && t.task === parsed.task);
+  if (!task) throw new NotFound(`Saga '${status.name}' has no task ${ref}.`);
+  return task;
+}
+
+/** The last `tail` readable lines of the task's newest transcript, as `saga logs` prints them. */
+export async function transcriptTail(status: SagaStatus, ref: string, tail: number): Promise<string[]> {
+  const task = findTask(status, ref);
+  let file: string;
+  try {
+    file = await findTranscript(status.sagaDir, task.id);
+  } catch (error) {
+    if (error instanceof UserError) return [];
+    throw error;
+  }
+  const format = await transcriptFormat(file);
+  const handle = await fs.open(file, 'r');
+  let text: string;
+  let fromMiddle = false;
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - TRANSCRIPT_READ_BYTES);
+    fromMiddle = start > 0;
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    text = buffer.toString('utf8');
+  } finally {
+    await handle.close();
+  }
+  const raw = text.split('\n');
+  // A read from the middle starts with a partial line; the last one may still be written.
+  const whole = raw.slice(fromMiddle ? 1 : 0, -1);
+  const lines =
+    format === 'text' ? whole : whole.map((l) => readableLine(format, l)).filter((l) => l !== null);
+  return lines.slice(-tail);
+}
+
+/** The task branch's changes since it left the integration branch (`git diff base...task`). */
+export async function taskDiff(status: SagaStatus, ref: string): Promise<string> {
+  const task = findTask(status, ref);
+  let diff: string;
+  try {
+    diff = await runGit(status.repo, [
+      'diff',
+      '--no-color',
+      `${status.integrationBranch}...${task.branch}`,
+      '--',
+    ]);
+  } catch {
+    throw new UserError(`No diff for task ${ref} yet: its branch ${task.branch} is not in ${status.repo}.`);
+  }
+  return diff.length > DIFF_MAX_CHARS ? `${diff.slice(0, DIFF_MAX_CHARS)}\n[diff cut at 1 MiB]\n` : diff;
+}
+
+/** REPORT.md of the saga directory, or null before the saga completes. */
+export async function reportMarkdown(status: SagaStatus): Promise<string | null> {
+  return fs.readFile(path.join(status.sagaDir, SAGA_FILES.report), 'utf8').catch(() => null);
+}

@@ -1,0 +1,90 @@
+/** The board API's JSON (the contract in docs and README "saga board"): the saga list and one saga's view. */
+import type { Client } from '@temporalio/client';
+import { uiSagaListUrl, uiWorkflowUrl } from '../../domain/saga/naming';
+import type { SagaStatus } from '../../domain/saga/state';
+import { getStatus, listSagas, type SagaListEntry } from '../saga-client';
+import { statusJson, type StatusJson } from '../status-json';
+
+export interface SagaSummary {
+  name: string;
+  phase: string;
+  goal: string;
+  running: boolean;
+  integrated: number;
+  total: number;
+  costUsd: number;
+  /** The saga budget is in the saga's settings, not in its status yet: null for now. */
+  budgetUsd: number | null;
+  /** Pending interactions. */
+  waiting: number;
+  startedAt: string;
+}
+
+export interface SagaView {
+  status: StatusJson;
+  links: { saga: string | null; list: string | null; tasks: Record<string, string> };
+}
+
+/** Where the Web UI is and in which namespace the sagas live (links are null without a Web UI). */
+export interface UiPlace {
+  uiBaseUrl: string | null;
+  namespace: string;
+}
+
+export function sagaView(status: SagaStatus, ui: UiPlace): SagaView {
+  const base = ui.uiBaseUrl;
+  const tasks: Record<string, string> = {};
+  if (base)
+    for (const m of status.milestones)
+      for (const t of m.tasks)
+        if (t.workflowId) tasks[t.id] = uiWorkflowUrl(base, ui.namespace, t.workflowId);
+  return {
+    status: statusJson(status),
+    links: {
+      saga: base ? uiWorkflowUrl(base, ui.namespace, status.workflowId) : status.uiUrl || null,
+      list: base ? uiSagaListUrl(base, ui.namespace, status.name) : null,
+      tasks,
+    },
+  };
+}
+
+function summary(entry: SagaListEntry, status: SagaStatus | null): SagaSummary {
+  const tasks = status?.milestones.flatMap((m) => m.tasks) ?? [];
+  return {
+    name: entry.name,
+    phase: status?.phase ?? entry.phase ?? 'unknown',
+    goal: status?.goal ?? '',
+    running: entry.status === 'RUNNING',
+    integrated: tasks.filter((t) => t.status === 'integrated').length,
+    total: tasks.length,
+    costUsd: status?.usage?.costUsd ?? 0,
+    budgetUsd: null,
+    waiting: status ? status.pending.length : entry.awaitingInput ? 1 : 0,
+    startedAt: entry.startTime,
+  };
+}
+
+/**
+ * The saga list, running first, newest first within each. A closed saga's status (a query replays its
+ * history) is read once and kept in `closedCache` while its run stays the same.
+ */
+export async function sagaSummaries(
+  client: Client,
+  closedCache: Map<string, { key: string; summary: SagaSummary }>,
+): Promise<{ sagas: SagaSummary[] }> {
+  const entries = await listSagas(client);
+  const sagas = await Promise.all(
+    entries.map(async (entry) => {
+      const key = `${entry.status}:${entry.startTime}`;
+      const cached = closedCache.get(entry.workflowId);
+      if (entry.status !== 'RUNNING' && cached?.key === key) return cached.summary;
+      // A saga no worker answers for still shows, from its search attributes.
+      const status = await getStatus(client, entry.name).catch(() => null);
+      const result = summary(entry, status);
+      if (entry.status !== 'RUNNING' && status) closedCache.set(entry.workflowId, { key, summary: result });
+      return result;
+    }),
+  );
+  sagas.sort((a, b) => Number(b.running) - Number(a.running) || b.startedAt.localeCompare(a.startedAt));
+  return { sagas };
+}
