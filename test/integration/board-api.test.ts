@@ -166,8 +166,8 @@ describe('saga board API', () => {
     const one = await measure(1);
     const ten = await measure(10);
     expect(one).toBeGreaterThan(0);
-    // One poll's worth of slack: the two windows need not hold the same number of polls.
-    expect(ten).toBeLessThanOrEqual(one + 3);
+    // The windows need not hold the same number of polls (one more is +1/7 or so); a poll per page would be 10x.
+    expect(ten).toBeLessThanOrEqual(one * 1.5);
   });
 
   it('takes a good answer with the token: 200, the saga moves on, seen live and in its status', async () => {
