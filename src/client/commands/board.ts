@@ -20,6 +20,8 @@ export async function boardCommand(argv: string[], io: Io, connect: () => Promis
   const user = str(args, 'user') ?? process.env.USER ?? os.userInfo().username;
   if (!/^[\w.@-]{1,64}$/.test(user))
     throw new UserError(`saga board: --user '${user}': letters, digits and . _ @ - only (at most 64).`);
+  // Every argument is checked before connecting: bad input is a user error, whatever the server's state.
+  const listenPort = port(args, 'port', 'board', { allowZero: true }) ?? DEFAULT_BOARD_PORT;
   const client = await connect();
   const board = await startBoardServer({
     client,
@@ -27,7 +29,7 @@ export async function boardCommand(argv: string[], io: Io, connect: () => Promis
     user,
     ui: { uiBaseUrl: uiUrlFor(connectionSettings().address), namespace: client.options.namespace },
     host,
-    port: port(args, 'port', 'board', { allowZero: true }) ?? DEFAULT_BOARD_PORT,
+    port: listenPort,
     log: (line) => io.err(line),
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE' || error.code === 'EADDRNOTAVAIL' || error.code === 'EACCES')
