@@ -166,6 +166,9 @@ describe('saga board API', () => {
     };
     const one = await measure(1);
     const ten = await measure(10);
+    // Closed pages unsubscribe: only the first test's page (the list and its saga) is still listening.
+    for (let i = 0; i < 50 && board.watcher.listeners() > 2; i++) await sleep(100);
+    expect(board.watcher.listeners()).toBe(2);
     expect(one).toBeGreaterThan(0);
     // The windows need not hold the same number of polls (one more is +1/7 or so); a poll per page would be 10x.
     expect(ten).toBeLessThanOrEqual(one * 1.5);
@@ -184,6 +187,14 @@ describe('saga board API', () => {
     );
     expect(await pendingIds()).not.toContain('confirm-name');
     expect((await answer({ interactionId: 'confirm-name', choice: 'confirm' }, page())).status).toBe(409);
+  });
+
+  it("reads a task's files by its ref, and the report (null before the saga is done)", async () => {
+    expect(await (await api(`/api/sagas/${name}/report`)).json()).toEqual({ markdown: null });
+    expect((await api(`/api/sagas/${name}/tasks/x.y/transcript`)).status).toBe(400);
+    expect((await api(`/api/sagas/${name}/tasks/9.9/transcript?tail=5`)).status).toBe(404);
+    expect((await api(`/api/sagas/${name}/tasks/9.9/diff`)).status).toBe(404);
+    expect((await api(`/api/sagas/${name}/tasks/1.1/transcript?tail=0`)).status).toBe(400);
   });
 
   it('serves the page and only allow-listed vendor modules', async () => {

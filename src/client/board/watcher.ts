@@ -64,6 +64,11 @@ export class BoardWatcher {
     void this.poll();
   }
 
+  /** Open subscriptions, over all topics (a page that closed must not stay counted). */
+  listeners(): number {
+    return [...this.subscribers.values()].reduce((sum, set) => sum + set.size, 0);
+  }
+
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
