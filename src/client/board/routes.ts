@@ -1,5 +1,5 @@
 /**
- * The board's HTTP API (README "saga board"): reads for anyone who reaches the bound address, answers only
+ * The board's HTTP API (README "The saga board"): reads for anyone who reaches the bound address, answers only
  * with the token and from the board's own origin, through the same validated Update as `saga respond`.
  */
 import type { Client } from '@temporalio/client';

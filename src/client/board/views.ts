@@ -1,4 +1,4 @@
-/** The board API's JSON (the contract in docs and README "saga board"): the saga list and one saga's view. */
+/** The board API's JSON (the contract in docs and README "The saga board"): the saga list and one saga's view. */
 import type { Client } from '@temporalio/client';
 import { uiSagaListUrl, uiWorkflowUrl } from '../../domain/saga/naming';
 import type { SagaStatus } from '../../domain/saga/state';
