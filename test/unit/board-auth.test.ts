@@ -51,8 +51,17 @@ describe('board hosts and origins', () => {
   });
 
   it('adds the bound address when it is not a loopback one', () => {
-    expect(boardHosts('192.168.1.5', 80)).toEqual(['192.168.1.5:80']);
-    expect(boardHosts('0.0.0.0', 80)).toEqual(['127.0.0.1:80', 'localhost:80', '[::1]:80']);
+    expect(boardHosts('192.168.1.5', 8080)).toEqual(['192.168.1.5:8080']);
+    expect(boardHosts('192.168.1.5', 80)).toEqual(['192.168.1.5:80', '192.168.1.5']);
+    const lan = { eth0: [{ family: 'IPv4', address: '10.0.0.7' }] } as unknown as Parameters<
+      typeof boardHosts
+    >[2];
+    expect(boardHosts('0.0.0.0', 8080, lan)).toEqual([
+      '127.0.0.1:8080',
+      'localhost:8080',
+      '[::1]:8080',
+      '10.0.0.7:8080',
+    ]);
   });
 
   it("accepts the board's own origin, and requests without one (the token still guards them)", () => {

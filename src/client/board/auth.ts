@@ -4,6 +4,7 @@
  * DNS-rebound name) cannot answer a saga through the user's browser.
  */
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import os from 'node:os';
 
 /** A fresh token, printed at start when none is configured. */
 export const newBoardToken = (): string => randomBytes(24).toString('base64url');
@@ -19,13 +20,21 @@ export function tokenMatches(expected: string, authorization: string | undefined
   return timingSafeEqual(digest(match[1]!.trim()), digest(expected));
 }
 
-/** The `host:port` names the board answers to: the bound address, and the loopback names when bound there. */
-export function boardHosts(host: string, port: number): string[] {
-  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host) || host === '0.0.0.0';
+/**
+ * The `host:port` names the board answers to: the bound address, the loopback names when bound there, and
+ * on 0.0.0.0 (every interface) each interface's IPv4 address as well.
+ */
+export function boardHosts(host: string, port: number, interfaces = os.networkInterfaces()): string[] {
+  const any = host === '0.0.0.0';
+  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host) || any;
   const names = loopback ? ['127.0.0.1', 'localhost', '[::1]'] : [];
   const own = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  if (host !== '0.0.0.0' && !names.includes(own)) names.push(own);
-  return names.map((name) => `${name}:${port}`);
+  if (!any && !names.includes(own)) names.push(own.toLowerCase());
+  if (any)
+    for (const entry of Object.values(interfaces).flat())
+      if (entry?.family === 'IPv4' && !names.includes(entry.address)) names.push(entry.address);
+  // Browsers leave the default port out of Host and Origin.
+  return names.flatMap((name) => (port === 80 ? [`${name}:80`, name] : [`${name}:${port}`]));
 }
 
 /** The board's own origins, for the Origin check. */
