@@ -147,5 +147,6 @@ function Page({ state: s, actions: act }) {
 }
 
 state.token = adoptToken();
+document.getElementById('app').textContent = ''; // the static placeholder: preact appends to what it finds
 window.addEventListener('hashchange', navigate);
 navigate();

@@ -6,6 +6,8 @@ import { html } from './html.js';
 import { marked } from '/vendor/marked/lib/marked.esm.js';
 import DOMPurify from '/vendor/dompurify/dist/purify.es.mjs';
 
+const NL = '\n';
+
 function diffLineClass(line) {
   if (line.startsWith('+') && !line.startsWith('+++')) return 'add';
   if (line.startsWith('-') && !line.startsWith('---')) return 'del';
@@ -39,7 +41,9 @@ ${lines === null ? 'Loading…' : lines.length ? lines.join('\n') : '(no output 
           : html`<pre class="diff">
 ${(task.diff || '(no changes)')
                 .split('\n')
-                .map((line, i) => html`<span key=${i} class=${diffLineClass(line)}>${line} </span>`)}</pre>`
+                .map(
+                  (line, i) => html`<span key=${i} class=${diffLineClass(line)}>${line + NL}</span>`,
+                )}</pre>`
     }
   </aside>`;
 }

@@ -33,3 +33,9 @@ export function progressOf(status) {
   const tasks = status.milestones.flatMap((m) => m.tasks);
   return { integrated: tasks.filter((t) => t.status === 'integrated').length, total: tasks.length };
 }
+
+/** "12.0k↓ 3.4k↑ $0.42" (a trailing ~ when the cost was estimated from the price table). */
+export function usageLine(usage) {
+  const cost = `${usd(usage.costUsd)}${usage.costEstimated ? '~' : ''}`;
+  return `${tokens(usage.inputTokens)}↓ ${tokens(usage.outputTokens)}↑ ${cost}`;
+}

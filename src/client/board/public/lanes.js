@@ -3,7 +3,7 @@
  * cost, the latest output line. Every field an agent wrote (title, error, reason, line) is a text node.
  */
 import { html } from './html.js';
-import { elapsed, tokens, usd } from './format.js';
+import { elapsed, usageLine } from './format.js';
 
 /** The latest line to show: the server's live line when it sends one, else why the task stopped. */
 function lastLineOf(task) {
@@ -33,13 +33,7 @@ function TaskCard({ task, link, selected, onSelect }) {
       >
       ${task.agent && html`<span class="agent">${task.agent.profile}</span>`}
       ${time && html`<span>${time}</span>`}
-      ${
-        usage &&
-        html`<span title="input / output tokens"
-          >${tokens(usage.inputTokens)}↓ ${tokens(usage.outputTokens)}↑
-          ${usd(usage.costUsd)}${usage.costEstimated ? '~' : ''}</span
-        >`
-      }
+      ${usage && html`<span title="input / output tokens, cost">${usageLine(usage)}</span>`}
     </div>
     ${line && html`<div class=${`line ${task.error ? 'error' : ''}`} title=${line}>${line}</div>`}
     ${link && html`<a class="wf-link" href=${link} target="_blank" rel="noopener noreferrer" onClick=${(e) => e.stopPropagation()}>workflow ↗</a>`}
