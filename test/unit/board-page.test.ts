@@ -144,16 +144,14 @@ describe('saga board page', () => {
     const prompt = page.locator('[data-interaction="question-1"] .prompt');
     expect(await prompt.textContent()).toBe(`Which greeting? ${XSS}`);
     expect(await page.locator('main script').count()).toBe(0);
-    expect(await page.evaluate(() => document.querySelectorAll('script').length)).toBe(1); // app.js alone
+    expect(await page.locator('script').count()).toBe(1); // app.js alone
     expect(dialogs).toEqual([]);
   });
 
   it('opens a task: its transcript tail (as text) and diff', async () => {
     await page.click('[data-task="1.1"]');
     const transcript = page.locator('.task-detail .transcript');
-    await page.waitForFunction(() =>
-      document.querySelector('.task-detail .transcript')?.textContent?.includes('two'),
-    );
+    await page.locator('.task-detail .transcript', { hasText: 'agent line two' }).waitFor();
     expect(await transcript.textContent()).toBe('<b>agent line one</b>\nagent line two');
     await page.locator('.task-detail .diff .add').waitFor();
     expect(await page.locator('.task-detail .diff .add').textContent()).toBe('+new\n');
@@ -167,9 +165,7 @@ describe('saga board page', () => {
       stub.status.pending.slice(1),
     );
     stub.push();
-    await page.waitForFunction(
-      () => document.querySelector('[data-task="1.1"]')?.getAttribute('data-status') === 'passed',
-    );
+    await page.locator('[data-task="1.1"][data-status="passed"]').waitFor();
     expect(await card.locator('.state').textContent()).toBe('passed');
     expect(await page.locator('[data-task="1.2"]').getAttribute('data-status')).toBe('running');
     expect(await page.locator('[data-interaction="confirm-name"]').count()).toBe(0);
