@@ -119,6 +119,8 @@ export class BoardStub {
   readonly responds: Respond[] = [];
   /** What the next POST /respond answers. */
   reply: { code: number; body: unknown } = { code: 200, body: { answer: { choice: 'confirm' } } };
+  /** REPORT.md as GET /report gives it. */
+  report: string | null = null;
   private readonly streams = new Set<http.ServerResponse>();
   private readonly server = http.createServer((req, res) => this.handle(req, res));
   private readonly vendor = new Set(vendorFiles());
@@ -188,7 +190,7 @@ export class BoardStub {
     if (p.endsWith('/transcript'))
       return json(res, 200, { lines: ['<b>agent line one</b>', 'agent line two'] });
     if (p.endsWith('/diff')) return json(res, 200, { diff: '--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new' });
-    if (p.endsWith('/report')) return json(res, 200, { markdown: null });
+    if (p.endsWith('/report')) return json(res, 200, { markdown: this.report });
     json(res, 404, { error: 'no such route' });
   }
 }

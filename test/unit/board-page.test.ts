@@ -172,4 +172,38 @@ describe('saga board page', () => {
     expect(await page.locator('svg.dag [data-node="1.1"]').getAttribute('class')).toContain('state-passed');
     expect(pageErrors).toEqual([]);
   });
+
+  it('renders REPORT.md, sanitized, when the saga is complete', async () => {
+    stub.report = '# Saga demo\n\nAll **3** tasks integrated.\n\n<img src="x" onerror="alert(2)">';
+    stub.status = { ...stub.status, phase: 'complete', pending: [] };
+    stub.push();
+    await page.locator('.report .markdown h1').waitFor();
+    expect(await page.locator('.report .markdown h1').textContent()).toBe('Saga demo');
+    expect(await page.locator('.report .markdown strong').textContent()).toBe('3');
+    expect(await page.locator('.report .markdown img').getAttribute('onerror')).toBeNull();
+    expect(await page.locator('ol.timeline li.current').count()).toBe(0);
+    expect(dialogs).toEqual([]);
+  });
+
+  it('asks for the token when the page has none, and does not post without it', async () => {
+    const fresh = await browser.newPage(); // sessionStorage is per tab
+    await fresh.goto(`${base}/#/saga/demo`);
+    stub.status = statusFixture(
+      [task('1.1', 'running')],
+      [interaction('q-2', 'question', 'Go on?', ['yes'])],
+    );
+    stub.push();
+    await fresh.locator('form.token-form input[name="token"]').waitFor();
+    const posts = stub.responds.length;
+    await fresh.click('[data-interaction="q-2"] button[data-choice="yes"]');
+    await fresh.locator('[data-interaction="q-2"] .card-error').waitFor();
+    expect(stub.responds).toHaveLength(posts);
+    await fresh.fill('form.token-form input[name="token"]', 'typed-token');
+    await fresh.click('form.token-form button');
+    stub.reply = { code: 200, body: { answer: { choice: 'yes' } } };
+    await fresh.click('[data-interaction="q-2"] button[data-choice="yes"]');
+    await fresh.locator('[data-interaction="q-2"] .card-ok').waitFor();
+    expect(stub.responds.at(-1)?.headers.authorization).toBe('Bearer typed-token');
+    await fresh.close();
+  });
 });
