@@ -206,4 +206,27 @@ describe('saga board page', () => {
     expect(stub.responds.at(-1)?.headers.authorization).toBe('Bearer typed-token');
     await fresh.close();
   });
+
+  it('sends the free text with an option that takes it, and asks for it when it is missing', async () => {
+    const approval = {
+      ...interaction('plan-approval-1', 'plan-approval', 'Approve plan v1?', ['approve', 'revise', 'reject']),
+      textRequiredFor: ['revise'],
+    };
+    stub.status = statusFixture([task('1.1', 'pending')], [approval]);
+    stub.push();
+    const card = page.locator('[data-interaction="plan-approval-1"]');
+    await card.waitFor();
+    const posts = stub.responds.length;
+    await card.locator('button[data-choice="revise"]').click();
+    await card.locator('.card-error', { hasText: 'needs a text' }).waitFor();
+    expect(stub.responds).toHaveLength(posts);
+    await card.locator('textarea.answer-text').fill('Split task 1.1 in two.');
+    await card.locator('button[data-choice="revise"]').click();
+    await card.locator('.card-ok').waitFor();
+    expect(stub.responds.at(-1)?.body).toEqual({
+      interactionId: 'plan-approval-1',
+      choice: 'revise',
+      text: 'Split task 1.1 in two.',
+    });
+  });
 });
