@@ -1,0 +1,76 @@
+/**
+ * The board server's API (/tmp/board-api.md contract): reads, the answer POST with the Bearer token, and
+ * the token itself (taken once from `?token=`, kept in sessionStorage, never left in the address bar).
+ */
+const TOKEN_KEY = 'saga-board-token';
+
+/** Moves `?token=` from the URL into sessionStorage (once, at load) and returns the token or null. */
+export function adoptToken() {
+  const params = new URLSearchParams(location.search);
+  const fromUrl = params.get('token');
+  if (fromUrl) {
+    sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    params.delete('token');
+    const query = params.toString();
+    window.history.replaceState(null, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+export function saveToken(token) {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+const sagaPath = (name) => `/api/sagas/${encodeURIComponent(name)}`;
+
+async function getJson(url) {
+  const res = await fetch(url, { headers: { Accept: 'application/json' } });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(body.error || `${res.status} ${res.statusText}`);
+  return body;
+}
+
+/**
+ * Answers an interaction; resolves `{ ok: true, answer }` or `{ ok: false, error }` with the server's own
+ * refusal text (the Update's message), so the card can show it.
+ */
+export async function respond(name, token, { interactionId, choice, text }) {
+  const body = text ? { interactionId, choice, text } : { interactionId, choice };
+  try {
+    const res = await fetch(`${sagaPath(name)}/respond`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    const reply = await res.json().catch(() => ({}));
+    if (res.ok) return { ok: true, answer: reply.answer };
+    return { ok: false, error: reply.error || `${res.status} ${res.statusText}` };
+  } catch (err) {
+    return { ok: false, error: `The board server could not be reached: ${err.message}` };
+  }
+}
+
+export const fetchTranscript = (name, ref, tail = 200) =>
+  getJson(`${sagaPath(name)}/tasks/${encodeURIComponent(ref)}/transcript?tail=${tail}`);
+
+export const fetchDiff = (name, ref) => getJson(`${sagaPath(name)}/tasks/${encodeURIComponent(ref)}/diff`);
+
+export const fetchReport = (name) => getJson(`${sagaPath(name)}/report`);
+
+/** The one EventSource of the page: `sagas` events on the list, `status` events for one saga. */
+export function openEvents(name, { onSagas, onStatus, onLive }) {
+  const url = name ? `/api/events?saga=${encodeURIComponent(name)}` : '/api/events';
+  const source = new EventSource(url);
+  const parse = (handler) => (event) => {
+    try {
+      handler(JSON.parse(event.data));
+    } catch (err) {
+      console.error('bad board event', err);
+    }
+  };
+  source.addEventListener('sagas', parse(onSagas));
+  source.addEventListener('status', parse(onStatus));
+  source.addEventListener('open', () => onLive(true));
+  source.addEventListener('error', () => onLive(false));
+  return source;
+}

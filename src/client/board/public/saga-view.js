@@ -1,0 +1,117 @@
+/**
+ * `#/saga/NAME`: what the saga waits for on top, then goal, flags, the phase timeline, milestones as lanes,
+ * the dependency graph, exit criteria, the selected task's transcript and diff, REPORT.md when done.
+ */
+import { html } from './html.js';
+import { progressOf, tokens } from './format.js';
+import { PendingCards } from './pending.js';
+import { Lanes } from './lanes.js';
+import { DependencyGraph } from './graph.js';
+import { Report, TaskDetail } from './detail.js';
+import { CostBudget, ProgressBar } from './sagas-view.js';
+
+const TIMELINE = ['planning', 'implementation', 'validation', 'acceptance', 'complete'];
+const FLAG_KEYS = ['quality_locked', 'autonomous', 'subagents', 'parallel'];
+
+function PhaseTimeline({ phase, round }) {
+  const at = TIMELINE.indexOf(phase);
+  return html`<ol class="timeline" data-phase=${phase}>
+    ${TIMELINE.map(
+      (p, i) =>
+        html`<li key=${p} class=${i < at || phase === 'complete' ? 'done' : i === at ? 'current' : 'todo'}>
+          ${p}
+        </li>`,
+    )}
+    ${at < 0 && html`<li class=${`current end-${phase}`}>${phase}</li>`}
+    <li class="round muted">round ${round}</li>
+  </ol>`;
+}
+
+function Flags({ flags }) {
+  const on = FLAG_KEYS.filter((k) => flags?.[k]);
+  return html`<div class="flags">
+    ${on.length === 0 && html`<span class="muted">no flags</span>`}
+    ${on.map(
+      (k) =>
+        html`<span key=${k} class="flag"
+          >--${k.replace(/_/g, '-')}${k === 'parallel' && flags.parallel_lanes ? `=${flags.parallel_lanes}` : ''}</span
+        >`,
+    )}
+  </div>`;
+}
+
+/** Exit criteria from the plan; results when the status carries them (`exitResults`), else not yet run. */
+function ExitCriteria({ status }) {
+  const criteria = status.planSummary?.exitCriteria || [];
+  if (!criteria.length) return '';
+  const results = status.exitResults || [];
+  return html`<section class="criteria">
+    <h2>Exit criteria</h2>
+    <ul>
+      ${criteria.map((text, i) => {
+        const r = results[i];
+        const verdict = r ? r.result : 'not run';
+        return html`<li key=${i} class=${`criterion ${verdict.replace(' ', '-')}`}>
+          <span class="verdict">${verdict}</span> <span>${text}</span>
+          ${r?.summary && html`<div class="muted">${r.summary}</div>`}
+          ${r?.evidence && html`<div class="evidence muted">evidence: ${r.evidence}</div>`}
+        </li>`;
+      })}
+    </ul>
+  </section>`;
+}
+
+function Links({ links, status }) {
+  return html`<div class="links">
+    ${links?.saga && html`<a href=${links.saga} target="_blank" rel="noopener noreferrer">saga workflow ↗</a>`}
+    ${links?.list && html`<a href=${links.list} target="_blank" rel="noopener noreferrer">all its workflows ↗</a>`}
+    <span class="muted">${status.integrationBranch}</span>
+  </div>`;
+}
+
+function Header({ status, links, budget }) {
+  const { integrated, total } = progressOf(status);
+  const usage = status.usage;
+  return html`<section class="saga-head">
+    <h1>${status.name} <span class=${`phase phase-${status.phase}`}>${status.phase}</span></h1>
+    <p class="goal">${status.goal}</p>
+    <${Flags} flags=${status.flags} />
+    <${PhaseTimeline} phase=${status.phase} round=${status.round} />
+    <div class="numbers">
+      <${ProgressBar} done=${integrated} total=${total} />
+      <${CostBudget} cost=${usage?.costUsd ?? 0} budget=${budget} />
+      ${usage && html`<span class="muted">${tokens(usage.inputTokens)}↓ ${tokens(usage.outputTokens)}↑</span>`}
+    </div>
+    ${status.error && html`<p class="card-error">${status.error}</p>`}
+    <${Links} links=${links} status=${status} />
+  </section>`;
+}
+
+export function SagaView({ state, actions }) {
+  const detail = state.detail;
+  if (!detail) return html`<p class="muted">Loading ${state.route.name}…</p>`;
+  const { status, links } = detail;
+  const budget = state.sagas?.find((s) => s.name === status.name)?.budgetUsd ?? null;
+  return html`<div class="saga">
+    <${PendingCards} pending=${status.pending} cards=${state.cards} actions=${actions} />
+    <${Header} status=${status} links=${links} budget=${budget} />
+    <div class="work">
+      <div class="main-col">
+        <${Lanes}
+          milestones=${status.milestones}
+          links=${links}
+          selected=${state.task?.ref}
+          onSelect=${actions.selectTask}
+        />
+        <${DependencyGraph} milestones=${status.milestones} onSelect=${actions.selectTask} />
+        <${ExitCriteria} status=${status} />
+        <${Report} report=${state.report} />
+      </div>
+      <${TaskDetail} task=${state.task} detail=${detail} onClose=${actions.selectTask} />
+    </div>
+    <section class="log">
+      <h2>Log</h2>
+      <pre>${status.log.slice(0, 20).join('\n')}</pre>
+    </section>
+  </div>`;
+}
