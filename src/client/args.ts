@@ -135,7 +135,11 @@ export function parseCommandLine(argv: string[]): CliParse {
   const { path: ranPath, command, decl } = built.ran;
   const options: ParsedArgs['options'] = {};
   for (const o of decl.options ?? []) {
-    const value = command.getOptionValue(camel(o.name)) as string | string[] | boolean | undefined;
+    // Commander keeps a `--no-X` switch as X = false (true by default); here it reads as `no-X`: true when given.
+    const negated = o.name.startsWith('no-') && !o.value;
+    const value = negated
+      ? command.getOptionValue(camel(o.name.slice(3))) === false || undefined
+      : (command.getOptionValue(camel(o.name)) as string | string[] | boolean | undefined);
     if (value !== undefined) options[o.name] = value;
   }
   const positionals = (command.processedArgs as (string | string[] | undefined)[]).flatMap((v) =>

@@ -12,6 +12,18 @@ export { usageLine } from './command-decl';
 const NAME: ArgDecl = { name: 'NAME' };
 const JSON_OPTION: OptionDecl = { name: 'json', description: 'machine-readable output (stable, documented)' };
 
+/** `saga board`'s options; `saga dev` takes them as `--board-port` etc. */
+const BOARD_OPTIONS: OptionDecl[] = [
+  { name: 'port', value: 'N', description: 'port to listen on (default 8234; 0: any free port)' },
+  { name: 'host', value: 'ADDRESS', description: 'address to bind (default 127.0.0.1)' },
+  {
+    name: 'token',
+    value: 'TOKEN',
+    description: 'the token answers need (default SAGA_BOARD_TOKEN, else a random one printed at start)',
+  },
+  { name: 'user', value: 'NAME', description: 'the user answers are recorded as (default $USER)' },
+];
+
 export const COMMAND_DECLS: readonly TopCommandDecl[] = [
   {
     name: 'dev',
@@ -26,6 +38,12 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
         description:
           'also serve the payload codec endpoint here (needs SAGA_CODEC_KEY or SAGA_CODEC_KEY_FILE) and point the Web UI at it',
       },
+      ...BOARD_OPTIONS.map((o) => ({
+        ...o,
+        name: `board-${o.name}`,
+        description: `saga board: ${o.description}`,
+      })),
+      { name: 'no-board', description: 'do not start the saga board' },
     ],
   },
   {
@@ -199,16 +217,7 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
     name: 'board',
     load: async () => (await import('./commands/board')).boardCommand,
     summary: 'the saga board: a live web page of every saga, answering their questions',
-    options: [
-      { name: 'port', value: 'N', description: 'port to listen on (default 8234; 0: any free port)' },
-      { name: 'host', value: 'ADDRESS', description: 'address to bind (default 127.0.0.1)' },
-      {
-        name: 'token',
-        value: 'TOKEN',
-        description: 'the token answers need (default SAGA_BOARD_TOKEN, else a random one printed at start)',
-      },
-      { name: 'user', value: 'NAME', description: 'the user answers are recorded as (default $USER)' },
-    ],
+    options: BOARD_OPTIONS,
     notes: 'Answers are recorded as board:NAME. Keep it on 127.0.0.1: reads need no token.',
   },
   {

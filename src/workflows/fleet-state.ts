@@ -5,7 +5,7 @@
  * (deterministic, no I/O).
  */
 import { addUsage, noUsage } from '../domain/agents/usage';
-import type { TaskReport } from '../domain/fleet/fleet';
+import { withRunTimes, type TaskReport } from '../domain/fleet/fleet';
 import { addedMilestones, resumedMilestones } from '../domain/fleet/fleet-run';
 import type { Plan } from '../domain/plan';
 import { applyLiveProgress, type LiveProgress } from '../domain/saga/phase-progress';
@@ -89,7 +89,7 @@ export class FleetState {
   }
 
   update(task: TaskState, patch: Partial<TaskState>): void {
-    Object.assign(task, patch);
+    Object.assign(task, withRunTimes(task, patch, new Date().toISOString()));
     this.post({ type: 'task', task: { ...task } });
   }
 

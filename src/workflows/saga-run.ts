@@ -31,7 +31,15 @@ import { SAGA_FILES } from '../domain/saga/saga-dir';
 import type { SagaInput } from '../domain/saga/saga-input';
 import { SAGA_LOG_KEEP, SAGA_STATE_VERSION, type SagaState } from '../domain/saga/saga-state';
 import { SagaAwaitingInput, SagaPhase } from '../domain/saga/search-attributes';
-import type { Answer, Interaction, Phase, ProgressEvent, SagaStatus, Usage } from '../domain/saga/state';
+import type {
+  Answer,
+  ExitResult,
+  Interaction,
+  Phase,
+  ProgressEvent,
+  SagaStatus,
+  Usage,
+} from '../domain/saga/state';
 import { quickActivities } from './activity-proxies';
 import { ask, askAll, toInteraction } from './ask';
 import {
@@ -68,6 +76,8 @@ export class SagaRun {
   sagaDirReady: boolean;
   /** What the latest `saga continue` found comparing this record with git and the evidence. */
   reconciliation: Reconciliation | null;
+  /** The latest final validation's results (the board and `saga status --json` show them). */
+  exitResults: ExitResult[] | null;
   /** Chat notifications, reminders and decisions.md entries around interactions (never blocking the hub). */
   readonly effects: InteractionEffects;
   readonly hub: InteractionHub;
@@ -99,6 +109,7 @@ export class SagaRun {
     this.log = carry?.log ?? [];
     this.sagaDirReady = carry !== undefined;
     this.reconciliation = carry?.reconciliation ?? null;
+    this.exitResults = carry?.exitResults ?? null;
     this.effects = new InteractionEffects({
       saga: input.name,
       sagaDir: input.sagaDir,
@@ -228,6 +239,8 @@ export class SagaRun {
       log: this.log,
       error: this.failure,
       reconciliation: this.reconciliation,
+      ...(this.exitResults ? { exitResults: this.exitResults } : {}),
+      budgetUsd: this.saga?.ctx.settings.budget.sagaUsd ?? null,
     };
   }
 
@@ -247,6 +260,7 @@ export class SagaRun {
       usage: this.progress.usage,
       noChatSince: this.effects.carried(),
       reconciliation: this.reconciliation,
+      ...(this.exitResults ? { exitResults: this.exitResults } : {}),
     };
   }
 

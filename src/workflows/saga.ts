@@ -28,7 +28,7 @@ import {
 import type { SagaInput } from '../domain/saga/saga-input';
 import { migrateSagaState, SagaStateError, type SagaState } from '../domain/saga/saga-state';
 import { SagaName } from '../domain/saga/search-attributes';
-import type { Phase } from '../domain/saga/state';
+import type { ExitResult, Phase } from '../domain/saga/state';
 import { acceptRound, type AcceptanceResult } from './acceptance';
 import { implementationWorkflow } from './implementation';
 import { intakeAndPlan, type PlannedSaga } from './saga-intake';
@@ -129,10 +129,14 @@ async function validate(run: SagaRun, planned: PlannedSaga): Promise<ValidationR
     args: [{ ctx: planned.ctx, plan: planOutline(planned.plan), round }],
   });
   run.addLog(exitCriteriaLine(validation.criteria));
+  run.exitResults = exitResultsOf(validation);
   if (validation.exitCriteria)
     run.setPlan({ ...planned, plan: { ...planned.plan, exit_criteria: validation.exitCriteria } });
   return validation;
 }
+
+const exitResultsOf = (validation: ValidationResult): ExitResult[] =>
+  validation.criteria.map((c) => ({ id: c.id, result: c.result, evidence: c.evidence }));
 
 /** The completion report; it needs the whole saga's status, which the activity reads through the queries. */
 async function writeReport(run: SagaRun, validation: ValidationResult): Promise<void> {
@@ -140,7 +144,7 @@ async function writeReport(run: SagaRun, validation: ValidationResult): Promise<
     sagaDir: run.input.sagaDir,
     workflowId: run.self,
     runId: workflowInfo().runId,
-    exitResults: validation.criteria.map((c) => ({ id: c.id, result: c.result, evidence: c.evidence })),
+    exitResults: exitResultsOf(validation),
   }));
 }
 

@@ -26,8 +26,14 @@ function pidsMentioning(needle: string): number[] {
     .map(Number);
 }
 
-function startDev(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [SAGA_BIN, 'dev'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+function startDev(
+  env: NodeJS.ProcessEnv,
+  args: string[] = ['--board-port', '0'],
+): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [SAGA_BIN, 'dev', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -90,10 +96,24 @@ describe('saga dev', () => {
     const status = await runSaga(['status', 'survivor', '--json'], devEnv);
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout).pending.map((p: { id: string }) => p.id)).toEqual(['confirm-name']);
+    // The board came up with it, on the same server: it lists the saga, waiting for its name.
+    const boardUrl = /Saga board: (http:\/\/127\.0\.0\.1:\d+)\//.exec(dev.output())?.[1];
+    expect(boardUrl).toBeDefined();
+    const listed = (await (await fetch(`${boardUrl}/api/sagas`)).json()) as {
+      sagas: { name: string; waiting: number }[];
+    };
+    expect(listed.sagas.map((s) => [s.name, s.waiting])).toEqual([['survivor', 1]]);
 
     // Ctrl-C: the worker drains and the embedded server stops with it.
     dev.child.kill('SIGINT');
     expect(await exited(dev.child)).toBe(0);
     expect(pidsMentioning(dbNeedle)).toEqual([]);
+  });
+
+  test('--no-board runs the server and worker without the board', async () => {
+    const dev = await startDev(devEnv, ['--no-board']);
+    expect(dev.output()).not.toMatch(/Saga board:/);
+    dev.child.kill('SIGINT');
+    expect(await exited(dev.child)).toBe(0);
   });
 });

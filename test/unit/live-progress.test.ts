@@ -20,7 +20,7 @@ const at = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;
 /** Task `1.n` of milestone 1 as the fleet starts it, with `patch` applied. */
 const task = (id: string, patch: Partial<TaskState> = {}): TaskState => {
   const n = Number(id.split('.')[1]);
-  const spec = { id: n, slug: `task-${id}`, title: `Task ${id}` } as PlanTask;
+  const spec = { id: n, slug: `task-${id}`, title: `Task ${id}`, depends_on: [] as string[] } as PlanTask;
   return { ...initialTaskState('x', { id: 1 } as PlanMilestone, spec), ...patch };
 };
 const milestone = (tasks: TaskState[]): MilestoneState => ({

@@ -13,7 +13,7 @@ import { getStatus, respond, RespondRefused } from '../saga-client';
 import { hostAllowed, originAllowed, tokenMatches } from './auth';
 import { publicFile, vendorFile, type StaticFile } from './files';
 import { NotFound, reportMarkdown, taskDiff, transcriptTail } from './task-files';
-import { sagaView, type UiPlace } from './views';
+import type { SagaView, UiPlace } from './views';
 import { LIST_TOPIC, type BoardEvent, type BoardWatcher } from './watcher';
 
 export interface BoardContext {
@@ -27,9 +27,11 @@ export interface BoardContext {
   hosts: string[];
   origins: string[];
   listSagas(): Promise<unknown>;
+  readSaga(name: string): Promise<SagaView>;
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
+const KEEP_ALIVE_MS = 15_000;
 const AnswerBody = z
   .object({
     interactionId: z.string().min(1).max(200),
@@ -89,9 +91,7 @@ export function boardApp(ctx: BoardContext, log: (line: string) => void): Hono {
   app.get('/', async (c) => sendFile(c, await publicFile('index.html')));
   app.get('/vendor/*', async (c) => sendFile(c, await vendorFile(c.req.path.slice('/vendor/'.length))));
   app.get('/api/sagas', async (c) => c.json(await ctx.listSagas()));
-  app.get('/api/sagas/:name', async (c) =>
-    c.json(sagaView(await getStatus(ctx.client, sagaName(c)), ctx.ui)),
-  );
+  app.get('/api/sagas/:name', async (c) => c.json(await ctx.readSaga(sagaName(c))));
   app.get('/api/sagas/:name/tasks/:ref/transcript', async (c) => {
     const tail = Number(c.req.query('tail') ?? 200);
     if (!Number.isInteger(tail) || tail < 1 || tail > 10_000)
@@ -148,7 +148,13 @@ function events(c: Context, ctx: BoardContext) {
     const send = (event: BoardEvent) => void stream.writeSSE(event).catch(() => undefined);
     const stops = [ctx.watcher.subscribe(LIST_TOPIC, send)];
     if (saga) stops.push(ctx.watcher.subscribe(saga, send));
+    // A comment line now and then keeps proxies and idle timeouts from closing a quiet stream.
+    const keepAlive = setInterval(
+      () => void stream.write(': keep-alive\n\n').catch(() => undefined),
+      KEEP_ALIVE_MS,
+    );
     await new Promise<void>((resolve) => stream.onAbort(resolve));
+    clearInterval(keepAlive);
     for (const stop of stops) stop();
   });
 }

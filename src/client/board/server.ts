@@ -5,10 +5,9 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Client } from '@temporalio/client';
-import { getStatus } from '../saga-client';
 import { boardHosts, boardOrigins } from './auth';
 import { boardApp, type BoardContext } from './routes';
-import { sagaSummaries, sagaView, type SagaSummary, type UiPlace } from './views';
+import { readSagaView, sagaSummaries, type SagaSummary, type SagaView, type UiPlace } from './views';
 import { BoardWatcher } from './watcher';
 
 export interface BoardOptions {
@@ -38,11 +37,10 @@ export async function startBoardServer(options: BoardOptions): Promise<BoardServ
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? (() => undefined);
   const closedCache = new Map<string, { key: string; summary: SagaSummary }>();
+  const closedViews = new Map<string, { runId: string; view: SagaView }>();
   const listSagas = () => sagaSummaries(client, closedCache);
-  const watcher = new BoardWatcher(
-    { list: listSagas, saga: async (name) => sagaView(await getStatus(client, name), ui) },
-    options.pollMs,
-  );
+  const readSaga = (name: string) => readSagaView(client, name, ui, closedViews);
+  const watcher = new BoardWatcher({ list: listSagas, saga: readSaga }, options.pollMs);
   const ctx: BoardContext = {
     client,
     watcher,
@@ -52,6 +50,7 @@ export async function startBoardServer(options: BoardOptions): Promise<BoardServ
     hosts: [],
     origins: [],
     listSagas,
+    readSaga,
   };
   const app = boardApp(ctx, log);
   const server = await new Promise<ServerType>((resolve, reject) => {

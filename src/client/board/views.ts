@@ -1,8 +1,9 @@
 /** The board API's JSON (the contract in docs and README "The saga board"): the saga list and one saga's view. */
 import type { Client } from '@temporalio/client';
 import { uiSagaListUrl, uiWorkflowUrl } from '../../domain/saga/naming';
-import type { SagaStatus } from '../../domain/saga/state';
-import { getStatus, listSagas, type SagaListEntry } from '../saga-client';
+import type { SagaStatus, Usage } from '../../domain/saga/state';
+import { describeSaga, getStatus, listSagas, type SagaListEntry } from '../saga-client';
+import { runningAgents } from '../running-agents';
 import { statusJson, type StatusJson } from '../status-json';
 
 export interface SagaSummary {
@@ -13,16 +14,25 @@ export interface SagaSummary {
   integrated: number;
   total: number;
   costUsd: number;
-  /** The saga budget is in the saga's settings, not in its status yet: null for now. */
   budgetUsd: number | null;
   /** Pending interactions. */
   waiting: number;
   startedAt: string;
 }
 
+/** A running task's agent as its heartbeat tells (no elapsed time: it would change every read). */
+export interface LiveAgent {
+  lastLine: string;
+  step: string | null;
+  attempt: number | null;
+  usage: Usage | null;
+}
+
 export interface SagaView {
   status: StatusJson;
   links: { saga: string | null; list: string | null; tasks: Record<string, string> };
+  /** Running tasks' agents by task ref. */
+  agents: Record<string, LiveAgent>;
 }
 
 /** Where the Web UI is and in which namespace the sagas live (links are null without a Web UI). */
@@ -31,7 +41,7 @@ export interface UiPlace {
   namespace: string;
 }
 
-export function sagaView(status: SagaStatus, ui: UiPlace): SagaView {
+export function sagaView(status: SagaStatus, ui: UiPlace, agents: Record<string, LiveAgent> = {}): SagaView {
   const base = ui.uiBaseUrl;
   const tasks: Record<string, string> = {};
   if (base)
@@ -45,7 +55,36 @@ export function sagaView(status: SagaStatus, ui: UiPlace): SagaView {
       list: base ? uiSagaListUrl(base, ui.namespace, status.name) : null,
       tasks,
     },
+    agents,
   };
+}
+
+const CLOSED_PHASES = ['complete', 'cancelled', 'failed'];
+
+/**
+ * One saga's view with its running agents. A closed saga's view is read once and kept while its run stays
+ * the same: its status query replays the whole history, which for a big saga costs the server seconds.
+ */
+export async function readSagaView(
+  client: Client,
+  name: string,
+  ui: UiPlace,
+  closedCache: Map<string, { runId: string; view: SagaView }>,
+): Promise<SagaView> {
+  const cached = closedCache.get(name);
+  if (cached) {
+    const desc = await describeSaga(client, name);
+    if (desc.runId === cached.runId && desc.status.name !== 'RUNNING') return cached.view;
+  }
+  const status = await getStatus(client, name);
+  const agents: Record<string, LiveAgent> = {};
+  for (const a of await runningAgents(client, status))
+    agents[a.taskId] = { lastLine: a.lastLine, step: a.step, attempt: a.attempt, usage: a.usage };
+  const view = sagaView(status, ui, agents);
+  if (CLOSED_PHASES.includes(status.phase) && status.runId)
+    closedCache.set(name, { runId: status.runId, view });
+  else closedCache.delete(name);
+  return view;
 }
 
 function summary(entry: SagaListEntry, status: SagaStatus | null): SagaSummary {
@@ -58,7 +97,7 @@ function summary(entry: SagaListEntry, status: SagaStatus | null): SagaSummary {
     integrated: tasks.filter((t) => t.status === 'integrated').length,
     total: tasks.length,
     costUsd: status?.usage?.costUsd ?? 0,
-    budgetUsd: null,
+    budgetUsd: status?.budgetUsd ?? null,
     waiting: status ? status.pending.length : entry.awaitingInput ? 1 : 0,
     startedAt: entry.startTime,
   };

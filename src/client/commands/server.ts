@@ -1,15 +1,18 @@
 /** `saga dev` (embedded dev server + worker) and `saga worker` (worker only). */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { codecFromEnv, CODEC_ENV, dataConverterFromEnv } from '../../codec/config';
 import { startCodecServer, uiOrigins, type CodecServer } from '../../codec/server';
-import { connectClient, connectionSettings, uiUrlFor } from '../connection';
+import { connectClient, connectionSettings, sagaClientInterceptors, uiUrlFor } from '../connection';
 import { EnvironmentError, UserError } from '../errors';
 import { bool, packageVersion, parseArgs, port, str } from '../args';
 import { startDevServer, waitForServer, type DevServer } from '../../worker/dev-server';
 import { findTemporalBinary } from '../../worker/temporal-binary';
 import { defaultHostId, defaultSagaHome, runSagaWorkers } from '../../worker/worker';
+import type { BoardServer } from '../board/server';
+import { boardSettings, openBoard, type BoardSettings } from './board';
 
 export interface Io {
   out: (line: string) => void;
@@ -81,6 +84,7 @@ export async function devCommand(argv: string[], io: Io): Promise<number> {
     throw new UserError(
       `saga dev: --codec-port needs a codec key: set ${CODEC_ENV.key} or ${CODEC_ENV.keyFile}.`,
     );
+  const boardWanted = bool(args, 'no-board') ? null : boardSettings(args, 'dev', 'board-');
   const uiCodecEndpoint = codec ? `http://127.0.0.1:${codecPort}` : undefined;
   const dev = await ensureDevServer(io, {
     sagaHome,
@@ -89,6 +93,7 @@ export async function devCommand(argv: string[], io: Io): Promise<number> {
   });
   let codecServer: CodecServer | null = null;
   let connection: NativeConnection | null = null;
+  let board: BoardServer | null = null;
   try {
     // After the server: the UI calls the endpoint only when a page shows payloads, and its origin is known now.
     if (codec)
@@ -99,18 +104,49 @@ export async function devCommand(argv: string[], io: Io): Promise<number> {
     });
     io.out(`Temporal Web UI: ${dev.uiUrl ?? '(not available)'}`);
     if (codecServer) io.out(`Codec endpoint for the Web UI: ${codecServer.url} (key id ${codec!.keyId})`);
+    if (boardWanted) board = await devBoard(boardWanted, dev, dataConverter, io);
     io.out(`Worker for host '${defaultHostId()}' running; saga home ${sagaHome}. Press Ctrl-C to stop.`);
     await runSagaWorkers({ connection, namespace: dev.namespace, sagaHome, dataConverter });
   } finally {
     // A worker that failed to start still holds the connection: its own error is the one to report.
     await connection?.close().catch(() => undefined);
     await codecServer?.close();
+    await board?.close();
     if (dev.server) {
       io.out('Stopping the Temporal dev server...');
       await dev.server.stop();
     }
   }
   return 0;
+}
+
+/** The board beside the dev server; one that cannot start (its port taken, say) is reported, not fatal. */
+async function devBoard(
+  settings: BoardSettings,
+  dev: { address: string; namespace: string; uiUrl: string | null },
+  dataConverter: ReturnType<typeof dataConverterFromEnv>,
+  io: Io,
+): Promise<BoardServer | null> {
+  const connection = await Connection.connect({
+    address: dev.address,
+    interceptors: sagaClientInterceptors(),
+  });
+  const client = new Client({ connection, namespace: dev.namespace, dataConverter });
+  const board = await openBoard(client, settings, dev.uiUrl, io).catch((error: Error) => {
+    io.err(`${error.message} (the dev server and worker run without it; --no-board skips it)`);
+    return null;
+  });
+  if (!board) {
+    await connection.close();
+    return null;
+  }
+  return {
+    ...board,
+    close: async () => {
+      await board.close();
+      await connection.close();
+    },
+  };
 }
 
 export async function workerCommand(argv: string[], io: Io): Promise<number> {

@@ -24,7 +24,19 @@ export function initialTaskState(sagaName: string, milestone: PlanMilestone, tas
     worktree: null,
     reason: null,
     changedFiles: [],
+    ...(task.depends_on.length ? { dependsOn: task.depends_on } : {}),
   };
+}
+
+/**
+ * A task's change with its run times: entering `running` stamps `startedAt` (and clears `endedAt`), leaving it
+ * stamps `endedAt`; `now` is the workflow's time, so replay gives the same stamps.
+ */
+export function withRunTimes(task: TaskState, patch: Partial<TaskState>, now: string): Partial<TaskState> {
+  if (!patch.status || patch.status === task.status) return patch;
+  if (patch.status === 'running') return { ...patch, startedAt: now, endedAt: null };
+  if (task.status === 'running') return { ...patch, endedAt: now };
+  return patch;
 }
 
 export function initialMilestones(sagaName: string, plan: Plan): MilestoneState[] {

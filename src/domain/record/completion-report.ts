@@ -17,13 +17,9 @@ import {
   table,
 } from './markdown';
 import type { Plan } from '../plan';
-import type { SagaStatus } from '../saga/state';
+import { ExitResultSchema, type SagaStatus } from '../saga/state';
 
-export const ExitCriterionResultSchema = z.object({
-  id: z.string(),
-  result: z.enum(['passed', 'failed', 'not-checkable']),
-  /** Path of the kept check output (inside the saga directory). */
-  evidence: z.string().nullable(),
+export const ExitCriterionResultSchema = ExitResultSchema.extend({
   summary: z.string().optional(),
   /** The end of that output, read from `evidence` when the report is written (never through history). */
   output: z.string().optional(),

@@ -21,6 +21,7 @@ import {
 } from './phase-progress';
 import {
   AnswerSchema,
+  ExitResultSchema,
   InteractionSchema,
   MilestoneStateSchema,
   UsageSchema,
@@ -55,6 +56,8 @@ export const SagaStateSchema = z.object({
   noChatSince: z.number().nullable().optional(),
   /** What the latest `saga continue` found (optional: states written before it have none). */
   reconciliation: ReconciliationSchema.nullable().optional(),
+  /** The latest final validation's results (absent before it ran, and in states of older code). */
+  exitResults: z.array(ExitResultSchema).optional(),
   /** Autonomous decisions the user may correct at acceptance. Optional: older states have none to offer. */
   decisions: z.array(CorrectableDecisionSchema).optional(),
 });

@@ -148,6 +148,11 @@ export const TaskStateSchema = z.object({
   warning: z.string().nullable().optional(),
   /** Changes to the task's spec since the plan was approved, oldest first. */
   specChanges: z.array(SpecChangeSchema).optional(),
+  /** The tasks it waits for (refs like "1.2", the plan's `depends_on`), for the board's graph. */
+  dependsOn: z.array(z.string()).optional(),
+  /** When its latest delegation started running, and when it stopped (null while running): workflow time. */
+  startedAt: z.string().nullable().optional(),
+  endedAt: z.string().nullable().optional(),
 });
 export type TaskState = z.infer<typeof TaskStateSchema>;
 
@@ -177,6 +182,15 @@ export const PlanSummarySchema = z.object({
 });
 export type PlanSummary = z.infer<typeof PlanSummarySchema>;
 
+/** One exit criterion's result in the latest final validation (REPORT.md adds its output excerpt). */
+export const ExitResultSchema = z.object({
+  id: z.string(),
+  result: z.enum(['passed', 'failed', 'not-checkable']),
+  /** Path of the kept check output (inside the saga directory). */
+  evidence: z.string().nullable(),
+});
+export type ExitResult = z.infer<typeof ExitResultSchema>;
+
 export const SagaStatusSchema = z.object({
   name: z.string(),
   workflowId: z.string(),
@@ -205,6 +219,10 @@ export const SagaStatusSchema = z.object({
   error: z.string().nullable().optional(),
   /** What the latest `saga continue` found comparing the record with git and the evidence; null before. */
   reconciliation: ReconciliationSchema.nullable().optional(),
+  /** The latest final validation's results, in the plan's exit-criteria order; absent before it ran. */
+  exitResults: z.array(ExitResultSchema).optional(),
+  /** The saga budget (`budget.saga_usd`) as planning left it; null when there is none or before planning. */
+  budgetUsd: z.number().nullable().optional(),
 });
 export type SagaStatus = z.infer<typeof SagaStatusSchema>;
 
