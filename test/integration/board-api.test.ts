@@ -4,7 +4,6 @@
  * wrong choice (the Update's own error) or from another site, and change nothing; a good answer moves the
  * saga on; ten open pages cost Temporal no more queries than one; agent-written text stays a JSON string.
  */
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
@@ -16,6 +15,7 @@ import { sagaWorkflowId } from '../../src/domain/saga/naming';
 import { cancelSagaQuietly } from '../harness/greeting-saga';
 import { createSagaTestEnv, waitForPending, type SagaTestEnv } from '../harness/saga-env';
 import { saveEnv } from '../harness/process-env';
+import { startBoardProcess } from '../harness/board-process';
 import { openEvents, type EventStream } from '../harness/sse-client';
 
 const TOKEN = 'board-test-token-0123456789';
@@ -212,36 +212,19 @@ describe('saga board API', () => {
   });
 
   it('runs from the built CLI: bin/saga board serves the list and the vendor modules, stops on SIGINT', async () => {
-    const child = spawn(
-      process.execPath,
-      [path.resolve(__dirname, '..', '..', 'bin', 'saga'), 'board', '--port', '0'],
-      {
-        env: { ...env.cliEnv, SAGA_BOARD_TOKEN: TOKEN },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const board = await startBoardProcess({ ...env.cliEnv, SAGA_BOARD_TOKEN: TOKEN });
     try {
-      let out = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const found = /Saga board: (http:\/\/\S+?)\/?\n/.exec(out);
-          if (found) resolve(found[1]!);
-        });
-        child.once('exit', (code) => reject(new Error(`bin/saga board exited ${code}: ${out}`)));
-      });
-      expect(out).not.toContain(TOKEN);
+      const { url } = board;
+      expect(board.output()).not.toContain(TOKEN);
       const { sagas } = (await (await fetch(`${url}/api/sagas`)).json()) as {
         sagas: Array<{ name: string }>;
       };
       expect(sagas.map((s) => s.name)).toContain(name);
       expect((await fetch(`${url}/vendor/marked/lib/marked.esm.js`)).status).toBe(200);
       expect((await fetch(`${url}/`)).status).toBe(200);
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-      child.kill('SIGINT');
-      expect(await exited).toBe(0);
+      expect(await board.stop()).toBe(0);
     } finally {
-      child.kill('SIGKILL');
+      board.child.kill('SIGKILL');
     }
   });
 });

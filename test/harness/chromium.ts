@@ -1,0 +1,39 @@
+/** Headless Chromium for the board's browser tests and benchmark (Debian's `chromium`, driven by playwright-core). */
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.SAGA_CHROMIUM || '/usr/bin/chromium';
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+];
+
+export interface Browser {
+  context: BrowserContext;
+  page: Page;
+  /** Dialogs the page opened (an alert from injected script would land here) and uncaught page errors. */
+  dialogs: string[];
+  pageErrors: string[];
+}
+
+/** A fresh browser profile under `root`, one page, dialogs dismissed and recorded. */
+export async function launchChromium(root: string): Promise<Browser> {
+  const context = await chromium.launchPersistentContext(path.join(root, 'chromium'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport: { width: 1400, height: 1000 },
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const dialogs: string[] = [];
+  const pageErrors: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  return { context, page, dialogs, pageErrors };
+}
