@@ -45,6 +45,11 @@ export class FleetBudget {
     this.onExhausted = deps.ctx.settings.budget.onExhausted;
   }
 
+  /** The limit now: the configured one, or what the user raised it to. */
+  get limitUsd(): number | null {
+    return this.limit;
+  }
+
   get limited(): boolean {
     return this.limit !== null;
   }

@@ -72,7 +72,6 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
 function startFleet(input: ImplementationInput): Fleet {
   const { ctx, plan, round, lanes } = input;
   const state = new FleetState(ctx.name, plan, input.carried);
-  setHandler(implementationProgressQuery, () => state.live);
   const budget = new FleetBudget({
     ctx,
     round,
@@ -80,6 +79,7 @@ function startFleet(input: ImplementationInput): Fleet {
     log: (line) => state.log(line),
     answered: (answer) => state.events.push({ type: 'budget', answer }),
   });
+  setHandler(implementationProgressQuery, () => ({ ...state.live, budgetUsd: budget.limitUsd }));
   setHandler(taskUsageSignal, ({ ref, usage: spentByTask }) => {
     if (state.states.get(ref)?.status !== 'running') return; // a late report of a finished task
     budget.reportRunning(ref, spentByTask);

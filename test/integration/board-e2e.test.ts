@@ -188,6 +188,8 @@ describe('saga board end to end (bin/saga, real server, Chromium)', () => {
     await budget.waitFor({ state: 'detached' });
     expect((await sagaStatus()).pending.map((p) => p.id)).not.toContain(id);
     await page.locator('[data-task="1.2"][data-status="running"]').waitFor({ timeout: 60_000 });
+    // The header's budget is the fleet's, raised by the answer.
+    await page.locator('.saga-head', { hasText: '/ $1.04' }).waitFor({ timeout: 10_000 });
     await page.locator('[data-task="1.1"][data-status="integrated"]').waitFor({ timeout: 90_000 });
   });
 });

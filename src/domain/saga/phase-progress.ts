@@ -101,6 +101,8 @@ export interface LiveProgress {
   usage: Usage;
   /** Newest first, each line prefixed with its ISO time (as the saga's log). */
   log: string[];
+  /** The saga budget as the fleet holds it now (a raise answered during the phase changes it); query only. */
+  budgetUsd?: number | null;
 }
 
 /** `live` after `event` happened at `at` (ISO time); `live` is not changed. */
@@ -128,9 +130,14 @@ export function mergeLogs(a: readonly string[], b: readonly string[], keep = SAG
 }
 
 /** What the saga's status says, with the running implementation phase's task states, usage and log. */
-export function mergeLiveProgress<S extends { milestones: MilestoneState[]; usage?: Usage; log: string[] }>(
-  status: S,
-  live: LiveProgress,
-): S {
-  return { ...status, milestones: live.milestones, usage: live.usage, log: mergeLogs(status.log, live.log) };
+export function mergeLiveProgress<
+  S extends { milestones: MilestoneState[]; usage?: Usage; log: string[]; budgetUsd?: number | null },
+>(status: S, live: LiveProgress): S {
+  return {
+    ...status,
+    milestones: live.milestones,
+    usage: live.usage,
+    log: mergeLogs(status.log, live.log),
+    ...(live.budgetUsd !== undefined ? { budgetUsd: live.budgetUsd } : {}),
+  };
 }
