@@ -1,7 +1,8 @@
 /**
- * A stand-in for the board server (issue 32, /tmp/board-api.md contract) so the page can be tested in
- * Chromium without it: serves src/client/board/public, the vendor files VENDOR.md lists (and no others),
- * and a stubbed /api with SagaStatus fixtures, an SSE endpoint the test pushes to, and a recorded respond.
+ * A stand-in for the board server (issue 32, board-api.md contract with its session-2 additions) so the
+ * page can be tested in Chromium without it: serves src/client/board/public, the vendor files VENDOR.md
+ * lists (and no others), and a stubbed /api with SagaStatus fixtures and live `agents`, an SSE endpoint the
+ * test pushes to, and a recorded respond.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -25,7 +26,35 @@ export function vendorFiles(): string[] {
   );
 }
 
-export function task(id: string, status: TaskState['status'], extra: Partial<TaskState> = {}): TaskState {
+/** A task as the board shows it: the status's TaskState and the fields board-api.md's "Additions" name. */
+export type BoardTask = TaskState & {
+  dependsOn?: string[];
+  startedAt?: string | null;
+  endedAt?: string | null;
+};
+
+export interface ExitResult {
+  id: string;
+  result: 'passed' | 'failed' | 'not-checkable';
+  evidence: string | null;
+}
+
+/** `saga status --json` with the saga-level additions (latest final validation, budget). */
+export type BoardStatus = SagaStatus & {
+  exitResults?: ExitResult[];
+  budgetUsd?: number | null;
+};
+
+/** A running task's live agent, as the board's view carries it under `agents[ref]`. */
+export interface AgentView {
+  lastLine: string;
+  elapsedMs: number | null;
+  step: string | null;
+  attempt: number | null;
+  usage: { inputTokens: number; outputTokens: number; costUsd: number } | null;
+}
+
+export function task(id: string, status: TaskState['status'], extra: Partial<BoardTask> = {}): BoardTask {
   const [milestone, n] = id.split('.').map(Number);
   return {
     id,
@@ -69,7 +98,11 @@ export function interaction(
   };
 }
 
-export function statusFixture(tasks: TaskState[], pending: Interaction[]): SagaStatus {
+export function statusFixture(
+  tasks: BoardTask[],
+  pending: Interaction[],
+  extra: Partial<BoardStatus> = {},
+): BoardStatus {
   return {
     name: 'demo',
     workflowId: 'saga-demo',
@@ -107,6 +140,7 @@ export function statusFixture(tasks: TaskState[], pending: Interaction[]): SagaS
     usage: { inputTokens: 24_000, outputTokens: 6_800, costUsd: 0.84 },
     planSummary: null,
     log: ['task 1.1 started'],
+    ...extra,
   };
 }
 
@@ -126,8 +160,10 @@ export class BoardStub {
   private readonly vendor = new Set(vendorFiles());
 
   constructor(
-    public status: SagaStatus,
+    public status: BoardStatus,
     public sagas: unknown[],
+    /** Each running task's live agent (`agents` of the view), by task ref. */
+    public agents: Record<string, AgentView> = {},
   ) {}
 
   async start(): Promise<string> {
@@ -144,6 +180,7 @@ export class BoardStub {
   detail() {
     return {
       status: this.status,
+      agents: this.agents,
       links: { saga: 'http://ui/saga', list: 'http://ui/list', tasks: { '1.1': 'http://ui/t11' } },
     };
   }

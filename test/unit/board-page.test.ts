@@ -2,14 +2,22 @@
  * The saga board's page (issue 32) in real Chromium (Debian's `chromium`, driven by playwright-core)
  * against a stub of the board server (test/harness/board-stub.ts; the real server's end-to-end test is
  * separate): the sagas list with its waiting badge, the confirm-name card with the recommended option,
- * an answer POSTed with the Bearer token, a refusal's text on the card, agent text shown as text, and a
- * task card that changes state on a server-sent event.
+ * an answer POSTed with the Bearer token, a refusal's text on the card, agent text shown as text, a task
+ * card that changes state on a server-sent event, the dependency graph from `dependsOn`, the running
+ * agent's live line, the agent runs packed into rows, exit criteria results, and 1,000 tasks.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { BoardStub, interaction, statusFixture, task } from '../harness/board-stub';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import {
+  BoardStub,
+  interaction,
+  statusFixture,
+  task,
+  type AgentView,
+  type BoardTask,
+} from '../harness/board-stub';
 import { ARTIFACTS_ROOT } from '../harness/server';
 
 const CHROMIUM = process.env.SAGA_CHROMIUM || '/usr/bin/chromium';
@@ -23,15 +31,42 @@ const CHROMIUM_FLAGS = [
 const SCREENSHOTS = path.join(ARTIFACTS_ROOT, 'screenshots');
 const XSS = '<script>alert(1)</script>';
 const REFUSAL = "Interaction 'question-1' has no option 'nope'; the options are: yes, no.";
+const ago = (seconds: number): string => new Date(Date.now() - seconds * 1000).toISOString();
+/** A fixed morning the finished runs happened in, `minutes` after its start. */
+const T0 = Date.parse('2026-01-02T10:00:00Z');
+const at = (minutes: number): string => new Date(T0 + minutes * 60_000).toISOString();
+
+/** A computed style property of the element, read in the page (this project's tsconfig has no DOM lib). */
+function computed(locator: Locator, property: string): Promise<string> {
+  return locator.evaluate((el, name) => {
+    const view = globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> };
+    return view.getComputedStyle(el)[name];
+  }, property);
+}
+
+function agent(lastLine: string, extra: Partial<AgentView> = {}): AgentView {
+  return { lastLine, elapsedMs: 95_000, step: 'implement', attempt: 1, usage: null, ...extra };
+}
+
+/** Three runs that overlap (1.1, 1.2, 1.3), one after them all (2.1), one never started (2.2). */
+function runsTasks(): BoardTask[] {
+  return [
+    task('1.1', 'integrated', { startedAt: at(0), endedAt: at(10) }),
+    task('1.2', 'integrated', { startedAt: at(1), endedAt: at(8), dependsOn: ['1.1'] }),
+    task('1.3', 'blocked', { startedAt: at(2), endedAt: at(12), error: 'tests fail: 2 of 14' }),
+    task('2.1', 'passed', { startedAt: at(15), endedAt: at(20), dependsOn: ['1.1', '1.2', '1.3'] }),
+    task('2.2', 'pending', { dependsOn: ['2.1'] }),
+  ];
+}
 
 describe('saga board page', () => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'saga-board-page-'));
   const stub = new BoardStub(
     statusFixture(
       [
-        task('1.1', 'running', { lastLine: 'editing src/greet.ts' } as object),
-        task('1.2', 'pending'),
-        task('2.1', 'pending'),
+        task('1.1', 'running', { startedAt: ago(90), endedAt: null }),
+        task('1.2', 'pending', { dependsOn: ['1.1'] }),
+        task('2.1', 'pending', { dependsOn: ['1.1', '1.2', 'no-such-task'] }),
       ],
       [
         interaction('confirm-name', 'confirm-name', "Call this saga 'demo'?", ['confirm', 'rename']),
@@ -64,6 +99,7 @@ describe('saga board page', () => {
         startedAt: '2026-01-02T00:00:00Z',
       },
     ],
+    { '1.1': agent('editing src/greet.ts') },
   );
   let base: string;
   let browser: BrowserContext;
@@ -85,6 +121,10 @@ describe('saga board page', () => {
       void d.dismiss();
     });
     page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => {
+      // A render that throws inside an event handler is logged ('bad board event'), not a page error.
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text());
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -121,6 +161,15 @@ describe('saga board page', () => {
     expect(await card.locator('button.option').count()).toBe(2);
     await page.locator('svg.dag [data-node="1.1"]').waitFor();
     await shot('saga');
+  });
+
+  it('draws the dependency graph from dependsOn: edges between task refs, no milestone gates', async () => {
+    const edges = await page
+      .locator('svg.dag path.edge')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-edge')).sort());
+    expect(edges).toEqual(['1.1>1.2', '1.1>2.1', '1.2>2.1']); // the unknown ref draws nothing
+    expect(await page.locator('svg.dag .node.gate').count()).toBe(0);
+    expect(await page.locator('svg.dag .node').count()).toBe(3);
   });
 
   it('answers with {interactionId, choice} and the Bearer token', async () => {
@@ -164,6 +213,7 @@ describe('saga board page', () => {
       [task('1.1', 'passed'), task('1.2', 'running'), task('2.1', 'pending')],
       stub.status.pending.slice(1),
     );
+    stub.agents = {};
     stub.push();
     await page.locator('[data-task="1.1"][data-status="passed"]').waitFor();
     expect(await card.locator('.state').textContent()).toBe('passed');
@@ -228,5 +278,193 @@ describe('saga board page', () => {
       choice: 'revise',
       text: 'Split task 1.1 in two.',
     });
+  });
+
+  it("shows the running agent's live line, elapsed and usage, and follows the next status event", async () => {
+    stub.status = statusFixture(
+      [
+        task('1.1', 'running', { startedAt: ago(100) }),
+        task('1.2', 'blocked', { startedAt: ago(300), endedAt: ago(200), error: 'npm test failed' }),
+        task('2.1', 'pending'),
+      ],
+      [],
+    );
+    stub.agents = {
+      '1.1': agent('running npm test', {
+        elapsedMs: 95_000,
+        step: 'validate',
+        usage: { inputTokens: 50_000, outputTokens: 7_000, costUsd: 1.23 },
+      }),
+      '1.2': agent('a stale line of a task that no longer runs'),
+    };
+    stub.push();
+    const card = page.locator('[data-task="1.1"]');
+    await card.locator('.line', { hasText: 'running npm test' }).waitFor();
+    expect(await card.getAttribute('data-live')).toBe('true');
+    expect(await card.locator('.elapsed').textContent()).toBe('1m 35s');
+    expect(await card.locator('.usage').textContent()).toBe('50.0k↓ 7.0k↑ $1.23');
+    expect(await card.locator('.step').textContent()).toBe('validate');
+    const blocked = page.locator('[data-task="1.2"]');
+    expect(await blocked.locator('.line').textContent()).toBe('npm test failed');
+    expect(await blocked.locator('.line').getAttribute('class')).toContain('error');
+    expect(await blocked.getAttribute('data-live')).toBeNull();
+    expect(await blocked.locator('.elapsed').textContent()).toBe('1m 40s');
+
+    stub.agents = { '1.1': agent(`wrote ${XSS} to src/greet.ts`, { elapsedMs: 125_000 }) };
+    stub.push();
+    await card.locator('.line', { hasText: 'wrote' }).waitFor();
+    expect(await card.locator('.line').textContent()).toBe(`wrote ${XSS} to src/greet.ts`);
+    expect(await card.locator('.elapsed').textContent()).toBe('2m 5s');
+    expect(await card.locator('.usage').textContent()).toBe('12.0k↓ 3.4k↑ $0.42'); // the task's, no live usage
+    expect(await page.locator('main script').count()).toBe(0);
+    expect(dialogs).toEqual([]);
+  });
+
+  it('packs the agent runs into rows: 3 overlapping runs and a later one make 3 rows, peak 3', async () => {
+    stub.status = statusFixture(runsTasks(), []);
+    stub.agents = {};
+    stub.push();
+    const runs = page.locator('section.runs[data-runs="4"]');
+    await runs.waitFor();
+    expect(await runs.getAttribute('data-rows')).toBe('3');
+    expect(await runs.locator('.runs-caption').textContent()).toBe('peak 3 agents at once · 4 runs · 20m 0s');
+    const rowOf = async (ref: string) => runs.locator(`[data-run="${ref}"]`).getAttribute('data-row');
+    expect(await Promise.all(['1.1', '1.2', '1.3', '2.1'].map(rowOf))).toEqual(['0', '1', '2', '0']);
+    expect(await runs.locator('[data-run="2.2"]').count()).toBe(0); // never started: not drawn
+    expect(await runs.locator('[data-run] text').allTextContents()).toEqual(['1.1', '1.2', '1.3', '2.1']);
+    expect(await runs.locator('[data-run="1.3"]').getAttribute('class')).toContain('state-blocked');
+    expect(await computed(runs.locator('[data-run="1.3"] rect'), 'fill')).toBe('rgb(208, 69, 58)'); // --blocked
+    const box = async (ref: string) => {
+      const rect = runs.locator(`[data-run="${ref}"] rect`);
+      return { x: Number(await rect.getAttribute('x')), w: Number(await rect.getAttribute('width')) };
+    };
+    const [first, later] = [await box('1.1'), await box('2.1')];
+    expect(later.x).toBeGreaterThan(first.x + first.w); // 2.1 starts after 1.1 ended, on the same row
+    expect(await runs.locator('text.tick').first().textContent()).toBe('0');
+
+    await runs.locator('[data-run="1.2"] rect').click(); // a bar opens its task
+    await page.locator('.task-detail[data-detail="1.2"]').waitFor();
+    await runs.locator('[data-run="1.2"] rect').click();
+    await page.locator('.task-detail').waitFor({ state: 'detached' });
+  });
+
+  it('draws a running run up to now and grows it live; no section while nothing started', async () => {
+    stub.status = statusFixture(
+      [
+        task('1.1', 'integrated', { startedAt: ago(120), endedAt: ago(30) }),
+        task('1.2', 'running', { startedAt: ago(60), endedAt: null }),
+      ],
+      [],
+    );
+    stub.agents = { '1.2': agent('thinking', { elapsedMs: 60_000 }) };
+    stub.push();
+    const runs = page.locator('section.runs[data-live="true"]');
+    await runs.waitFor();
+    expect(await runs.getAttribute('data-rows')).toBe('2');
+    const width = async () => Number(await runs.locator('[data-run="1.2"] rect').getAttribute('width'));
+    const right = async () =>
+      Number(await runs.locator('[data-run="1.2"] rect').getAttribute('x')) + (await width());
+    const chart = Number(await runs.locator('svg.runs-chart').getAttribute('width'));
+    expect(Math.abs((await right()) - (chart - 4))).toBeLessThan(3); // reaches now, the right edge
+    const before = await width();
+    await page.waitForTimeout(1500);
+    expect(await width()).toBeGreaterThan(before);
+
+    stub.status = statusFixture([task('1.1', 'pending'), task('1.2', 'pending')], []);
+    stub.agents = {};
+    stub.push();
+    await page.locator('section.runs').waitFor({ state: 'detached' });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows exit criteria results by position, with the evidence path as text, and the budget', async () => {
+    const criteria = ['E1: saga greet prints a greeting', 'E2: the tests pass', 'E3: docs are readable'];
+    stub.status = statusFixture(runsTasks(), [], {
+      phase: 'validation',
+      planSummary: {
+        version: 1,
+        state: 'approved',
+        problem: 'greet',
+        milestones: 2,
+        tasks: 5,
+        exitCriteria: criteria,
+        text: '',
+        specPath: '/spec',
+      },
+    });
+    stub.push();
+    const items = page.locator('.criteria li.criterion');
+    await items.first().waitFor();
+    expect(await items.evaluateAll((els) => els.map((e) => e.getAttribute('data-result')))).toEqual([
+      'not-run',
+      'not-run',
+      'not-run',
+    ]);
+    expect(await page.locator('.saga-head .cost').textContent()).toContain('/ $5.00'); // the list entry's
+
+    stub.status = {
+      ...stub.status,
+      budgetUsd: 7.5,
+      exitResults: [
+        { id: 'E1', result: 'passed', evidence: `evidence/E1-${XSS}.txt` },
+        { id: 'E2', result: 'failed', evidence: 'evidence/E2.log' },
+        { id: 'E3', result: 'not-checkable', evidence: null },
+      ],
+    };
+    stub.push();
+    await page.locator('.criteria li[data-result="passed"]').waitFor();
+    expect(await items.evaluateAll((els) => els.map((e) => e.getAttribute('data-result')))).toEqual([
+      'passed',
+      'failed',
+      'not-checkable',
+    ]);
+    expect(await items.nth(0).locator('.criterion-text').textContent()).toBe(criteria[0]);
+    expect(await items.nth(0).locator('.evidence code').textContent()).toBe(`evidence/E1-${XSS}.txt`);
+    expect(await items.nth(1).locator('.verdict').textContent()).toBe('failed');
+    expect(await items.nth(1).locator('.evidence code').textContent()).toBe('evidence/E2.log');
+    expect(await items.nth(2).locator('.evidence').count()).toBe(0);
+    expect(await items.nth(2).locator('.verdict').textContent()).toBe('not checkable');
+    const colour = (i: number) => computed(items.nth(i).locator('.verdict'), 'color');
+    expect(await colour(0)).toBe('rgb(47, 158, 106)'); // --passed
+    expect(await colour(1)).toBe('rgb(208, 69, 58)'); // --blocked
+    expect(await page.locator('.criteria .criteria-count').textContent()).toBe('1/3 passed');
+    expect(await page.locator('.saga-head .cost').textContent()).toContain('/ $7.50'); // the status's own
+    expect(await page.locator('main script').count()).toBe(0);
+    await shot('saga-runs');
+  });
+
+  it('stays usable at 1,000 tasks: lanes and runs drawn, the graph replaced by a note', async () => {
+    const start = Date.now() - 1000 * 30_000 - 300_000;
+    const tasks = Array.from({ length: 1000 }, (_, k) => {
+      const [m, n] = [k < 500 ? 1 : 2, (k % 500) + 1];
+      const running = k >= 992;
+      return task(`${m}.${n}`, running ? 'running' : 'integrated', {
+        startedAt: new Date(start + k * 30_000).toISOString(),
+        endedAt: running ? null : new Date(start + k * 30_000 + 240_000).toISOString(),
+        dependsOn: n > 1 ? [`${m}.${n - 1}`] : [],
+      });
+    }); // each run lasts 4 minutes and one starts every 30 s: 8 at once
+    stub.status = statusFixture(tasks, []);
+    stub.agents = Object.fromEntries(tasks.slice(992).map((t) => [t.id, agent(`working on ${t.id}`)]));
+    const pushed = Date.now();
+    stub.push();
+    const runs = page.locator('section.runs[data-runs="1000"]');
+    await runs.waitFor();
+    const firstRender = Date.now() - pushed;
+    expect(await runs.getAttribute('data-rows')).toBe('8');
+    expect(await runs.locator('.runs-caption').textContent()).toContain('peak 8 agents at once · 1000 runs');
+    expect(await page.locator('article.task').count()).toBe(1000);
+    expect(await page.locator('svg.dag').count()).toBe(0);
+    expect(await page.locator('.graph .graph-note').textContent()).toContain('1000 tasks, more than 400');
+    expect(await page.locator('[data-task="2.500"] .line').textContent()).toBe('working on 2.500');
+
+    stub.agents = { ...stub.agents, '2.500': agent('the next line') };
+    const again = Date.now();
+    stub.push();
+    await page.locator('[data-task="2.500"] .line', { hasText: 'the next line' }).waitFor();
+    const update = Date.now() - again;
+    expect(firstRender).toBeLessThan(5000);
+    expect(update).toBeLessThan(2000);
+    expect(pageErrors).toEqual([]);
   });
 });

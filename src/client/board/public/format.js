@@ -12,16 +12,20 @@ export function tokens(n) {
   return String(n);
 }
 
-/** "3m 12s" between two ISO times (the second defaults to now); '' when the start is unknown. */
-export function elapsed(from, to) {
-  if (!from) return '';
-  const ms = (to ? Date.parse(to) : Date.now()) - Date.parse(from);
-  if (!Number.isFinite(ms) || ms < 0) return '';
+/** "3m 12s" for a duration in milliseconds; '' when it is not a non-negative number. */
+export function duration(ms) {
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return '';
   const s = Math.floor(ms / 1000);
   if (s < 60) return `${s}s`;
   const m = Math.floor(s / 60);
   if (m < 60) return `${m}m ${s % 60}s`;
   return `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
+/** "3m 12s" between two ISO times (the second defaults to now); '' when the start is unknown. */
+export function elapsed(from, to) {
+  if (!from) return '';
+  return duration((to ? Date.parse(to) : Date.now()) - Date.parse(from));
 }
 
 export function percent(part, whole) {

@@ -46,7 +46,7 @@ function layoutOf(milestones) {
     width: g.graph().width,
     height: g.graph().height,
     nodes: g.nodes().map((id) => ({ id, ...g.node(id) })),
-    edges: g.edges().map((e) => g.edge(e).points),
+    edges: g.edges().map((e) => ({ from: e.v, to: e.w, points: g.edge(e).points })),
   };
   cached = { key, layout };
   return layout;
@@ -61,7 +61,10 @@ export function DependencyGraph({ milestones, onSelect }) {
   if (tasks.length > MAX_NODES) {
     return html`<section class="graph">
       <h2>Dependencies</h2>
-      <p class="muted">${tasks.length} tasks: too many to draw; see the lanes.</p>
+      <p class="graph-note muted">
+        ${tasks.length} tasks, more than ${MAX_NODES}: too many to draw as a graph. The lanes list every task
+        and the agent runs show when each ran.
+      </p>
     </section>`;
   }
   const status = new Map(tasks.map((t) => [t.id, t.status]));
@@ -76,7 +79,15 @@ export function DependencyGraph({ milestones, onSelect }) {
       role="img"
       aria-label="task dependency graph"
     >
-      ${edges.map((points, i) => html`<path key=${i} class="edge" d=${path(points)} />`)}
+      ${edges.map(
+        (e) =>
+          html`<path
+            key=${`${e.from}>${e.to}`}
+            class="edge"
+            data-edge=${`${e.from}>${e.to}`}
+            d=${path(e.points)}
+          />`,
+      )}
       ${nodes.map(
         (n) =>
           html`<g

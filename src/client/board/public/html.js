@@ -2,8 +2,8 @@
  * Preact + htm, loaded as ES modules from the board server's /vendor allow-list (VENDOR.md): no build step.
  * htm turns every interpolated string into a text node, so agent-written text is never parsed as HTML.
  */
-import { h, render } from '/vendor/preact/dist/preact.mjs';
+import { Component, createRef, h, render } from '/vendor/preact/dist/preact.mjs';
 import htm from '/vendor/htm/dist/htm.mjs';
 
 export const html = htm.bind(h);
-export { render };
+export { Component, createRef, render };

@@ -1,12 +1,14 @@
 /**
  * `#/saga/NAME`: what the saga waits for on top, then goal, flags, the phase timeline, milestones as lanes,
- * the dependency graph, exit criteria, the selected task's transcript and diff, REPORT.md when done.
+ * the agent runs over time, the dependency graph, exit criteria, the selected task's transcript and diff,
+ * REPORT.md when done.
  */
 import { html } from './html.js';
 import { progressOf, tokens } from './format.js';
 import { PendingCards } from './pending.js';
 import { Lanes } from './lanes.js';
 import { DependencyGraph } from './graph.js';
+import { RunTimeline } from './timeline.js';
 import { Report, TaskDetail } from './detail.js';
 import { CostBudget, ProgressBar } from './sagas-view.js';
 
@@ -40,21 +42,31 @@ function Flags({ flags }) {
   </div>`;
 }
 
-/** Exit criteria from the plan; results when the status carries them (`exitResults`), else not yet run. */
+const VERDICTS = new Set(['passed', 'failed', 'not-checkable']);
+
+/**
+ * Exit criteria from the plan, each with the latest final validation's result at the same position
+ * (`exitResults[i]`, in the plan's exit-criteria order): passed / failed / not-checkable and the evidence
+ * path, as text; "not run" before the validation ran. Without the plan's list, the results alone.
+ */
 function ExitCriteria({ status }) {
-  const criteria = status.planSummary?.exitCriteria || [];
+  const results = Array.isArray(status.exitResults) ? status.exitResults : [];
+  const criteria = status.planSummary?.exitCriteria?.length
+    ? status.planSummary.exitCriteria
+    : results.map((r) => r.id);
   if (!criteria.length) return '';
-  const results = status.exitResults || [];
+  const passed = results.filter((r) => r?.result === 'passed').length;
   return html`<section class="criteria">
     <h2>Exit criteria</h2>
+    ${results.length > 0 && html`<p class="muted criteria-count">${passed}/${criteria.length} passed</p>`}
     <ul>
       ${criteria.map((text, i) => {
         const r = results[i];
-        const verdict = r ? r.result : 'not run';
-        return html`<li key=${i} class=${`criterion ${verdict.replace(' ', '-')}`}>
-          <span class="verdict">${verdict}</span> <span>${text}</span>
-          ${r?.summary && html`<div class="muted">${r.summary}</div>`}
-          ${r?.evidence && html`<div class="evidence muted">evidence: ${r.evidence}</div>`}
+        const verdict = r && VERDICTS.has(r.result) ? r.result : 'not-run';
+        return html`<li key=${i} class=${`criterion ${verdict}`} data-result=${verdict}>
+          <span class="verdict">${verdict.replace('-', ' ')}</span>
+          <span class="criterion-text">${text}</span>
+          ${r?.evidence && html`<div class="evidence muted">evidence: <code>${r.evidence}</code></div>`}
         </li>`;
       })}
     </ul>
@@ -91,7 +103,11 @@ export function SagaView({ state, actions }) {
   const detail = state.detail;
   if (!detail) return html`<p class="muted">Loading ${state.route.name}…</p>`;
   const { status, links } = detail;
-  const budget = state.sagas?.find((s) => s.name === status.name)?.budgetUsd ?? null;
+  // The saga budget from the status itself; the list entry's (same source) while a server sends none.
+  const budget =
+    status.budgetUsd !== undefined
+      ? status.budgetUsd
+      : (state.sagas?.find((s) => s.name === status.name)?.budgetUsd ?? null);
   return html`<div class="saga">
     <${PendingCards} pending=${status.pending} cards=${state.cards} actions=${actions} />
     <${Header} status=${status} links=${links} budget=${budget} />
@@ -99,7 +115,14 @@ export function SagaView({ state, actions }) {
       <div class="main-col">
         <${Lanes}
           milestones=${status.milestones}
+          agents=${detail.agents}
           links=${links}
+          selected=${state.task?.ref}
+          onSelect=${actions.selectTask}
+        />
+        <${RunTimeline}
+          milestones=${status.milestones}
+          agents=${detail.agents}
           selected=${state.task?.ref}
           onSelect=${actions.selectTask}
         />
