@@ -14,7 +14,7 @@ const CHROMIUM_FLAGS = [
 export interface Browser {
   context: BrowserContext;
   page: Page;
-  /** Dialogs the page opened (an alert from injected script would land here) and uncaught page errors. */
+  /** Dialogs the page opened (an alert from injected script would land here); page errors and console errors. */
   dialogs: string[];
   pageErrors: string[];
 }
@@ -35,5 +35,9 @@ export async function launchChromium(root: string): Promise<Browser> {
     void d.dismiss();
   });
   page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => {
+    // A render that throws inside an event handler is logged ('bad board event'), not a page error.
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text());
+  });
   return { context, page, dialogs, pageErrors };
 }

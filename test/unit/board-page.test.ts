@@ -9,7 +9,8 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { launchChromium } from '../harness/chromium';
 import {
   BoardStub,
   interaction,
@@ -20,14 +21,6 @@ import {
 } from '../harness/board-stub';
 import { ARTIFACTS_ROOT } from '../harness/server';
 
-const CHROMIUM = process.env.SAGA_CHROMIUM || '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
 const SCREENSHOTS = path.join(ARTIFACTS_ROOT, 'screenshots');
 const XSS = '<script>alert(1)</script>';
 const REFUSAL = "Interaction 'question-1' has no option 'nope'; the options are: yes, no.";
@@ -104,27 +97,12 @@ describe('saga board page', () => {
   let base: string;
   let browser: BrowserContext;
   let page: Page;
-  const dialogs: string[] = [];
-  const pageErrors: string[] = [];
+  let dialogs: string[] = [];
+  let pageErrors: string[] = [];
 
   beforeAll(async () => {
     base = await stub.start();
-    browser = await chromium.launchPersistentContext(path.join(root, 'chromium'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_FLAGS,
-      viewport: { width: 1400, height: 1000 },
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => {
-      // A render that throws inside an event handler is logged ('bad board event'), not a page error.
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text());
-    });
+    ({ context: browser, page, dialogs, pageErrors } = await launchChromium(root));
   }, 60_000);
 
   afterAll(async () => {

@@ -37,7 +37,7 @@ function TaskCard({ task, agent, link, selected, onSelect }) {
     <div class="title">${task.title}</div>
     <div class="facts muted">
       <span title="attempts / delegations"
-        >attempt ${task.attempts} · delegation ${task.delegations ?? 0}</span
+        >attempt ${agent?.attempt ?? task.attempts} · delegation ${task.delegations ?? 0}</span
       >
       ${task.agent && html`<span class="agent">${task.agent.profile}</span>`}
       ${agent?.step && html`<span class="step" title="the agent's current step">${agent.step}</span>`}
