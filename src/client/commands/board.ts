@@ -7,6 +7,7 @@ import { newBoardToken } from '../board/auth';
 import { connectionSettings, uiUrlFor } from '../connection';
 import { UserError } from '../errors';
 import type { Io } from './server';
+import { untilStopped } from '../until-stopped';
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
 
@@ -77,11 +78,5 @@ export async function boardCommand(argv: string[], io: Io, connect: () => Promis
   const settings = boardSettings(parseArgs('board', argv), 'board');
   const client = await connect();
   const board = await openBoard(client, settings, uiUrlFor(connectionSettings().address), io);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  io.out('Stopping the saga board...');
-  await board.close();
-  return 0;
+  return untilStopped(io.out, 'saga board', () => board.close());
 }

@@ -5,6 +5,7 @@ import { ChatConfigError, describeChatConfig, loadBridgeConfig, type BridgeConfi
 import { startChatBridge } from '../chat/server';
 import { UserError } from '../errors';
 import type { Io } from './server';
+import { untilStopped } from '../until-stopped';
 
 export async function chatCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
   const [sub, ...rest] = argv;
@@ -23,11 +24,5 @@ export async function chatCommand(argv: string[], io: Io, connect: () => Promise
   const client = await connect();
   const bridge = await startChatBridge({ client, config, log: (line) => io.out(line) });
   io.out(`Chat bridge listening on port ${bridge.port}.\n${describeChatConfig(config)}`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  io.out('Stopping the chat bridge...');
-  await bridge.close();
-  return 0;
+  return untilStopped(io.out, 'chat bridge', () => bridge.close());
 }

@@ -7,6 +7,7 @@ import { DEFAULT_UI_ORIGINS, normalizeOrigin, startCodecServer } from '../../cod
 import { parseArgs, port, str, strs } from '../args';
 import { UserError } from '../errors';
 import type { Io } from './server';
+import { untilStopped } from '../until-stopped';
 
 /** The port Temporal's codec server samples use. */
 export const DEFAULT_CODEC_PORT = 8888;
@@ -46,11 +47,5 @@ export async function codecCommand(argv: string[], io: Io): Promise<number> {
   );
   if (!LOOPBACK.includes(host))
     io.err(`saga codec serve: listening on ${host}: whoever reaches it can decrypt payloads.`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  io.out('Stopping the codec endpoint...');
-  await server.close();
-  return 0;
+  return untilStopped(io.out, 'codec endpoint', () => server.close());
 }
