@@ -166,6 +166,11 @@ export class BoardStub {
     public agents: Record<string, AgentView> = {},
   ) {}
 
+  /** Event streams open now (one per visible page). */
+  openStreams(): number {
+    return this.streams.size;
+  }
+
   async start(): Promise<string> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;

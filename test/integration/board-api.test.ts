@@ -28,6 +28,7 @@ describe('saga board API', () => {
   let client: Client;
   let restoreEnv: () => void = () => undefined;
   const name = `board-${Date.now().toString(36)}`;
+  const orphan = `${name}-orphan`;
   /** Queries and descriptions of this saga's workflow made through the board's client: the real cost. */
   let calls = 0;
   const streams: EventStream[] = [];
@@ -60,6 +61,17 @@ describe('saga board API', () => {
     const input = await prepareSaga({ repo, argumentsText: GOAL, plan: GREETING_PLAN_FILE, name });
     await startSaga(env.client, input);
     await waitForPending(env, name, 'confirm-name');
+    // A saga no worker polls for (its host is gone): its status query never answers. It must not hold up the
+    // list or another saga's page.
+    process.env.SAGA_TASK_QUEUE = `${env.taskQueue}-nobody`;
+    const orphanInput = await prepareSaga({
+      repo,
+      argumentsText: 'Orphaned',
+      plan: GREETING_PLAN_FILE,
+      name: orphan,
+    });
+    await startSaga(env.client, orphanInput);
+    process.env.SAGA_TASK_QUEUE = env.taskQueue;
     board = await startBoardServer({
       client,
       token: TOKEN,
@@ -73,6 +85,10 @@ describe('saga board API', () => {
   afterAll(async () => {
     for (const s of streams) s.close();
     await cancelSagaQuietly(env, name);
+    await env.client.workflow
+      .getHandle(sagaWorkflowId(orphan))
+      .terminate('test over')
+      .catch(() => undefined);
     await board?.close();
     await env?.close();
     restoreEnv();
@@ -120,6 +136,23 @@ describe('saga board API', () => {
     const status = await events.waitFor((e) => e.event === 'status');
     expect(JSON.parse(status.data).status.pending.map((p: { id: string }) => p.id)).toEqual(['confirm-name']);
     await events.waitFor((e) => e.event === 'sagas' && e.data.includes(name));
+  });
+
+  it('lists a saga no worker answers for, from its search attributes, without holding up the list', async () => {
+    const started = Date.now();
+    const { sagas } = (await (await api('/api/sagas')).json()) as { sagas: Array<Record<string, unknown>> };
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(sagas.find((s) => s.name === orphan)).toMatchObject({
+      running: true,
+      phase: 'planning',
+      total: 0,
+    });
+    expect(sagas.find((s) => s.name === name)).toMatchObject({ running: true });
+    // Its own page says why it shows nothing, after the view's time limit.
+    const view = await api(`/api/sagas/${orphan}`);
+    expect(((await view.json()) as { error: string }).error).toBe(
+      `Saga '${orphan}' did not answer within 10 s: is a worker for it running?`,
+    );
   });
 
   it('refuses an answer without the token, and changes nothing', async () => {

@@ -184,6 +184,22 @@ describe('saga board page', () => {
     expect(await page.locator('.task-detail .diff .add').textContent()).toBe('+new\n');
   });
 
+  it('a hidden page lets go of its event stream and takes it up again when shown', async () => {
+    const setVisibility = (state: string) =>
+      page.evaluate(`Object.defineProperty(document, 'visibilityState', { value: '${state}', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'))`);
+    const streams = async (n: number) => {
+      for (let i = 0; i < 50 && stub.openStreams() !== n; i++) await new Promise((r) => setTimeout(r, 50));
+      return stub.openStreams();
+    };
+    expect(await streams(1)).toBe(1);
+    await setVisibility('hidden');
+    expect(await streams(0)).toBe(0);
+    await setVisibility('visible');
+    expect(await streams(1)).toBe(1);
+    await page.locator('[data-task="1.1"]').waitFor();
+  });
+
   it('changes a task card on a server-sent update', async () => {
     const card = page.locator('[data-task="1.1"]');
     expect(await card.getAttribute('data-status')).toBe('running');

@@ -52,4 +52,24 @@ describe('board watcher', () => {
     expect(late).toEqual([{ event: 'sagas', data: JSON.stringify({ sagas: ['a'] }) }]);
     watcher.close();
   });
+
+  it('a slow topic holds up no other: a saga subscribed while the list still reads gets its status at once', async () => {
+    let releaseList: () => void = () => undefined;
+    const watcher = new BoardWatcher(
+      {
+        list: () => new Promise((resolve) => (releaseList = () => resolve({ sagas: [] }))),
+        saga: async (name) => ({ name }),
+      },
+      1_000,
+    );
+    const events: BoardEvent[] = [];
+    watcher.subscribe(LIST_TOPIC, (e) => events.push(e));
+    watcher.subscribe('s', (e) => events.push(e));
+    await sleep(30);
+    expect(events.map((e) => e.event)).toEqual(['status']);
+    releaseList();
+    await sleep(10);
+    expect(events.map((e) => e.event)).toEqual(['status', 'sagas']);
+    watcher.close();
+  });
 });

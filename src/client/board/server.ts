@@ -5,9 +5,11 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Client } from '@temporalio/client';
+import { UserError } from '../errors';
+import { getStatus } from '../saga-client';
 import { boardHosts, boardOrigins } from './auth';
 import { boardApp, type BoardContext } from './routes';
-import { readSagaView, sagaSummaries, type SagaSummary, type SagaView, type UiPlace } from './views';
+import { readSagaView, sagaSummaries, type ListCache, type SagaView, type UiPlace } from './views';
 import { BoardWatcher } from './watcher';
 
 export interface BoardOptions {
@@ -31,16 +33,68 @@ export interface BoardServer {
 }
 
 export const DEFAULT_BOARD_PORT = 8234;
+/** How long the list waits for one saga's status, and a page for its saga's view. */
+const LIST_STATUS_MS = 2_000;
+const SAGA_VIEW_MS = 10_000;
+
+class ReadTimedOut extends Error {}
+
+/** Temporal calls with a time limit, all of them aborted when the board closes. */
+class BoundedReads {
+  private readonly open = new Set<AbortController>();
+  constructor(private readonly client: Client) {}
+
+  async within<T>(ms: number, read: () => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    this.open.add(controller);
+    const timer = setTimeout(() => controller.abort(), ms);
+    try {
+      return await this.client.withAbortSignal(controller.signal, read);
+    } catch (error) {
+      throw controller.signal.aborted ? new ReadTimedOut() : error;
+    } finally {
+      clearTimeout(timer);
+      this.open.delete(controller);
+    }
+  }
+
+  abortAll(): void {
+    for (const controller of this.open) controller.abort();
+  }
+}
 
 export async function startBoardServer(options: BoardOptions): Promise<BoardServer> {
   const { client, ui } = options;
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? (() => undefined);
-  const closedCache = new Map<string, { key: string; summary: SagaSummary }>();
   const closedViews = new Map<string, { runId: string; view: SagaView }>();
-  const listSagas = () => sagaSummaries(client, closedCache);
-  const readSaga = (name: string) => readSagaView(client, name, ui, closedViews);
-  const watcher = new BoardWatcher({ list: listSagas, saga: readSaga }, options.pollMs);
+  /** Each watched saga's latest status, fresh for one poll: the list reuses it instead of asking again. */
+  const recent = new Map<string, { status: SagaView['status']; at: number }>();
+  const pollMs = options.pollMs ?? 500;
+  const reads = new BoundedReads(client);
+  const listCache: ListCache = {
+    closed: new Map(),
+    recent: (name) => {
+      const hit = recent.get(name);
+      return hit && Date.now() - hit.at < pollMs * 2 ? hit.status : undefined;
+    },
+    statusOf: (name) => reads.within(LIST_STATUS_MS, () => getStatus(client, name)).catch(() => null),
+  };
+  const listSagas = () => sagaSummaries(client, listCache);
+  const readSaga = async (name: string) => {
+    const view = await reads
+      .within(SAGA_VIEW_MS, () => readSagaView(client, name, ui, closedViews))
+      .catch((error: Error) => {
+        throw error instanceof ReadTimedOut
+          ? new UserError(
+              `Saga '${name}' did not answer within ${SAGA_VIEW_MS / 1000} s: is a worker for it running?`,
+            )
+          : error;
+      });
+    recent.set(name, { status: view.status, at: Date.now() });
+    return view;
+  };
+  const watcher = new BoardWatcher({ list: listSagas, saga: readSaga }, pollMs);
   const ctx: BoardContext = {
     client,
     watcher,
@@ -70,6 +124,8 @@ export async function startBoardServer(options: BoardOptions): Promise<BoardServ
     close: () =>
       new Promise<void>((resolve) => {
         watcher.close();
+        // Reads still waiting (a saga nobody answers for) end now, before the CLI closes the connection.
+        reads.abortAll();
         server.close(() => resolve());
         // Open event streams would hold close() forever.
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();

@@ -103,24 +103,41 @@ function summary(entry: SagaListEntry, status: SagaStatus | null): SagaSummary {
   };
 }
 
+/** A closed saga whose status could not be read is tried again after this long (its worker may be back). */
+const CLOSED_RETRY_MS = 60_000;
+
+export interface ListCache {
+  /** Closed sagas' summaries by workflow id, while their run stays the same. */
+  closed: Map<string, { key: string; summary: SagaSummary; retryAt: number | null }>;
+  /** The latest status of a saga someone watches (read by its own topic), reused instead of asked again. */
+  recent(name: string): SagaStatus | undefined;
+  /** A saga's status, or null when it cannot be read soon (a saga whose worker is gone never answers). */
+  statusOf(name: string): Promise<SagaStatus | null>;
+}
+
 /**
  * The saga list, running first, newest first within each. A closed saga's status (a query replays its
- * history) is read once and kept in `closedCache` while its run stays the same.
+ * history) is read once and kept while its run stays the same; a watched saga's status is its topic's.
  */
-export async function sagaSummaries(
-  client: Client,
-  closedCache: Map<string, { key: string; summary: SagaSummary }>,
-): Promise<{ sagas: SagaSummary[] }> {
+export async function sagaSummaries(client: Client, cache: ListCache): Promise<{ sagas: SagaSummary[] }> {
   const entries = await listSagas(client);
+  const now = Date.now();
   const sagas = await Promise.all(
     entries.map(async (entry) => {
       const key = `${entry.status}:${entry.startTime}`;
-      const cached = closedCache.get(entry.workflowId);
-      if (entry.status !== 'RUNNING' && cached?.key === key) return cached.summary;
+      const running = entry.status === 'RUNNING';
+      const cached = cache.closed.get(entry.workflowId);
+      if (!running && cached?.key === key && (cached.retryAt === null || cached.retryAt > now))
+        return cached.summary;
       // A saga no worker answers for still shows, from its search attributes.
-      const status = await getStatus(client, entry.name).catch(() => null);
+      const status = (running ? cache.recent(entry.name) : undefined) ?? (await cache.statusOf(entry.name));
       const result = summary(entry, status);
-      if (entry.status !== 'RUNNING' && status) closedCache.set(entry.workflowId, { key, summary: result });
+      if (!running)
+        cache.closed.set(entry.workflowId, {
+          key,
+          summary: result,
+          retryAt: status ? null : now + CLOSED_RETRY_MS,
+        });
       return result;
     }),
   );

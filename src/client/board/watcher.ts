@@ -1,7 +1,8 @@
 /**
  * The board's one poller (issue 32, "many tabs cost the Temporal server no more than one"): each topic (the
  * saga list, or one saga) is read once per interval while anyone watches it, whatever the number of
- * subscribers, and a result is sent only when it changed. Nothing is polled while nobody watches.
+ * subscribers, and a result is sent only when it changed. Nothing is polled while nobody watches. Each topic
+ * has its own loop, so a slow one (a list of sagas whose workers are gone) never holds up another.
  */
 
 /** One server-sent event: its name and its JSON data. */
@@ -20,12 +21,17 @@ export interface WatcherSources {
   saga(name: string): Promise<unknown>;
 }
 
+interface Topic {
+  listeners: Set<Listener>;
+  last?: BoardEvent;
+  timer?: NodeJS.Timeout;
+  reading: boolean;
+  /** Read again as soon as the current read ends (an answer came in meanwhile). */
+  again: boolean;
+}
+
 export class BoardWatcher {
-  private readonly subscribers = new Map<string, Set<Listener>>();
-  private readonly last = new Map<string, BoardEvent>();
-  private timer: NodeJS.Timeout | undefined;
-  private polling = false;
-  private again = false;
+  private readonly topics = new Map<string, Topic>();
   private closed = false;
   /** Reads made (one per topic per poll): what tests and the benchmark count. */
   reads = 0;
@@ -36,72 +42,65 @@ export class BoardWatcher {
   ) {}
 
   /** Listens to a topic; the latest event comes at once when known, else after a read started now. */
-  subscribe(topic: string, listener: Listener): () => void {
-    let set = this.subscribers.get(topic);
-    if (!set) this.subscribers.set(topic, (set = new Set()));
-    set.add(listener);
-    const known = this.last.get(topic);
-    if (known) listener(known);
-    else this.refresh();
+  subscribe(name: string, listener: Listener): () => void {
+    let topic = this.topics.get(name);
+    const fresh = !topic;
+    if (!topic) this.topics.set(name, (topic = { listeners: new Set(), reading: false, again: false }));
+    topic.listeners.add(listener);
+    if (topic.last) listener(topic.last);
+    if (fresh) void this.read(name, topic);
     return () => {
-      set.delete(listener);
-      if (set.size > 0) return;
-      this.subscribers.delete(topic);
+      topic.listeners.delete(listener);
+      if (topic.listeners.size > 0 || this.topics.get(name) !== topic) return;
       // A topic nobody watches is forgotten: its next subscriber must not get a stale state.
-      this.last.delete(topic);
+      clearTimeout(topic.timer);
+      this.topics.delete(name);
     };
   }
 
   /** Reads every watched topic now (after an answer, so pages see its effect at once). */
   refresh(): void {
-    if (this.closed) return;
-    if (this.polling) {
-      this.again = true;
-      return;
+    for (const [name, topic] of this.topics) {
+      if (topic.reading) topic.again = true;
+      else {
+        clearTimeout(topic.timer);
+        void this.read(name, topic);
+      }
     }
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    void this.poll();
   }
 
   /** Open subscriptions, over all topics (a page that closed must not stay counted). */
   listeners(): number {
-    return [...this.subscribers.values()].reduce((sum, set) => sum + set.size, 0);
+    return [...this.topics.values()].reduce((sum, topic) => sum + topic.listeners.size, 0);
   }
 
   close(): void {
     this.closed = true;
-    clearTimeout(this.timer);
+    for (const topic of this.topics.values()) clearTimeout(topic.timer);
   }
 
-  private async poll(): Promise<void> {
-    this.polling = true;
-    try {
-      await Promise.all([...this.subscribers.keys()].map((topic) => this.read(topic)));
-    } finally {
-      this.polling = false;
-    }
-    if (this.closed || this.subscribers.size === 0) return;
-    if (this.again) {
-      this.again = false;
-      return void this.poll();
-    }
-    this.timer = setTimeout(() => void this.poll(), this.pollMs);
-  }
-
-  private async read(topic: string): Promise<void> {
+  private async read(name: string, topic: Topic): Promise<void> {
+    if (this.closed) return;
+    topic.reading = true;
+    topic.again = false;
     this.reads++;
     let event: BoardEvent;
     try {
-      const value = topic === LIST_TOPIC ? await this.sources.list() : await this.sources.saga(topic);
-      event = { event: topic === LIST_TOPIC ? 'sagas' : 'status', data: JSON.stringify(value) };
+      const value = name === LIST_TOPIC ? await this.sources.list() : await this.sources.saga(name);
+      event = { event: name === LIST_TOPIC ? 'sagas' : 'status', data: JSON.stringify(value) };
     } catch (error) {
       event = { event: 'error', data: JSON.stringify({ error: (error as Error).message }) };
+    } finally {
+      topic.reading = false;
     }
-    const before = this.last.get(topic);
-    const listeners = this.subscribers.get(topic);
-    if (!listeners || (before?.event === event.event && before.data === event.data)) return;
-    this.last.set(topic, event);
-    for (const listener of listeners) listener(event);
+    // Forgotten while it read (nobody watches any more), or the board closed: nothing to send or schedule.
+    if (this.closed || this.topics.get(name) !== topic) return;
+    const before = topic.last;
+    if (before?.event !== event.event || before.data !== event.data) {
+      topic.last = event;
+      for (const listener of topic.listeners) listener(event);
+    }
+    if (topic.again) return void this.read(name, topic);
+    topic.timer = setTimeout(() => void this.read(name, topic), this.pollMs);
   }
 }

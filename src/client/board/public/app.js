@@ -53,16 +53,33 @@ function isRunning(detail, ref) {
   return detail.status.milestones.some((m) => m.tasks.some((t) => t.id === ref && t.status === 'running'));
 }
 
-function navigate() {
-  const route = routeOf(location.hash);
+function listen() {
   events?.close();
-  update({ route, detail: null, task: null, report: null, cards: {}, live: false });
+  const { route } = state;
   events = openEvents(route.view === 'saga' ? route.name : null, {
     onSagas: (list) => update({ sagas: list.sagas }),
     onStatus,
     onLive: (live) => state.live !== live && update({ live }),
   });
 }
+
+function navigate() {
+  update({ route: routeOf(location.hash), detail: null, task: null, report: null, cards: {}, live: false });
+  listen();
+}
+
+/**
+ * A browser keeps at most six connections per host over HTTP/1.1, and each page's event stream holds one: a
+ * hidden tab lets go of its stream (the first event on return brings it up to date), so a seventh tab loads.
+ */
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') listen();
+  else {
+    events?.close();
+    events = null;
+    update({ live: false });
+  }
+});
 
 async function loadReport(name) {
   update({ report: { markdown: null, loading: true } });
