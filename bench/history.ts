@@ -1,6 +1,7 @@
 /**
- * What the bench reads from workflow histories: event counts, payload sizes, and when the implementation
- * workflow saw each task child start and report (the server's own timestamps).
+ * What the bench reads from workflow histories: event counts, payload sizes, when the implementation
+ * workflow saw each task child start and report, and when a reader could first see a task's change (the
+ * server's own timestamps).
  */
 import type { temporal } from '@temporalio/proto';
 import { parseTaskRef } from '../src/domain/saga/naming';
@@ -113,4 +114,35 @@ export function taskOverheads(
     const last = runs.reduce((a, b) => (a.exit >= b.exit ? a : b));
     return { ref: child.ref, startMs: first.start - ready, reportMs: child.completedAt - last.exit };
   });
+}
+
+/**
+ * When each task's change became visible to a reader: the completion of the implementation workflow's
+ * workflow task that made it (a query is answered from the state after the last completed workflow task).
+ * `running`: the workflow task that started the task's child; `passed`: the first workflow task after the
+ * child completed (both then go out together in the next query).
+ * Keyed by the task's workflow id, over every run of the implementation (it continues as new).
+ */
+export function taskChangesVisibleAt(
+  histories: History[],
+): Record<'running' | 'passed', Map<string, number>> {
+  const running = new Map<string, number>();
+  const passed = new Map<string, number>();
+  for (const history of histories) {
+    const completed = new Map<number, number>();
+    let heard: string[] = [];
+    for (const e of history.events ?? []) {
+      if (e.workflowTaskCompletedEventAttributes) {
+        completed.set(Number(e.eventId), eventMs(e));
+        for (const id of heard) passed.set(id, eventMs(e));
+        heard = [];
+      }
+      const start = e.startChildWorkflowExecutionInitiatedEventAttributes;
+      if (start?.workflowId)
+        running.set(start.workflowId, completed.get(Number(start.workflowTaskCompletedEventId))!);
+      const done = e.childWorkflowExecutionCompletedEventAttributes?.workflowExecution?.workflowId;
+      if (done) heard.push(done);
+    }
+  }
+  return { running, passed };
 }

@@ -21,11 +21,9 @@ import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { startBenchSaga } from './drive';
-import { getStatus, respond, waitForStatus } from '../src/client/saga-client';
+import { getStatus } from '../src/client/saga-client';
 import { dataConverterFromEnv } from '../src/codec/config';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/saga/naming';
-import type { SagaStatus } from '../src/domain/saga/state';
 import { PROJECT_ROOT } from '../src/project-root';
 import { freePort, startDevServer } from '../src/worker/dev-server';
 import { installRuntime } from '../src/worker/worker';
@@ -33,7 +31,7 @@ import { bundleSagaWorkflows } from '../src/worker/workflow-bundle';
 import { figure, figureLine, quantile, table, type Figure } from './figures';
 import { eventCount } from './history';
 import { interactionLatency } from './interaction';
-import { benchPlanTask, writeTimedAgentRepo, type BenchRepo } from './scenario';
+import { accept, approveAndFinish, startAndConfirm, writeScaleRepo, type Answered } from './scale-saga';
 import { startWorker, type BenchWorker } from './bench-worker';
 
 const numberEnv = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -53,71 +51,6 @@ const STACK_SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'server-stack.sh');
 const progress = (line: string) => process.stderr.write(`[server-scale] ${line}\n`);
 
 type History = temporal.api.history.v1.IHistory;
-
-/** A plan of `milestones` in a chain, each with `tasks` independent tasks that write their own file. */
-function chainPlan(name: string, milestones: number, tasks: number): Record<string, unknown> {
-  return {
-    name,
-    problem: `Scale scenario ${name}: ${milestones * tasks} tasks.`,
-    scope: { in: ['out/'], out: [], delegated: [] },
-    exit_criteria: [{ id: 'E1', text: 'the repo is there', check: 'test -f README.md' }],
-    milestones: Array.from({ length: milestones }, (_, m) => ({
-      id: m + 1,
-      slug: `m${m + 1}`,
-      title: `Milestone ${m + 1}`,
-      depends_on: m === 0 ? [] : [m],
-      goal: 'Every task wrote its file.',
-      validation: [{ text: 'the task files are there', check: 'test -d out' }],
-      tasks: Array.from({ length: tasks }, (_, t) => benchPlanTask(`${m + 1}.${t + 1}`, [])),
-    })),
-  };
-}
-
-/** The scale sample: `milestones` × `tasks` timed-agent tasks of AGENT_MS each, in a chain of milestones. */
-function writeScaleRepo(dir: string, name: string, milestones: number, tasks: number): BenchRepo {
-  const durations: Record<string, number> = {};
-  for (let m = 1; m <= milestones; m++) for (let t = 1; t <= tasks; t++) durations[`${m}.${t}`] = AGENT_MS;
-  return writeTimedAgentRepo(dir, name, durations, chainPlan(name, milestones, tasks));
-}
-
-const pendingIs = (id: string) => (s: SagaStatus) => s.pending.some((p) => p.id === id);
-
-interface Answered {
-  /** `respond` (the Workflow Update) sent → its result back: when `saga respond` prints the answer. */
-  updateMs: number;
-  /** `respond` sent → plan approval in the status; planning's activities (discovery, set-up) run between. */
-  planApprovalMs: number;
-}
-
-/** Starts a saga and answers the name question, timing the answer. */
-async function startAndConfirm(
-  client: Client,
-  repo: BenchRepo,
-  name: string,
-  lanes: number,
-): Promise<Answered> {
-  await startBenchSaga(client, repo, name, lanes, `Scale ${name}`);
-  await waitForStatus(client, name, pendingIs('confirm-name'), { timeoutMs: 120_000, pollMs: 200 });
-  const asked = performance.now();
-  await respond(client, name, { interactionId: 'confirm-name', choice: 'confirm', user: 'bench' });
-  const updateMs = performance.now() - asked;
-  await waitForStatus(client, name, pendingIs('plan-approval-1'), { timeoutMs: 120_000, pollMs: 20 });
-  return { updateMs, planApprovalMs: performance.now() - asked };
-}
-
-async function approveAndFinish(client: Client, name: string, timeoutMs: number): Promise<SagaStatus> {
-  await respond(client, name, { interactionId: 'plan-approval-1', choice: 'approve', user: 'bench' });
-  const review = await waitForStatus(client, name, pendingIs('acceptance-1'), { timeoutMs, pollMs: 1_000 });
-  const notIntegrated = review.milestones.flatMap((m) => m.tasks).filter((t) => t.status !== 'integrated');
-  if (notIntegrated.length)
-    throw new Error(`${name}: not integrated: ${notIntegrated.map((t) => `${t.id} ${t.status}`).join(', ')}`);
-  return review;
-}
-
-async function accept(client: Client, name: string): Promise<void> {
-  await respond(client, name, { interactionId: 'acceptance-1', choice: 'accept', user: 'bench' });
-  await client.workflow.getHandle(sagaWorkflowId(name)).result();
-}
 
 /** Every workflow the saga ran (the saga and its children, recursively) with its history. */
 async function histories(client: Client, name: string): Promise<Map<string, History>> {
@@ -233,7 +166,7 @@ async function measure(label: 'server' | 'dev', root: string, workflowCode: stri
     const names = Array.from({ length: CONCURRENT }, (_, i) => `scale-c${i + 1}`);
     const outcomes = await Promise.allSettled(
       names.map(async (name) => {
-        const repo = writeScaleRepo(dir(name), name, 1, CONCURRENT_TASKS);
+        const repo = writeScaleRepo(dir(name), name, 1, CONCURRENT_TASKS, AGENT_MS);
         answers.push(await startAndConfirm(client, repo, name, 4));
         await approveAndFinish(client, name, 1_200_000);
         await accept(client, name);
@@ -261,7 +194,7 @@ async function measure(label: 'server' | 'dev', root: string, workflowCode: stri
     progress(
       `${label}: ${big}: ${MILESTONES} milestones × ${TASKS} tasks of ${AGENT_MS} ms on ${LANES} lanes`,
     );
-    const bigRepo = writeScaleRepo(dir(big), big, MILESTONES, TASKS);
+    const bigRepo = writeScaleRepo(dir(big), big, MILESTONES, TASKS, AGENT_MS);
     const bigStart = performance.now();
     answers.push(await startAndConfirm(client, bigRepo, big, LANES));
     await approveAndFinish(client, big, 6 * 3_600_000);

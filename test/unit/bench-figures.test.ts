@@ -1,10 +1,11 @@
 /**
  * The bench's arithmetic and output format: JSON lines exactly as the benchmark output contract shows them, targets judged
  * against the value, and per-task overhead measured from the moment a task could start (dependencies
- * reported and a lane free) to its agent's start, and from the agent's exit to the report.
+ * reported and a lane free) to its agent's start, and from the agent's exit to the report; when a task's
+ * change became visible to a reader (the board's update latency).
  */
 import { figure, figureLine, quantile, table } from '../../bench/figures';
-import { taskOverheads, type ImplementationTimings } from '../../bench/history';
+import { taskChangesVisibleAt, taskOverheads, type ImplementationTimings } from '../../bench/history';
 
 describe('bench figures', () => {
   test('a JSON line has exactly the contract keys, in order; the scenario stays in the table', () => {
@@ -66,5 +67,48 @@ describe('task overheads', () => {
 
   test('a task with no agent record is an error, not a silent zero', () => {
     expect(() => taskOverheads(timings, {}, 1, agents.slice(1))).toThrow(/No agent record for task 1.1/);
+  });
+});
+
+describe('when a task change became visible', () => {
+  const at = (ms: number) => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1e6 });
+  const completed = (id: number, ms: number) => ({
+    eventId: id,
+    eventTime: at(ms),
+    workflowTaskCompletedEventAttributes: {},
+  });
+  const started = (id: number, ms: number, workflowId: string, byTask: number) => ({
+    eventId: id,
+    eventTime: at(ms),
+    startChildWorkflowExecutionInitiatedEventAttributes: { workflowId, workflowTaskCompletedEventId: byTask },
+  });
+  const ended = (id: number, ms: number, workflowId: string) => ({
+    eventId: id,
+    eventTime: at(ms),
+    childWorkflowExecutionCompletedEventAttributes: { workflowExecution: { workflowId } },
+  });
+
+  test('running when the workflow task that started the child completed; passed at the next one after it ended', () => {
+    const visible = taskChangesVisibleAt([
+      {
+        events: [
+          completed(4, 1_000),
+          started(5, 1_001, 'saga-x-m1t1', 4),
+          started(6, 1_001, 'saga-x-m1t2', 4),
+          ended(9, 3_000, 'saga-x-m1t1'),
+          ended(10, 3_010, 'saga-x-m1t2'),
+          completed(13, 3_040),
+        ],
+      },
+      // The next run (continued as new) starts and hears back from its own children.
+      { events: [completed(4, 5_000), started(5, 5_002, 'saga-x-m2t1', 4), ended(8, 7_000, 'saga-x-m2t1')] },
+    ] as never);
+    expect(Object.fromEntries(visible.running)).toEqual({
+      'saga-x-m1t1': 1_000,
+      'saga-x-m1t2': 1_000,
+      'saga-x-m2t1': 5_000,
+    });
+    // m2t1 ended but no workflow task has taken it in yet: not visible.
+    expect(Object.fromEntries(visible.passed)).toEqual({ 'saga-x-m1t1': 3_040, 'saga-x-m1t2': 3_040 });
   });
 });
