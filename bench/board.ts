@@ -14,7 +14,7 @@
  * issue's sizes) and times the first load of the completed saga. Progress goes to stderr, figures to stdout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -28,7 +28,8 @@ import { PROJECT_ROOT } from '../src/project-root';
 import { startDevServerOnFreePorts } from '../src/worker/dev-server';
 import { startWorker, type BenchWorker } from './bench-worker';
 import type { RpcCounts } from './board-rpc-count';
-import { figure, figureLine, quantile, table, type Figure } from './figures';
+import { figure, printFigures, quantile, runBench, type Figure } from './figures';
+import { CHROMIUM, CHROMIUM_FLAGS } from './chromium';
 import { taskChangesVisibleAt } from './history';
 import { accept, approve, awaitAcceptance, startAndConfirm, writeScaleRepo } from './scale-saga';
 
@@ -53,15 +54,6 @@ const RATE_RATIO_TARGET = 1.1;
 const SAGA_BIN = path.join(PROJECT_ROOT, 'bin', 'saga');
 const RPC_COUNT = path.join(__dirname, 'board-rpc-count.js');
 const TOKEN = 'bench-board-token-0123456789';
-// The same Chromium as the page's tests (test/unit/board-page.test.ts): Debian's, or SAGA_CHROMIUM.
-const CHROMIUM = process.env.SAGA_CHROMIUM || '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
 const VIEWPORT = { width: 1400, height: 1000 };
 
 const progress = (line: string) =>
@@ -465,19 +457,7 @@ async function main(): Promise<void> {
   } finally {
     if (!process.env.BENCH_KEEP) rmSync(root, { recursive: true, force: true });
   }
-  const cores = `${os.cpus().length} cores`;
-  figures.push(figure('machine_load_1min', 'start', loadAtStart, 'processes', null, cores));
-  figures.push(figure('machine_load_1min', 'end', os.loadavg()[0]!, 'processes', null, cores));
-  figures.push(figure('bench_wall_time_s', 'total', (Date.now() - started) / 1000, 's', null));
-  for (const f of figures) process.stdout.write(`${figureLine(f)}\n`);
-  process.stdout.write(`\n${table(figures)}\n`);
-  if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, figures.map(figureLine).join('\n') + '\n');
+  printFigures(figures, { at: started, load: loadAtStart });
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`[bench:board] failed: ${String((error as Error).stack ?? error)}\n`);
-    process.exit(1);
-  },
-);
+runBench('bench:board', main);

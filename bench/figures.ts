@@ -1,4 +1,6 @@
 /** Benchmark figures as the benchmark output contract prints them: one JSON object per line, then a readable table. */
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
 
 export interface Figure {
   figure: string;
@@ -59,4 +61,29 @@ export function table(figures: Figure[]): string {
       .join('  ')
       .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/**
+ * A benchmark's end: the machine's load at start and end and the wall time join the figures, then one JSON
+ * line per figure and the table on stdout (and the lines in BENCH_OUT when set).
+ */
+export function printFigures(figures: Figure[], started: { at: number; load: number }): void {
+  const cores = `${os.cpus().length} cores`;
+  figures.push(figure('machine_load_1min', 'start', started.load, 'processes', null, cores));
+  figures.push(figure('machine_load_1min', 'end', os.loadavg()[0]!, 'processes', null, cores));
+  figures.push(figure('bench_wall_time_s', 'total', (Date.now() - started.at) / 1000, 's', null));
+  for (const f of figures) process.stdout.write(`${figureLine(f)}\n`);
+  process.stdout.write(`\n${table(figures)}\n`);
+  if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, figures.map(figureLine).join('\n') + '\n');
+}
+
+/** Runs a benchmark's main and exits: 0, or 1 with the stack named by `label`. */
+export function runBench(label: string, main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`[${label}] failed: ${String((error as Error).stack ?? error)}\n`);
+      process.exit(1);
+    },
+  );
 }

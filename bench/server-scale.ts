@@ -28,7 +28,7 @@ import { PROJECT_ROOT } from '../src/project-root';
 import { freePort, startDevServer } from '../src/worker/dev-server';
 import { installRuntime } from '../src/worker/worker';
 import { bundleSagaWorkflows } from '../src/worker/workflow-bundle';
-import { figure, figureLine, quantile, table, type Figure } from './figures';
+import { figure, printFigures, quantile, runBench, type Figure } from './figures';
 import { eventCount } from './history';
 import { interactionLatency } from './interaction';
 import { accept, approveAndFinish, startAndConfirm, writeScaleRepo, type Answered } from './scale-saga';
@@ -382,19 +382,7 @@ async function main(): Promise<void> {
   } finally {
     if (!process.env.BENCH_KEEP) rmSync(root, { recursive: true, force: true });
   }
-  const cores = `${os.cpus().length} cores`;
-  figures.push(figure('machine_load_1min', 'start', loadAtStart, 'processes', null, cores));
-  figures.push(figure('machine_load_1min', 'end', os.loadavg()[0]!, 'processes', null, cores));
-  figures.push(figure('bench_wall_time_s', 'total', (Date.now() - started) / 1000, 's', null));
-  for (const f of figures) process.stdout.write(`${figureLine(f)}\n`);
-  process.stdout.write(`\n${table(figures)}\n`);
-  if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, figures.map(figureLine).join('\n') + '\n');
+  printFigures(figures, { at: started, load: loadAtStart });
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`[server-scale] failed: ${String((error as Error).stack ?? error)}\n`);
-    process.exit(1);
-  },
-);
+runBench('server-scale', main);

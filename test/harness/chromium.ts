@@ -1,15 +1,9 @@
 /** Headless Chromium for the board's browser tests and benchmark (Debian's `chromium`, driven by playwright-core). */
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../../bench/chromium';
 
-export const CHROMIUM = process.env.SAGA_CHROMIUM || '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
+export { CHROMIUM };
 
 export interface Browser {
   context: BrowserContext;
