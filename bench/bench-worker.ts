@@ -4,6 +4,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { startDevServerOnFreePorts, type DevServer } from '../src/worker/dev-server';
 import type { WorkerMessage } from './worker-process';
 
 export interface BenchWorker {
@@ -43,4 +44,28 @@ export async function startWorker(env: NodeJS.ProcessEnv): Promise<BenchWorker> 
       clearTimeout(killer);
     },
   };
+}
+
+/**
+ * A bench's own dev server (its database and log under `root`) and the saga environment its worker and CLI
+ * runs share (`label` names the host and queue); the environment is set in this process too, where
+ * prepareSaga reads it. `env` is what a child process (worker, bin/saga) needs.
+ */
+export async function startBenchServer(
+  root: string,
+  label: string,
+): Promise<{ server: DevServer; sagaEnv: Record<string, string>; env: NodeJS.ProcessEnv }> {
+  const server = await startDevServerOnFreePorts({
+    dbFile: path.join(root, 'temporal.db'),
+    headless: true,
+    logFile: path.join(root, 'server.log'),
+    startTimeoutMs: 120_000,
+  });
+  const sagaEnv = {
+    SAGA_HOME: path.join(root, 'home'),
+    SAGA_HOST_ID: `${label}-${process.pid}`,
+    SAGA_TASK_QUEUE: `saga-${label}-${process.pid}`,
+  };
+  Object.assign(process.env, sagaEnv);
+  return { server, sagaEnv, env: { ...process.env, ...sagaEnv, TEMPORAL_ADDRESS: server.address } };
 }

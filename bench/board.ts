@@ -25,19 +25,22 @@ import { dataConverterFromEnv } from '../src/codec/config';
 import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/saga/naming';
 import type { SagaStatus } from '../src/domain/saga/state';
 import { PROJECT_ROOT } from '../src/project-root';
-import { startDevServerOnFreePorts } from '../src/worker/dev-server';
-import { startWorker, type BenchWorker } from './bench-worker';
+import { startBenchServer, startWorker, type BenchWorker } from './bench-worker';
 import type { RpcCounts } from './board-rpc-count';
 import { figure, printFigures, quantile, runBench, type Figure } from './figures';
 import { CHROMIUM, CHROMIUM_FLAGS } from './chromium';
 import { taskChangesVisibleAt } from './history';
-import { accept, approve, awaitAcceptance, startAndConfirm, writeScaleRepo } from './scale-saga';
+import {
+  accept,
+  approve,
+  awaitAcceptance,
+  numberEnv,
+  SCALE,
+  startAndConfirm,
+  writeScaleRepo,
+} from './scale-saga';
 
-const numberEnv = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
-const MILESTONES = numberEnv('BENCH_MILESTONES', 20);
-const TASKS = numberEnv('BENCH_TASKS', 50);
-const AGENT_MS = numberEnv('BENCH_AGENT_MS', 1_000);
-const LANES = numberEnv('BENCH_LANES', 8);
+const { milestones: MILESTONES, tasks: TASKS, agentMs: AGENT_MS, lanes: LANES } = SCALE;
 /** Tasks passed or integrated before the board opens: the saga is well into its implementation. */
 const WARM_TASKS = numberEnv('BENCH_WARM_TASKS', 50);
 const LOADS = numberEnv('BENCH_LOADS', 5);
@@ -273,19 +276,7 @@ function latencyFigures(values: number[], label: string, target: number | null):
 
 async function measure(root: string, figures: Figure[]): Promise<void> {
   progress(`starting the dev server and a worker process (temp folder ${root})`);
-  const server = await startDevServerOnFreePorts({
-    dbFile: path.join(root, 'temporal.db'),
-    headless: true,
-    logFile: path.join(root, 'server.log'),
-    startTimeoutMs: 120_000,
-  });
-  const sagaEnv = {
-    SAGA_HOME: path.join(root, 'home'),
-    SAGA_HOST_ID: `bench-board-${process.pid}`,
-    SAGA_TASK_QUEUE: `saga-bench-board-${process.pid}`,
-  };
-  Object.assign(process.env, sagaEnv); // prepareSaga reads them
-  const env = { ...process.env, ...sagaEnv, TEMPORAL_ADDRESS: server.address };
+  const { server, env } = await startBenchServer(root, 'bench-board');
   const name = 'board-big';
   let worker: BenchWorker | undefined;
   let connection: Connection | undefined;

@@ -11,7 +11,6 @@ import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { dataConverterFromEnv } from '../src/codec/config';
 import { idealMakespan, lowerBoundMakespan } from '../src/domain/fleet/schedule';
-import { startDevServerOnFreePorts } from '../src/worker/dev-server';
 import { installRuntime } from '../src/worker/worker';
 import { runNaiveBaseline } from './baseline';
 import { cliStartupFigures } from './cli-startup';
@@ -28,7 +27,7 @@ import {
 import { interactionLatency } from './interaction';
 import { replayHistories, slowest } from './replay';
 import { flatDag, layeredDag, readAgentLog, writeBenchRepo, type Dag } from './scenario';
-import { startWorker, type BenchWorker } from './bench-worker';
+import { startBenchServer, startWorker, type BenchWorker } from './bench-worker';
 
 const AGENT_MS = 2_000;
 /**
@@ -90,18 +89,7 @@ async function main(): Promise<void> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'saga-bench-'));
   installRuntime();
   progress(`starting the dev server and a worker process (temp folder ${root})`);
-  const server = await startDevServerOnFreePorts({
-    dbFile: path.join(root, 'temporal.db'),
-    headless: true,
-    logFile: path.join(root, 'server.log'),
-    startTimeoutMs: 120_000,
-  });
-  const sagaEnv = {
-    SAGA_HOME: path.join(root, 'home'),
-    SAGA_HOST_ID: `bench-${process.pid}`,
-    SAGA_TASK_QUEUE: `saga-bench-${process.pid}`,
-  };
-  Object.assign(process.env, sagaEnv); // prepareSaga reads them
+  const { server, sagaEnv } = await startBenchServer(root, 'bench');
   let worker: BenchWorker | undefined;
   let connection: Connection | undefined;
   const figures: Figure[] = [];

@@ -10,6 +10,17 @@ import type { SagaStatus } from '../src/domain/saga/state';
 import { startBenchSaga } from './drive';
 import { benchPlanTask, writeTimedAgentRepo, type BenchRepo } from './scenario';
 
+/** A number from the environment (a BENCH_* knob), else `fallback`. */
+export const numberEnv = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+
+/** The big saga's size: the issue's 20 milestones × 50 tasks of 1-s agents on 8 lanes unless told otherwise. */
+export const SCALE = {
+  milestones: numberEnv('BENCH_MILESTONES', 20),
+  tasks: numberEnv('BENCH_TASKS', 50),
+  agentMs: numberEnv('BENCH_AGENT_MS', 1_000),
+  lanes: numberEnv('BENCH_LANES', 8),
+};
+
 /** A plan of `milestones` in a chain, each with `tasks` independent tasks that write their own file. */
 export function chainPlan(name: string, milestones: number, tasks: number): Record<string, unknown> {
   return {

@@ -31,14 +31,18 @@ import { bundleSagaWorkflows } from '../src/worker/workflow-bundle';
 import { figure, printFigures, quantile, runBench, type Figure } from './figures';
 import { eventCount } from './history';
 import { interactionLatency } from './interaction';
-import { accept, approveAndFinish, startAndConfirm, writeScaleRepo, type Answered } from './scale-saga';
+import {
+  accept,
+  approveAndFinish,
+  numberEnv,
+  SCALE,
+  startAndConfirm,
+  writeScaleRepo,
+  type Answered,
+} from './scale-saga';
 import { startWorker, type BenchWorker } from './bench-worker';
 
-const numberEnv = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
-const MILESTONES = numberEnv('BENCH_MILESTONES', 20);
-const TASKS = numberEnv('BENCH_TASKS', 50);
-const AGENT_MS = numberEnv('BENCH_AGENT_MS', 1_000);
-const LANES = numberEnv('BENCH_LANES', 8);
+const { milestones: MILESTONES, tasks: TASKS, agentMs: AGENT_MS, lanes: LANES } = SCALE;
 const CONCURRENT = numberEnv('BENCH_CONCURRENT', 10);
 const CONCURRENT_TASKS = numberEnv('BENCH_CONCURRENT_TASKS', 20);
 const STATUS_SAMPLES = numberEnv('BENCH_STATUS_SAMPLES', 10);
