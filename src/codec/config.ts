@@ -10,18 +10,30 @@
  *
  * No key set: no codec, payloads stay as they were. Any of the other settings without a key is an error,
  * so a typo in a variable name never silently means "unencrypted".
+ *
+ * Large payloads go to the payload store whatever the key (payload-store.ts):
+ *
+ *   SAGA_PAYLOAD_DIR         the store (default: payloads/ in the saga home); shared by every host that runs
+ *                            or reads sagas of the namespace
+ *   SAGA_PAYLOAD_STORE_OVER  payloads over this many bytes are stored (default 262144)
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import { z } from 'zod';
+import { sagaHomeOf } from '../domain/config/saga-home';
 import { CodecError, EncryptionCodec, KEY_BYTES } from './encryption-codec';
+import { DEFAULT_STORE_OVER_BYTES, PayloadStoreCodec } from './payload-store';
 
 export const CODEC_ENV = {
   key: 'SAGA_CODEC_KEY',
   keyFile: 'SAGA_CODEC_KEY_FILE',
   keyId: 'SAGA_CODEC_KEY_ID',
   oldKeys: 'SAGA_CODEC_OLD_KEYS',
+  payloadDir: 'SAGA_PAYLOAD_DIR',
+  storeOver: 'SAGA_PAYLOAD_STORE_OVER',
 } as const;
 
 /** The key id travels in every payload's metadata and in error messages: short and plain. */
@@ -135,8 +147,26 @@ export function codecFromEnv(env: Env = process.env): EncryptionCodec | null {
   return new EncryptionCodec({ currentId, keys });
 }
 
-/** The data converter for every Client, Worker and replay: the codec when a key is set, else Temporal's default. */
+/** The payload store the environment names (SAGA_PAYLOAD_DIR, SAGA_PAYLOAD_STORE_OVER); bad settings throw. */
+export function payloadStoreFromEnv(env: Env = process.env): PayloadStoreCodec {
+  const over = setting(env, CODEC_ENV.storeOver);
+  const overBytes = over === undefined ? DEFAULT_STORE_OVER_BYTES : Number(over);
+  if (!Number.isInteger(overBytes) || overBytes < 1024)
+    throw new CodecError(`${CODEC_ENV.storeOver} must be a whole number of bytes from 1024, got '${over}'.`);
+  const dir = setting(env, CODEC_ENV.payloadDir);
+  if (dir !== undefined && !path.isAbsolute(dir))
+    throw new CodecError(`${CODEC_ENV.payloadDir} must be an absolute path, got '${dir}'.`);
+  return new PayloadStoreCodec({
+    dir: dir ?? path.join(sagaHomeOf(env, os.homedir()), 'payloads'),
+    overBytes,
+  });
+}
+
+/**
+ * The data converter for every Client, Worker and replay: encryption when a key is set, then the payload
+ * store for large payloads (encrypted first, so the store holds ciphertext).
+ */
 export function dataConverterFromEnv(env: Env = process.env): DataConverter {
   const codec = codecFromEnv(env);
-  return codec ? { payloadCodecs: [codec] } : {};
+  return { payloadCodecs: [...(codec ? [codec] : []), payloadStoreFromEnv(env)] };
 }

@@ -9,6 +9,7 @@ import { phaseWorkflowId } from '../domain/saga/naming';
 import { mergeLiveProgress } from '../domain/saga/phase-progress';
 import type { SagaStatus } from '../domain/saga/state';
 import { implementationProgressQuery, statusQuery } from '../workflows/definitions';
+import { withMilestoneRecords } from './milestone-records';
 
 /** The status of the saga workflow `workflowId` (its latest run, or `runId`), live task states merged in. */
 export async function queryLiveStatus(
@@ -23,8 +24,13 @@ export async function queryLiveStatus(
  * `status` with the implementation phase's task states, usage and log merged in while it runs, and after a
  * saga that ended during it (cancelled, failed): a phase that completed handed them to the saga already. As
  * it is when that phase cannot answer (not started, or a run of older code, whose tasks the saga keeps).
+ * Integrated milestones' task states come back from their record files.
  */
 export async function withLiveProgress(client: Client, status: SagaStatus): Promise<SagaStatus> {
+  return withMilestoneRecords(await withPhaseProgress(client, status));
+}
+
+async function withPhaseProgress(client: Client, status: SagaStatus): Promise<SagaStatus> {
   const ended = status.phase === 'cancelled' || status.phase === 'failed';
   if (status.phase !== 'implementation' && !ended) return status;
   const phase = client.workflow.getHandle(phaseWorkflowId(status.name, 'implementation', status.round));

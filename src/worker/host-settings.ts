@@ -3,12 +3,12 @@
  * environment, kept apart from the worker so CLI commands read them without loading the worker runtime.
  */
 import os from 'node:os';
-import path from 'node:path';
+import { sagaHomeOf } from '../domain/config/saga-home';
 import { WORKFLOW_TASK_QUEUE } from '../domain/saga/naming';
 import { EnvironmentError } from './temporal-binary';
 
 export const defaultHostId = (): string => process.env.SAGA_HOST_ID || os.hostname();
-export const defaultSagaHome = (): string => process.env.SAGA_HOME || path.join(os.homedir(), '.sagas');
+export const defaultSagaHome = (): string => sagaHomeOf(process.env, os.homedir());
 /** Shared queue for workflow tasks; SAGA_TASK_QUEUE separates independent deployments on one namespace. */
 export const workflowTaskQueue = (): string => process.env.SAGA_TASK_QUEUE || WORKFLOW_TASK_QUEUE;
 

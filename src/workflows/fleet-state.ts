@@ -8,6 +8,7 @@ import { addUsage, noUsage } from '../domain/agents/usage';
 import { withRunTimes, type TaskReport } from '../domain/fleet/fleet';
 import { addedMilestones, resumedMilestones } from '../domain/fleet/fleet-run';
 import type { Plan } from '../domain/plan';
+import { compactMilestone, recordedMilestoneIds } from '../domain/saga/milestone-records';
 import { applyLiveProgress, type LiveProgress } from '../domain/saga/phase-progress';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { Answer, MilestoneState, ProgressEvent, TaskState, Usage } from '../domain/saga/state';
@@ -35,6 +36,8 @@ export interface Fleet {
 export class FleetState {
   readonly milestones: MilestoneState[];
   readonly states = new Map<string, TaskState>();
+  /** Integrated milestones whose task states are in their record file, not here (milestone-records.ts). */
+  readonly recorded: Set<number>;
   /** What finished work has spent. */
   usage: Usage;
   /** Read by the `progress` query: a signal to the saga per change cost its history four events each. */
@@ -61,6 +64,7 @@ export class FleetState {
     const known = resumedMilestones(carried?.milestones ?? []);
     this.added = addedMilestones(sagaName, plan, known);
     this.milestones = [...known, ...this.added];
+    this.recorded = recordedMilestoneIds(known);
     for (const m of this.milestones) for (const t of m.tasks) this.states.set(t.id, t);
     this.usage = carried?.usage ?? noUsage();
     // A copy: the fleet changes its own task objects in place.
@@ -111,6 +115,20 @@ export class FleetState {
     m.integrationCommit = head;
     for (const t of m.tasks) if (t.status === 'passed') t.status = 'integrated';
     this.setMilestone(m, 'integrated');
+  }
+
+  /**
+   * The integrated milestone's task states are in its record file now: the carried state, the live view
+   * and the saga's status keep only its line and the tasks that did not land.
+   */
+  compact(m: MilestoneState): void {
+    for (const t of m.tasks) if (t.status === 'integrated') this.states.delete(t.id);
+    Object.assign(m, compactMilestone(m));
+    this.recorded.add(m.id);
+    this.live = {
+      ...this.live,
+      milestones: this.live.milestones.map((x) => (x.id === m.id ? compactMilestone(x) : x)),
+    };
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   setCurrentDetails,
   setHandler,
   workflowInfo,
@@ -19,6 +20,7 @@ import type { Plan, PlanMilestone } from '../domain/plan';
 import type { LiveProgress } from '../domain/saga/phase-progress';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { MilestoneState, Usage } from '../domain/saga/state';
+import { quickActivities } from './activity-proxies';
 import { ask } from './ask';
 import { implementationProgressQuery, taskUsageSignal } from './definitions';
 import { FleetBudget } from './fleet-budget';
@@ -108,6 +110,7 @@ async function runMilestone(fleet: Fleet, spec: PlanMilestone): Promise<'integra
     if (budget.stopped) return 'aborted';
     if (result.ok) {
       state.integrated(mState, result.head);
+      await recordMilestone(fleet, mState);
       return 'integrated';
     }
     failedIntegrations++;
@@ -116,6 +119,20 @@ async function runMilestone(fleet: Fleet, spec: PlanMilestone): Promise<'integra
     redelegate(fleet, result.redelegate, userNote);
     state.setMilestone(mState, 'running');
   }
+}
+
+/** The integrated milestone's task states go to its record file and leave the carried state. */
+async function recordMilestone(fleet: Fleet, m: MilestoneState): Promise<void> {
+  // Runs recorded before milestone records carried every task state.
+  if (!patched('milestone-records')) return;
+  const { workflowId, runId } = workflowInfo();
+  await quickActivities(fleet.ctx.hostQueue).recordMilestone({
+    sagaDir: fleet.ctx.sagaDir,
+    workflowId,
+    runId,
+    milestone: m.id,
+  });
+  fleet.state.compact(m);
 }
 
 /**

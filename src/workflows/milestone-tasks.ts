@@ -37,7 +37,7 @@ import { taskWorkflow } from './task';
 export async function runMilestoneTasks(fleet: Fleet, spec: PlanMilestone): Promise<boolean> {
   const { state, budget } = fleet;
   for (;;) {
-    const view = schedView(spec, state.states);
+    const view = schedView(spec, state.states, state.recorded);
     const own = view.filter((t) => t.milestone === spec.id);
     if (own.every((t) => t.status === 'done' || t.status === 'skipped')) return false;
     // A crossed saga budget starts no new agent run; running ones finish while the user is asked.

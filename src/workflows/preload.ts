@@ -25,6 +25,7 @@ import * as intake from '../domain/request/intake';
 import * as interactions from '../domain/saga/interactions';
 import * as memory from '../domain/planning/memory';
 import * as milestoneFailure from '../domain/fleet/milestone-failure';
+import * as milestoneRecords from '../domain/saga/milestone-records';
 import * as modeResolution from '../domain/request/mode-resolution';
 import * as naming from '../domain/saga/naming';
 import * as plan from '../domain/plan';
@@ -66,6 +67,7 @@ const SHARED_DOMAIN_MODULES = {
   interactions,
   memory,
   milestoneFailure,
+  milestoneRecords,
   modeResolution,
   naming,
   plan,

@@ -13,6 +13,7 @@ import {
 import { addUsage, noUsage } from '../domain/agents/usage';
 import { summarizePlan } from '../domain/planning/planner';
 import type { Plan } from '../domain/plan';
+import { cappedLine } from '../domain/text/caps';
 import {
   parseReconciliationInput,
   reconciliationLogLines,
@@ -146,7 +147,7 @@ export class SagaRun {
 
   /** A line already stamped with its time (as an activity wrote it) becomes the newest. */
   addStampedLog(stamped: string): void {
-    this.log.unshift(stamped);
+    this.log.unshift(cappedLine(stamped));
     // PROGRESS.md keeps the whole log, merged from this window at every write.
     this.log.length = Math.min(this.log.length, SAGA_LOG_KEEP);
   }

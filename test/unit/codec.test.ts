@@ -144,10 +144,12 @@ describe('keys from the environment', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('no key: no codec, the default data converter (today)', () => {
+  test('no key: no encryption, only the payload store for large payloads', () => {
     expect(codecFromEnv({})).toBeNull();
-    expect(dataConverterFromEnv({ SAGA_CODEC_KEY: '  ' })).toEqual({});
-    expect(dataConverterFromEnv({ SAGA_CODEC_KEY: hex(keyA) }).payloadCodecs).toHaveLength(1);
+    const kinds = (env: Record<string, string>) =>
+      dataConverterFromEnv(env).payloadCodecs!.map((c) => c.constructor.name);
+    expect(kinds({ SAGA_CODEC_KEY: '  ' })).toEqual(['PayloadStoreCodec']);
+    expect(kinds({ SAGA_CODEC_KEY: hex(keyA) })).toEqual(['EncryptionCodec', 'PayloadStoreCodec']);
   });
 
   test('the key as 64 hex characters, base64 or base64url, with the same derived id', () => {

@@ -7,6 +7,7 @@
 import { renderReportMd, type ReportInput } from '../../domain/record/completion-report';
 import type { ManifestFront } from '../../domain/record/manifest';
 import { prependDecision, updateManifest, type DecisionInput, type ManifestUpdate } from './journal';
+import { recordMilestone, type RecordMilestoneInput } from './milestone-records';
 import { writeProgress, type ProgressInput } from './progress';
 import { createSagaFiles } from './saga-files';
 import { writeSpecTree, type SpecTreeInput } from './spec-tree';
@@ -43,6 +44,11 @@ export function createArtifactActivities(deps: { sagaHome: string }) {
     /** decisions.md keeps its header and lists entries newest first; an entry already present is not re-added. */
     async prependDecision(input: DecisionInput): Promise<{ added: boolean }> {
       return prependDecision(files, input);
+    },
+
+    /** An integrated milestone's task states, to its record file (read through the workflow's query). */
+    async recordMilestone(input: RecordMilestoneInput): Promise<{ file: string; tasks: number }> {
+      return recordMilestone(files, input);
     },
 
     async writeReport(input: ReportInput & { sagaDir: string }): Promise<{ path: string }> {

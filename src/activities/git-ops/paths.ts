@@ -1,4 +1,5 @@
 /** Paths on disk and lists of paths as git prints them; no git runs here. */
+import { cappedList, LIST_CAP } from '../../domain/text/caps';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
@@ -17,10 +18,10 @@ export const pathExists = (p: string) =>
 export const canonical = (p: string) => fs.realpath(p).catch(() => path.resolve(p));
 
 /** At most this many paths travel in an activity result or failure: payloads stay far below Temporal's 2 MB. */
-export const MAX_LISTED_PATHS = 200;
+export const MAX_LISTED_PATHS = LIST_CAP.count;
 
-/** The first MAX_LISTED_PATHS paths, for results that also carry the full count. */
-export const listedPaths = (paths: string[]): string[] => paths.slice(0, MAX_LISTED_PATHS);
+/** The first paths within the list cap (count and bytes), for results that also carry the full count. */
+export const listedPaths = (paths: string[]): string[] => cappedList(paths);
 
 /** A few paths for a one-line message, with how many more there are. */
 export function samplePaths(paths: string[], shown = 5): string {

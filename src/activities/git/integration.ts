@@ -2,6 +2,7 @@
  * Milestone integration's merges in one activity: the task branches in merge order, stopping at the first
  * conflict (left in progress for the resolver). One round trip for the whole milestone, not one per task.
  */
+import { listedPaths } from '../git-ops';
 import type { GitActivities } from './git-activities';
 
 export function createIntegrationGitActivities(deps: { git: GitActivities }) {
@@ -13,7 +14,7 @@ export function createIntegrationGitActivities(deps: { git: GitActivities }) {
         const merge = await deps.git.mergeBranch({ worktree: input.worktree, branch, message });
         head = merge.head;
         if (merge.status === 'conflict')
-          return { merged, conflict: { branch, conflictedFiles: merge.conflictedFiles }, head };
+          return { merged, conflict: { branch, conflictedFiles: listedPaths(merge.conflictedFiles) }, head };
         merged++;
       }
       head ??= (await deps.git.headCommit({ worktree: input.worktree })).commit;

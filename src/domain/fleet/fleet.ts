@@ -1,4 +1,5 @@
 /** Pure bookkeeping of the worker fleet: task state from the plan, and the scheduler's view of it. */
+import { cappedList } from '../text/caps';
 import type { AcceptanceIssue } from '../planning/acceptance-issues';
 import type { Plan, PlanMilestone, PlanOutline, PlanTask } from '../plan';
 import { integrationBranch, slugify, taskBranch, taskKey, taskRef } from '../saga/naming';
@@ -59,7 +60,15 @@ const SCHED_STATUS: Record<TaskState['status'], SchedTask['status']> = {
   blocked: 'blocked',
 };
 
-export function schedView(milestone: PlanMilestone, states: Map<string, TaskState>): SchedTask[] {
+/**
+ * `recorded`: milestones whose integrated tasks left the carried state (milestone-records.ts); a dependency
+ * on one of those is done.
+ */
+export function schedView(
+  milestone: PlanMilestone,
+  states: Map<string, TaskState>,
+  recorded: ReadonlySet<number> = new Set(),
+): SchedTask[] {
   const own = milestone.tasks.map((t): SchedTask => {
     const ref = taskRef(milestone.id, t.id);
     return {
@@ -76,7 +85,9 @@ export function schedView(milestone: PlanMilestone, states: Map<string, TaskStat
     .filter((ref) => !own.some((o) => o.ref === ref))
     .map((ref): SchedTask => {
       const state = states.get(ref);
-      const done = state && ['integrated', 'passed', 'skipped'].includes(state.status);
+      const done = state
+        ? ['integrated', 'passed', 'skipped'].includes(state.status)
+        : recorded.has(Number(ref.split('.')[0]));
       return {
         ref,
         milestone: state?.milestone ?? Number(ref.split('.')[0]),
@@ -147,9 +158,9 @@ export function noChangesBlock(
 }
 
 /** Files a task's branch has changed over its delegations (each report names only its own delegation's). */
-export const changedSoFar = (before: readonly string[], now: readonly string[] = []): string[] => [
-  ...new Set([...before, ...now]),
-];
+/** The files a task's delegations changed, merged, within the list cap (git keeps the full list). */
+export const changedSoFar = (before: readonly string[], now: readonly string[] = []): string[] =>
+  cappedList([...new Set([...before, ...now])]);
 
 /** What a task child reports to the fleet when its delegation ends. */
 export interface TaskReport {
@@ -217,7 +228,7 @@ export const passedTask = (
   warning,
   commit: rep.commit,
   evidence: rep.evidence,
-  changedFiles: rep.changedFiles,
+  changedFiles: cappedList(rep.changedFiles),
   attempts: task.attempts + rep.attempts,
   reason: null,
   error: null,

@@ -4,6 +4,7 @@
  */
 import type { MilestoneState, PlanSummary, ProgressEvent, TaskState, Usage } from './state';
 import { addUsage, usageDelta } from '../agents/usage';
+import { cappedLine } from '../text/caps';
 
 /** Log lines kept in the saga's state and status (PROGRESS.md keeps the whole log on disk). */
 export const SAGA_LOG_KEEP = 100;
@@ -108,7 +109,7 @@ export interface LiveProgress {
 /** `live` after `event` happened at `at` (ISO time); `live` is not changed. */
 export function applyLiveProgress(live: LiveProgress, event: ProgressEvent, at: string): LiveProgress {
   const next = reduceProgress({ milestones: live.milestones, usage: live.usage, planSummary: null }, event);
-  const added = next.log.map((line) => `${at} ${line}`).reverse();
+  const added = next.log.map((line) => cappedLine(`${at} ${line}`)).reverse();
   return {
     milestones: next.view.milestones,
     usage: next.view.usage,

@@ -163,6 +163,14 @@ export const MilestoneStateSchema = z.object({
   status: z.enum(['pending', 'running', 'integrating', 'integrated', 'failed']),
   tasks: z.array(TaskStateSchema),
   integrationCommit: z.string().nullable().default(null),
+  /**
+   * An integrated milestone whose task states left the carried state (milestone-records.ts): they are in
+   * `file` (relative to the saga directory), and `tasks` above keeps only those that did not land. Absent
+   * while the milestone runs, in states of older code, and in every status a reader could expand.
+   */
+  record: z
+    .object({ file: z.string(), tasks: z.number().int().nonnegative(), integrated: z.number().int() })
+    .optional(),
 });
 export type MilestoneState = z.infer<typeof MilestoneStateSchema>;
 
