@@ -4,6 +4,7 @@
  * server's own timestamps).
  */
 import type { temporal } from '@temporalio/proto';
+import { METADATA_STORED_BYTES } from '../src/codec/payload-store';
 import { parseTaskRef } from '../src/domain/saga/naming';
 import type { AgentRecord } from './timed-agent';
 
@@ -19,17 +20,26 @@ export function eventMs(event: Event): number {
 export const eventCount = (history: History): number => history.events?.length ?? 0;
 
 /** Bytes of the largest payload (data plus metadata) anywhere in the history. */
-export function largestPayload(history: History): number {
-  let largest = 0;
+export const largestPayload = (history: History): number => largestPayloads(history).stored;
+
+/**
+ * The largest payload in the history as the server holds it (`stored`), and the largest before the payload
+ * store replaced it with a reference (`logical`: the size its reference records).
+ */
+export function largestPayloads(history: History): { stored: number; logical: number } {
+  const largest = { stored: 0, logical: 0 };
   const visit = (value: unknown): void => {
     if (value === null || typeof value !== 'object') return;
     if (value instanceof Uint8Array) return;
     const record = value as Record<string, unknown>;
     if (record.data instanceof Uint8Array && typeof record.metadata === 'object') {
+      const metadata = (record.metadata ?? {}) as Record<string, Uint8Array>;
       let size = record.data.length;
-      for (const [key, meta] of Object.entries((record.metadata ?? {}) as Record<string, Uint8Array>))
-        size += key.length + (meta?.length ?? 0);
-      largest = Math.max(largest, size);
+      for (const [key, meta] of Object.entries(metadata)) size += key.length + (meta?.length ?? 0);
+      const storedBytes = metadata[METADATA_STORED_BYTES];
+      const logical = storedBytes ? Number(Buffer.from(storedBytes).toString('utf8')) : size;
+      largest.stored = Math.max(largest.stored, size);
+      largest.logical = Math.max(largest.logical, logical);
       return;
     }
     for (const child of Object.values(record)) visit(child);

@@ -3,11 +3,13 @@
  * server (scripts/server-stack.sh: temporal-server on PostgreSQL) and on the dev server, in the same run,
  * side by side. Figures (the benchmark output contract, the target's name in `stat`):
  *   - a big saga (BENCH_MILESTONES × BENCH_TASKS tasks, BENCH_AGENT_MS agents, BENCH_LANES lanes; the
- *     issue's size is 20 × 50, 1 s, 8 lanes) completes; the largest history's events (< 10,000) and bytes
+ *     issue's size is 20 × 50, 1 s, 8 lanes) completes; the largest history's events (< 10,240) and bytes
  *     (< 5 MB); `saga status --json` of it (< 500 ms); the replay of its histories, per history p95;
  *   - BENCH_CONCURRENT sagas × BENCH_CONCURRENT_TASKS tasks at once on one worker, with no failure;
  *   - `saga respond` → the answer recorded, and → the next question shown (the demo planner's question
  *     rounds, as `npm run bench` measures it), p95 < 500 ms; confirm-name → plan approval for information;
+ *   - a huge saga (BENCH_HUGE_MILESTONES × BENCH_HUGE_TASKS instant tasks, 60 × 50) to acceptance: its
+ *     largest payload (< 512 KB) and longest history (< 10,240 events) over every run (huge-saga.ts);
  *   - the worker's peak RSS.
  * BENCH_TARGETS=server,dev picks the targets; BENCH_STACK_DIR uses a stack already started there.
  * Progress goes to stderr so stdout holds only the figures.
@@ -23,13 +25,14 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { getStatus } from '../src/client/saga-client';
 import { dataConverterFromEnv } from '../src/codec/config';
-import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/saga/naming';
+import { phaseWorkflowId } from '../src/domain/saga/naming';
 import { PROJECT_ROOT } from '../src/project-root';
 import { freePort, startDevServer } from '../src/worker/dev-server';
 import { installRuntime } from '../src/worker/worker';
 import { bundleSagaWorkflows } from '../src/worker/workflow-bundle';
 import { figure, printFigures, quantile, runBench, type Figure } from './figures';
 import { eventCount } from './history';
+import { HISTORY_EVENTS_LIMIT, hugeSagaFigures, sagaHistories } from './huge-saga';
 import { interactionLatency } from './interaction';
 import {
   accept,
@@ -47,7 +50,6 @@ const CONCURRENT = numberEnv('BENCH_CONCURRENT', 10);
 const CONCURRENT_TASKS = numberEnv('BENCH_CONCURRENT_TASKS', 20);
 const STATUS_SAMPLES = numberEnv('BENCH_STATUS_SAMPLES', 10);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'server,dev').split(',') as ('server' | 'dev')[];
-const HISTORY_EVENTS_LIMIT = 10_000;
 const HISTORY_BYTES_LIMIT = 5 * 2 ** 20;
 const SAGA_BIN = path.join(PROJECT_ROOT, 'bin', 'saga');
 const STACK_SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'server-stack.sh');
@@ -55,21 +57,6 @@ const STACK_SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'server-stack.sh');
 const progress = (line: string) => process.stderr.write(`[server-scale] ${line}\n`);
 
 type History = temporal.api.history.v1.IHistory;
-
-/** Every workflow the saga ran (the saga and its children, recursively) with its history. */
-async function histories(client: Client, name: string): Promise<Map<string, History>> {
-  const all = new Map<string, History>();
-  const visit = async (id: string) => {
-    const history = await client.workflow.getHandle(id).fetchHistory();
-    all.set(id, history);
-    const children = (history.events ?? []).flatMap(
-      (e) => e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId ?? [],
-    );
-    for (const child of children) if (!all.has(child)) await visit(child);
-  };
-  await visit(sagaWorkflowId(name));
-  return all;
-}
 
 /** `BENCH_DUMP=<dir>`: every history of the big saga, for profiling (`node dist/bench/replay.js <dir>`). */
 function dumpHistories(label: string, all: Map<string, History>): void {
@@ -246,7 +233,7 @@ async function measure(label: 'server' | 'dev', root: string, workflowCode: stri
     );
     await accept(client, big);
 
-    const all = await histories(client, big);
+    const all = await sagaHistories(client, big);
     dumpHistories(label, all);
     const counts = [...all.values()].map(eventCount);
     const sizes = [...all.values()].map(historyBytes);
@@ -322,6 +309,8 @@ async function measure(label: 'server' | 'dev', root: string, workflowCode: stri
       ),
     );
     figures.push(figure('replay_failures', label, replayFailures, 'histories', 1, `${all.size} histories`));
+
+    figures.push(...(await hugeSagaFigures(client, label, dir, progress)));
 
     const updateMs = answers.map((a) => a.updateMs);
     const approvalMs = answers.map((a) => a.planApprovalMs);

@@ -14,6 +14,7 @@ import * as answerChoices from '../domain/saga/answer-choices';
 import * as autonomousDecisions from '../domain/planning/autonomous-decisions';
 import * as blockedReport from '../domain/fleet/blocked-report';
 import * as budget from '../domain/fleet/budget';
+import * as caps from '../domain/text/caps';
 import * as config from '../domain/config/config';
 import * as elicitation from '../domain/planning/elicitation';
 import * as environment from '../domain/planning/environment';
@@ -56,6 +57,7 @@ const SHARED_DOMAIN_MODULES = {
   autonomousDecisions,
   blockedReport,
   budget,
+  caps,
   config,
   elicitation,
   environment,

@@ -148,6 +148,11 @@ test('an encrypted saga: ciphertext in every history, readable with the key', as
     const found = payloadsOf(history.events, run.workflowId);
     total += found.length;
     for (const { at, payload } of found) {
+      // The SDK's core writes a patch marker's data (the patch id) itself, past the codec: only the id.
+      if (at.includes('markerRecordedEventAttributes.details.patch-data')) {
+        expect(JSON.parse(text(payload.data))).toEqual({ id: 'milestone-records', deprecated: false });
+        continue;
+      }
       expect({ at, encoding: text(payload.metadata!.encoding) }).toEqual({
         at,
         encoding: 'binary/encrypted',

@@ -4,6 +4,7 @@
  * last state, so finished tasks are not redone. Which saga: continue-locate.ts; what the history says:
  * continue-history.ts; the record is reconciled with reality: continue-reconcile.ts.
  */
+import { finishedTaskCount } from '../../domain/saga/milestone-records';
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -131,9 +132,7 @@ async function startFromState(
 
 const resumedText = (carry: SagaState | null): string => {
   if (!carry) return 'its plan had not been approved; planning starts again in a new run.';
-  const finished = carry.milestones
-    .flatMap((m) => m.tasks)
-    .filter((t) => ['passed', 'integrated', 'skipped'].includes(t.status)).length;
+  const finished = finishedTaskCount(carry.milestones);
   return `resumed in a new run from its last state (${finished} finished task(s) kept, not redone).`;
 };
 

@@ -56,3 +56,12 @@ export function expandMilestone(m: MilestoneState, record: MilestoneRecord): Mil
 /** Milestone ids whose integrated tasks are only in their record (the scheduler counts them as done). */
 export const recordedMilestoneIds = (milestones: readonly MilestoneState[]): Set<number> =>
   new Set(milestones.filter(isRecorded).map((m) => m.id));
+
+const FINISHED: readonly TaskState['status'][] = ['passed', 'integrated', 'skipped'];
+
+/** Tasks that finished (passed, integrated or skipped), those only in a milestone's record included. */
+export const finishedTaskCount = (milestones: readonly MilestoneState[]): number =>
+  milestones.reduce(
+    (sum, m) => sum + (m.record?.integrated ?? 0) + m.tasks.filter((t) => FINISHED.includes(t.status)).length,
+    0,
+  );
