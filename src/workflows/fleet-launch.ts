@@ -1,4 +1,5 @@
 /** What a task child is started with: its branch, worktree, starting point, retained context and budget. */
+import { cappedList } from '../domain/text/caps';
 import type { BudgetGrant } from '../domain/fleet/budget';
 import { archiveRef, integrationBranch, worktreeDirName } from '../domain/saga/naming';
 import type { PlanMilestone } from '../domain/plan';
@@ -49,9 +50,18 @@ export function taskInputFor(
         }
       : {}),
     attemptOffset: task.attempts,
-    retained: delegation.retained ?? { evidence: [], notes: [] },
+    retained: cappedRetained(delegation.retained),
     ...(delegation.adjustSpec ? { adjustSpec: delegation.adjustSpec } : {}),
     portBase: 20_000 + (task.milestone * 50 + task.task) * ctx.settings.worktree.portRangeSize,
     ...(delegation.budget ? { budget: delegation.budget } : {}),
   };
 }
+
+/** Notes (failure output, the user's words) are longer than paths: their own cap. */
+const NOTES_CAP = { count: 50, bytes: 65_536 };
+
+/** The retained context within the caps: each delegation's input stays small whatever failed before. */
+const cappedRetained = (retained: TaskInput['retained'] | undefined): TaskInput['retained'] => ({
+  evidence: cappedList(retained?.evidence ?? []),
+  notes: cappedList(retained?.notes ?? [], NOTES_CAP),
+});

@@ -1,4 +1,5 @@
 /** `saga status`, `saga list`, `saga logs`: reading a saga's state without changing it. */
+import { finishedTaskCount } from '../../domain/saga/milestone-records';
 import { createReadStream, existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -37,10 +38,11 @@ export function renderStatus(s: SagaStatus, agents: RunningAgent[] = []): string
     lines.push(...p.text.split('\n').map((l) => `  ${l}`));
   }
   for (const m of s.milestones) {
-    const done = m.tasks.filter((t) => ['passed', 'integrated', 'skipped'].includes(t.status)).length;
+    // A record this host cannot read still counts its tasks (its task lines are only those that did not land).
+    const done = finishedTaskCount([m]);
     const spent = milestoneUsage(m);
     lines.push(
-      `  Milestone ${m.id} ${m.title}: ${m.status}, ${done}/${m.tasks.length} tasks done${spent.costUsd > 0 || spent.inputTokens > 0 ? ` (${formatUsage(spent)})` : ''}`,
+      `  Milestone ${m.id} ${m.title}: ${m.status}, ${done}/${m.record?.tasks ?? m.tasks.length} tasks done${spent.costUsd > 0 || spent.inputTokens > 0 ? ` (${formatUsage(spent)})` : ''}`,
     );
     for (const t of m.tasks) {
       const extra = [
