@@ -8,15 +8,22 @@ import { startDevServerOnFreePorts, type DevServer } from '../src/worker/dev-ser
 import type { WorkerMessage } from './worker-process';
 
 export interface BenchWorker {
+  /** The worker process's pid: also its process group's id when it was started `detached`. */
+  pid: number;
   peak(): Promise<{ rss: number; overall: number }>;
   resetPeak(): void;
   stop(): Promise<void>;
 }
 
-export async function startWorker(env: NodeJS.ProcessEnv): Promise<BenchWorker> {
+/** `detached`: the worker leads a process group of its own, which a bench can kill as a whole. */
+export async function startWorker(
+  env: NodeJS.ProcessEnv,
+  options: { detached?: boolean } = {},
+): Promise<BenchWorker> {
   const child: ChildProcess = fork(path.join(__dirname, 'worker-process.js'), [], {
     env,
     stdio: ['ignore', process.stderr, 'inherit', 'ipc'], // SDK logs must not mix with the figures
+    detached: options.detached ?? false,
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const next = () =>
@@ -28,6 +35,7 @@ export async function startWorker(env: NodeJS.ProcessEnv): Promise<BenchWorker> 
     });
   await next();
   return {
+    pid: child.pid!,
     async peak() {
       const reply = next();
       child.send('peak');

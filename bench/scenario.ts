@@ -90,6 +90,18 @@ function planFor(name: string, dag: Dag): Record<string, unknown> {
   };
 }
 
+/** What a scenario changes in the timed agent's saga.config.yaml. */
+export interface TimedAgentConfig {
+  /** The agent profile's name (default `bench`); a preset's name gives it that CLI's session handling. */
+  agent?: string;
+  /** More fields of the agent's profile (e.g. `output: claude`). */
+  profile?: Record<string, unknown>;
+  /** More environment for the timed agent (e.g. BENCH_AGENT_STARTS). */
+  env?: Record<string, string>;
+  /** More top-level settings (e.g. `heartbeat_timeout`). */
+  settings?: Record<string, unknown>;
+}
+
 /**
  * A git repo whose saga.config.yaml runs the timed agent (task durations from `durations`), and its plan
  * file: the sample every bench saga runs on.
@@ -99,20 +111,25 @@ export function writeTimedAgentRepo(
   name: string,
   durations: Record<string, number>,
   plan: unknown,
+  own: TimedAgentConfig = {},
 ): BenchRepo {
   const repo = path.join(dir, 'repo');
   mkdirSync(repo, { recursive: true });
   const durationsFile = path.join(dir, 'durations.json');
   const agentLog = path.join(dir, 'agents.jsonl');
   writeFileSync(durationsFile, JSON.stringify(durations));
-  const agentEnv = { BENCH_DURATIONS: durationsFile, BENCH_AGENT_LOG: agentLog };
+  const agentEnv = { BENCH_DURATIONS: durationsFile, BENCH_AGENT_LOG: agentLog, ...own.env };
+  const agent = own.agent ?? 'bench';
   const config = {
-    default_agent: 'bench',
+    default_agent: agent,
     attempts: 1,
     // The timed agent logs its start and end outside its worktree, which confinement forbids: the
     // orchestration figures are of unconfined runs; the sandbox's own cost per run is `sandbox_added_ms`.
     sandbox: 'none',
-    agents: { bench: { command: ['{node}', TIMED_AGENT], env: agentEnv, subagent_dispatch: true } },
+    agents: {
+      [agent]: { command: ['{node}', TIMED_AGENT], env: agentEnv, subagent_dispatch: true, ...own.profile },
+    },
+    ...own.settings,
   };
   writeFileSync(path.join(repo, 'README.md'), `# Bench ${name}\n`);
   writeFileSync(path.join(repo, 'saga.config.yaml'), YAML.stringify(config));
@@ -124,8 +141,8 @@ export function writeTimedAgentRepo(
   return { repo, planFile, durationsFile, agentLog, agentEnv };
 }
 
-export const writeBenchRepo = (dir: string, name: string, dag: Dag): BenchRepo =>
-  writeTimedAgentRepo(dir, name, dag.durations, planFor(name, dag));
+export const writeBenchRepo = (dir: string, name: string, dag: Dag, own: TimedAgentConfig = {}): BenchRepo =>
+  writeTimedAgentRepo(dir, name, dag.durations, planFor(name, dag), own);
 
 export const readAgentLog = (file: string): AgentRecord[] =>
   existsSync(file)

@@ -44,6 +44,7 @@ import {
   type Answered,
 } from './scale-saga';
 import { startWorker, type BenchWorker } from './bench-worker';
+import { workerKillFigures } from './worker-kill';
 
 const { milestones: MILESTONES, tasks: TASKS, agentMs: AGENT_MS, lanes: LANES } = SCALE;
 const CONCURRENT = numberEnv('BENCH_CONCURRENT', 10);
@@ -345,6 +346,7 @@ async function measure(label: 'server' | 'dev', root: string, workflowCode: stri
         figures.push(
           figure(f.figure, `${label} ${f.stat}`, f.value, f.unit, f.stat === 'p95' ? 500 : null, f.scenario),
         );
+    figures.push(...(await workerKillFigures(label, client, dir('worker-kill'), workerEnv)));
     figures.push(
       figure(
         'worker_peak_rss_mb',
