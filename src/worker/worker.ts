@@ -15,6 +15,7 @@ import type { DataConverter } from '@temporalio/common';
 import { createActivities } from '../activities';
 import { dataConverterFromEnv } from '../codec/config';
 import { hostTaskQueue } from '../domain/saga/naming';
+import { activityLedger, activityLedgerDir, failOrphanedActivities } from './orphaned-activities';
 import { defaultHostId, shutdownGraceMs, workflowTaskQueue } from './host-settings';
 import { prebuiltWorkflowBundle, workflowCode } from './workflow-bundle';
 
@@ -100,17 +101,20 @@ export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Wor
       }),
     );
   }
-  workers.push(
-    await Worker.create({
-      ...common,
-      taskQueue: hostTaskQueue(hostId),
-      activities: createActivities({ sagaHome: options.sagaHome }),
-      maxConcurrentActivityTaskExecutions: 16,
-      // Heartbeats reach the server at least every 2 s, so a cancellation (saga cancel, a timeout) reaches a
-      // running agent promptly; heartbeats add no history events.
-      maxHeartbeatThrottleInterval: '2s',
-    }),
-  );
+  const ledger = activityLedgerDir(options.sagaHome, hostId);
+  const hostWorker = await Worker.create({
+    ...common,
+    taskQueue: hostTaskQueue(hostId),
+    activities: createActivities({ sagaHome: options.sagaHome }),
+    interceptors: { activity: [activityLedger(ledger)] },
+    maxConcurrentActivityTaskExecutions: 16,
+    // Heartbeats reach the server at least every 2 s, so a cancellation (saga cancel, a timeout) reaches a
+    // running agent promptly; heartbeats add no history events.
+    maxHeartbeatThrottleInterval: '2s',
+  });
+  // What a killed worker of this host was running is retried now, not after its heartbeat timeout.
+  await failOrphanedActivities(hostWorker.client!, ledger).catch(() => 0);
+  workers.push(hostWorker);
   return workers;
 }
 

@@ -93,7 +93,8 @@ describe('task workflow survives a worker crash', () => {
       path.join(repo, 'saga.config.yaml'),
       [
         'default_agent: crashy',
-        'heartbeat_timeout: 3s',
+        // Longer than the test waits: the new worker retries the dead worker's attempt itself (its ledger).
+        'heartbeat_timeout: 10m',
         // Unconfined: what a crash leaves running (an orphaned process group) is ended by the retry. Confined
         // runs die with their worker (bwrap --die-with-parent; test/unit/sandbox.test.ts).
         'sandbox: none',
@@ -134,6 +135,12 @@ describe('task workflow survives a worker crash', () => {
     const report = await handle.result();
 
     expect(report).toMatchObject({ status: 'passed', attempts: 2, reason: null });
+    // The new worker failed the dead worker's attempt at its start (no 10-minute heartbeat wait).
+    const retried = (await handle.fetchHistory()).events!.flatMap((e) => {
+      const started = e.activityTaskStartedEventAttributes;
+      return started && (started.attempt ?? 1) > 1 ? [started.lastFailure?.message ?? ''] : [];
+    });
+    expect(retried).toEqual([expect.stringMatching(/\(pid \d+\) is gone; retried at once by its successor/)]);
     // Attempt 1 (agent and checks) finished before the crash and ran once; attempt 2 ran again.
     const runs = demoRuns(demoLog);
     expect(runs.map((r) => r.attempt)).toEqual([1, 2, 2]);
