@@ -4,7 +4,7 @@
  * server's own timestamps).
  */
 import type { temporal } from '@temporalio/proto';
-import { METADATA_STORED_BYTES } from '../src/codec/payload-store';
+import { METADATA_STORED_BYTES, payloadBytes } from '../src/codec/payload-store';
 import { parseTaskRef } from '../src/domain/saga/naming';
 import type { AgentRecord } from './timed-agent';
 
@@ -34,8 +34,7 @@ export function largestPayloads(history: History): { stored: number; logical: nu
     const record = value as Record<string, unknown>;
     if (record.data instanceof Uint8Array && typeof record.metadata === 'object') {
       const metadata = (record.metadata ?? {}) as Record<string, Uint8Array>;
-      let size = record.data.length;
-      for (const [key, meta] of Object.entries(metadata)) size += key.length + (meta?.length ?? 0);
+      const size = payloadBytes({ data: record.data, metadata });
       const storedBytes = metadata[METADATA_STORED_BYTES];
       const logical = storedBytes ? Number(Buffer.from(storedBytes).toString('utf8')) : size;
       largest.stored = Math.max(largest.stored, size);

@@ -25,8 +25,8 @@ export class CodecError extends Error {
   override name = 'CodecError';
 }
 
-const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
-const text = (bytes: Uint8Array | null | undefined): string | undefined =>
+export const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+export const text = (bytes: Uint8Array | null | undefined): string | undefined =>
   bytes ? new TextDecoder().decode(bytes) : undefined;
 
 export const isEncrypted = (payload: Payload): boolean =>

@@ -13,7 +13,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { CodecError, METADATA_ENCODING_KEY } from './encryption-codec';
+import { CodecError, METADATA_ENCODING_KEY, text, utf8 } from './encryption-codec';
 
 export const STORED_ENCODING = 'binary/saga-stored';
 export const METADATA_STORED_SHA256 = 'stored-sha256';
@@ -22,15 +22,11 @@ export const METADATA_STORED_BYTES = 'stored-bytes';
 /** Payloads over this many bytes are stored by default: half the SDK's 512 KB warning. */
 export const DEFAULT_STORE_OVER_BYTES = 256 * 1024;
 
-const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
-const text = (bytes: Uint8Array | null | undefined): string | undefined =>
-  bytes ? new TextDecoder().decode(bytes) : undefined;
-
 export const isStored = (payload: Payload): boolean =>
   text(payload.metadata?.[METADATA_ENCODING_KEY]) === STORED_ENCODING;
 
 /** A payload's size as it travels: its data and its metadata's keys and values. */
-function payloadBytes(payload: Payload): number {
+export function payloadBytes(payload: Payload): number {
   let bytes = payload.data?.length ?? 0;
   for (const [key, value] of Object.entries(payload.metadata ?? {}))
     bytes += key.length + (value?.length ?? 0);

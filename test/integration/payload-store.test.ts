@@ -13,7 +13,7 @@ import type { temporal } from '@temporalio/proto';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { getStatus, respond, waitForStatus } from '../../src/client/saga-client';
 import { dataConverterFromEnv } from '../../src/codec/config';
-import { STORED_ENCODING } from '../../src/codec/payload-store';
+import { payloadBytes, STORED_ENCODING } from '../../src/codec/payload-store';
 import { createSampleRepo, greetingPlan } from '../../src/demo/sample-repo';
 import type { MilestoneState, SagaStatus } from '../../src/domain/saga/state';
 import { statusQuery } from '../../src/workflows/definitions';
@@ -129,7 +129,7 @@ test('a saga whose large payloads are stored runs to acceptance; finished milest
   for (const run of await sagaRuns(env, NAME)) {
     const history = await env.client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
     for (const payload of payloadsOf(history.events)) {
-      const size = temporalPayloadBytes(payload);
+      const size = payloadBytes(payload);
       expect({ workflow: run.workflowId, size: size <= STORE_OVER + 512 }).toEqual({
         workflow: run.workflowId,
         size: true,
@@ -140,10 +140,3 @@ test('a saga whose large payloads are stored runs to acceptance; finished milest
   expect(storedCount).toBeGreaterThan(0);
   expect(readdirSync(storeEnv.SAGA_PAYLOAD_DIR!, { recursive: true }).length).toBeGreaterThan(0);
 }, 400_000);
-
-function temporalPayloadBytes(payload: Payload): number {
-  let bytes = payload.data?.length ?? 0;
-  for (const [key, value] of Object.entries(payload.metadata ?? {}))
-    bytes += key.length + (value?.length ?? 0);
-  return bytes;
-}
