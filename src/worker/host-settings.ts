@@ -12,6 +12,19 @@ export const defaultSagaHome = (): string => sagaHomeOf(process.env, os.homedir(
 /** Shared queue for workflow tasks; SAGA_TASK_QUEUE separates independent deployments on one namespace. */
 export const workflowTaskQueue = (): string => process.env.SAGA_TASK_QUEUE || WORKFLOW_TASK_QUEUE;
 
+/**
+ * SAGA_HOST_SLOTS: agents, checks and git steps this host runs at once, over all its sagas (default 16);
+ * more wait in Temporal's queue for a free slot.
+ */
+export function hostActivitySlots(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.SAGA_HOST_SLOTS;
+  if (!text) return 16;
+  const slots = Number(text);
+  if (!Number.isInteger(slots) || slots < 1)
+    throw new EnvironmentError(`SAGA_HOST_SLOTS must be a whole number of at least 1, got '${text}'.`);
+  return slots;
+}
+
 /** SAGA_SHUTDOWN_GRACE_MS: how long running activities may finish after SIGTERM before they are cancelled. */
 export function shutdownGraceMs(env: NodeJS.ProcessEnv = process.env): number {
   const text = env.SAGA_SHUTDOWN_GRACE_MS;

@@ -8,15 +8,16 @@ import {
   Runtime,
   Worker,
   type LogLevel,
+  type ActivityInterceptorsFactory,
   type LogMetadata,
   type WorkerDeploymentOptions,
 } from '@temporalio/worker';
 import type { DataConverter } from '@temporalio/common';
 import { createActivities } from '../activities';
 import { dataConverterFromEnv } from '../codec/config';
-import { hostTaskQueue } from '../domain/saga/naming';
+import { hostTaskQueue, projectorTaskQueue } from '../domain/saga/naming';
 import { activityLedger, activityLedgerDir, failOrphanedActivities } from './orphaned-activities';
-import { defaultHostId, shutdownGraceMs, workflowTaskQueue } from './host-settings';
+import { defaultHostId, hostActivitySlots, shutdownGraceMs, workflowTaskQueue } from './host-settings';
 import { prebuiltWorkflowBundle, workflowCode } from './workflow-bundle';
 
 export interface SagaWorkerOptions {
@@ -34,6 +35,8 @@ export interface SagaWorkerOptions {
    * saga stays pinned to the build that started it, so an upgrade never replays old sagas on new code.
    */
   deployment?: { name: string; buildId: string };
+  /** Host activities at once (agents, checks, git steps); default SAGA_HOST_SLOTS, else 16. */
+  hostActivitySlots?: number;
   /** Default: the payload codec the environment configures (SAGA_CODEC_KEY...), else none. */
   dataConverter?: DataConverter;
 }
@@ -73,6 +76,9 @@ export function installRuntime(): void {
   }
 }
 
+/** Running sagas on this host whose PROGRESS.md is kept current. */
+const PROJECTOR_SLOTS = 1_000;
+
 export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Worker[]> {
   installRuntime();
   const hostId = options.hostId ?? defaultHostId();
@@ -102,19 +108,30 @@ export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Wor
     );
   }
   const ledger = activityLedgerDir(options.sagaHome, hostId);
-  const hostWorker = await Worker.create({
+  const activities = createActivities({ sagaHome: options.sagaHome });
+  const hostActivities = {
     ...common,
-    taskQueue: hostTaskQueue(hostId),
-    activities: createActivities({ sagaHome: options.sagaHome }),
-    interceptors: { activity: [activityLedger(ledger)] },
-    maxConcurrentActivityTaskExecutions: 16,
+    interceptors: { activity: [activityLedger(ledger)] as ActivityInterceptorsFactory[] },
     // Heartbeats reach the server at least every 2 s, so a cancellation (saga cancel, a timeout) reaches a
     // running agent promptly; heartbeats add no history events.
     maxHeartbeatThrottleInterval: '2s',
+  } as const;
+  const hostWorker = await Worker.create({
+    ...hostActivities,
+    taskQueue: hostTaskQueue(hostId),
+    activities,
+    maxConcurrentActivityTaskExecutions: options.hostActivitySlots ?? hostActivitySlots(),
+  });
+  // One projector per running saga, asleep but for a status read a second: slots enough for every saga.
+  const projectorWorker = await Worker.create({
+    ...hostActivities,
+    taskQueue: projectorTaskQueue(hostTaskQueue(hostId)),
+    activities: { projectProgress: activities.projectProgress },
+    maxConcurrentActivityTaskExecutions: PROJECTOR_SLOTS,
   });
   // What a killed worker of this host was running is retried now, not after its heartbeat timeout.
   await failOrphanedActivities(hostWorker.client!, ledger).catch(() => 0);
-  workers.push(hostWorker);
+  workers.push(hostWorker, projectorWorker);
   return workers;
 }
 

@@ -9,6 +9,7 @@ import {
 import type { SagaActivities } from '../activities';
 import { DEFAULT_HEARTBEAT_TIMEOUT } from '../domain/config/config';
 import { parseDuration } from '../domain/config/units';
+import { projectorTaskQueue } from '../domain/saga/naming';
 import type { SagaContext } from '../domain/saga/saga-input';
 
 type Stubs = ActivityInterfaceFor<SagaActivities>;
@@ -86,6 +87,16 @@ export const QUICK_START_TO_CLOSE = '30m';
 export function quickActivities(hostQueue: string) {
   return proxyActivities<SagaActivities>({
     taskQueue: hostQueue,
+    startToCloseTimeout: QUICK_START_TO_CLOSE,
+    heartbeatTimeout: '1m',
+    retry,
+  });
+}
+
+/** The saga's PROGRESS.md projector, on its host's projector queue (see projectorTaskQueue). */
+export function projectorActivities(hostQueue: string) {
+  return proxyActivities<SagaActivities>({
+    taskQueue: projectorTaskQueue(hostQueue),
     startToCloseTimeout: QUICK_START_TO_CLOSE,
     heartbeatTimeout: '1m',
     retry,

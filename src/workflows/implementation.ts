@@ -27,6 +27,7 @@ import { FleetBudget } from './fleet-budget';
 import { FleetState, type Fleet } from './fleet-state';
 import { integrateMilestone, type Redelegation } from './integration';
 import { runMilestoneTasks } from './milestone-tasks';
+import { PATCHES } from './patches';
 
 export interface ImplementationInput {
   ctx: SagaContext;
@@ -124,7 +125,7 @@ async function runMilestone(fleet: Fleet, spec: PlanMilestone): Promise<'integra
 /** The integrated milestone's task states go to its record file and leave the carried state. */
 async function recordMilestone(fleet: Fleet, m: MilestoneState): Promise<void> {
   // Runs recorded before milestone records carried every task state.
-  if (!patched('milestone-records')) return;
+  if (!patched(PATCHES.milestoneRecords)) return;
   const { workflowId, runId } = workflowInfo();
   await quickActivities(fleet.ctx.hostQueue).recordMilestone({
     sagaDir: fleet.ctx.sagaDir,

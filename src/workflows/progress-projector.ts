@@ -3,8 +3,9 @@
  * long-running activity writes it whenever the state changed (not an activity per change, so the saga's
  * history stays small); at the end of the saga one last write records its final state.
  */
-import { CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
-import type { quickActivities } from './activity-proxies';
+import { CancellationScope, condition, isCancellation, patched, sleep } from '@temporalio/workflow';
+import { projectorActivities, type quickActivities } from './activity-proxies';
+import { PATCHES } from './patches';
 
 /** Wait before the PROGRESS.md projector is started again after it failed. */
 const PROJECTOR_RESTART_MS = 10_000;
@@ -15,6 +16,7 @@ export class ProgressProjector {
   constructor(
     private readonly quick: ReturnType<typeof quickActivities>,
     private readonly target: { sagaDir: string; workflowId: string },
+    private readonly hostQueue: string,
     /** Whether the saga directory exists (nothing is written before). */
     private readonly ready: () => boolean,
   ) {}
@@ -36,9 +38,11 @@ export class ProgressProjector {
 
   private async project(): Promise<void> {
     await condition(this.ready);
+    // Runs before the patch ran the projector on the host queue, in a slot its agents and git steps wait for.
+    const projector = patched(PATCHES.projectorQueue) ? projectorActivities(this.hostQueue) : this.quick;
     for (;;) {
       // A projector that ends (its time is up, or its worker died for good) is started again.
-      await this.quick.projectProgress(this.target).catch(async (error) => {
+      await projector.projectProgress(this.target).catch(async (error) => {
         if (isCancellation(error)) throw error;
         await sleep(PROJECTOR_RESTART_MS);
       });

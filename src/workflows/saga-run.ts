@@ -123,6 +123,7 @@ export class SagaRun {
     this.projector = new ProgressProjector(
       this.quick,
       { sagaDir: input.sagaDir, workflowId: this.self },
+      input.hostQueue,
       () => this.sagaDirReady,
     );
   }

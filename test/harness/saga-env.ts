@@ -34,7 +34,11 @@ export interface SagaTestEnv {
   /** Env for spawning bin/saga (or worker processes) against the same server, queue and home. */
   cliEnv: NodeJS.ProcessEnv;
   /** `workflowBundlePath`: other workflow code than the project's (default: the built bundle). */
-  startWorkers(opts?: { hostId?: string; workflowBundlePath?: string }): Promise<RunningWorkers>;
+  startWorkers(opts?: {
+    hostId?: string;
+    workflowBundlePath?: string;
+    hostActivitySlots?: number;
+  }): Promise<RunningWorkers>;
   tmp(prefix: string): string;
   close(): Promise<void>;
 }
@@ -80,6 +84,7 @@ export async function createSagaTestEnv(label: string): Promise<SagaTestEnv> {
         hostId: opts.hostId ?? hostId,
         taskQueue,
         workflowBundlePath: opts.workflowBundlePath ?? WORKFLOW_BUNDLE,
+        ...(opts.hostActivitySlots ? { hostActivitySlots: opts.hostActivitySlots } : {}),
       });
       const runs = workers.map((w) => w.run());
       const handle: RunningWorkers = {

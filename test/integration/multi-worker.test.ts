@@ -9,7 +9,13 @@ import { temporal } from '@temporalio/proto';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
 import { createSampleRepo } from '../../src/demo/sample-repo';
-import { hostTaskQueue, phaseWorkflowId, sagaWorkflowId, taskWorkflowId } from '../../src/domain/saga/naming';
+import {
+  hostTaskQueue,
+  projectorTaskQueue,
+  phaseWorkflowId,
+  sagaWorkflowId,
+  taskWorkflowId,
+} from '../../src/domain/saga/naming';
 import { writeOneTaskPlan } from '../harness/one-task-plan';
 import { createSagaTestEnv, sagaStatus, waitForPending, type SagaTestEnv } from '../harness/saga-env';
 import { sagaHistories } from '../harness/fleet-saga';
@@ -123,7 +129,9 @@ describe('two workers, one machine', () => {
       expect(perWorkflow.has(taskWorkflowId(host.name, 1, 1))).toBe(true);
       const queues = activityQueues(events);
       expect(queues.length).toBeGreaterThan(5);
-      expect(new Set(queues)).toEqual(new Set([hostTaskQueue(host.hostId)]));
+      // The host's queues: its work, and its PROGRESS.md projector's.
+      const hostQueue = hostTaskQueue(host.hostId);
+      expect(new Set(queues)).toEqual(new Set([hostQueue, projectorTaskQueue(hostQueue)]));
       const ran = activityIdentities(events);
       expect(ran.length).toBeGreaterThan(5);
       for (const identity of ran) expect(identities.some((p) => identity.startsWith(p))).toBe(true);

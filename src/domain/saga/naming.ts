@@ -83,7 +83,6 @@ export const milestoneDirName = (id: number, slug: string): string =>
   `${String(id).padStart(2, '0')}-${slug}`;
 export const taskFileName = (id: number, slug: string): string => `${String(id).padStart(2, '0')}-${slug}.md`;
 
-/** Per-host task queue for git/agent/validation work: only the machine holding the repo serves it. */
 /** Links into the Temporal Web UI, always in the saga's own namespace. */
 export const uiWorkflowUrl = (uiBaseUrl: string, namespace: string, workflowId: string): string =>
   `${uiBaseUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
@@ -91,5 +90,11 @@ export const uiWorkflowUrl = (uiBaseUrl: string, namespace: string, workflowId: 
 export const uiSagaListUrl = (uiBaseUrl: string, namespace: string, name: string): string =>
   `${uiBaseUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${encodeURIComponent(`SagaName="${name}"`)}`;
 
+/** Per-host task queue for git/agent/validation work: only the machine holding the repo serves it. */
 export const hostTaskQueue = (hostId: string): string => `saga-host-${slugify(hostId, 60)}`;
+/**
+ * The host's queue for PROGRESS.md projectors: one per running saga, asleep between reads, so they have their
+ * own worker and slots and never hold a slot an agent or a git step of some saga waits for.
+ */
+export const projectorTaskQueue = (hostQueue: string): string => `${hostQueue}-projector`;
 export const WORKFLOW_TASK_QUEUE = 'saga';
