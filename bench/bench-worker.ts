@@ -10,7 +10,8 @@ import type { WorkerMessage } from './worker-process';
 export interface BenchWorker {
   /** The worker process's pid: also its process group's id when it was started `detached`. */
   pid: number;
-  peak(): Promise<{ rss: number; overall: number }>;
+  /** Peak RSS since the last resetPeak, over the whole run, and the worker's own CPU-seconds so far. */
+  peak(): Promise<{ rss: number; overall: number; cpuSeconds: number }>;
   resetPeak(): void;
   stop(): Promise<void>;
 }
@@ -41,7 +42,7 @@ export async function startWorker(
       child.send('peak');
       const m = await reply;
       if (m.type !== 'peak') throw new Error(`Unexpected worker message ${m.type}`);
-      return { rss: m.rss, overall: m.overall };
+      return { rss: m.rss, overall: m.overall, cpuSeconds: m.cpuSeconds };
     },
     resetPeak: () => child.send('reset-peak'),
     async stop() {

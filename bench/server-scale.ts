@@ -3,9 +3,10 @@
  * server (scripts/server-stack.sh: temporal-server on PostgreSQL) and on the dev server, in the same run,
  * side by side. Figures (the benchmark output contract, the target's name in `stat`):
  *   - a big saga (BENCH_MILESTONES × BENCH_TASKS tasks, BENCH_AGENT_MS agents, BENCH_LANES lanes; the
- *     issue's size is 20 × 50, 1 s, 8 lanes) completes; the largest history's events (< 10,240) and bytes
+ *     issue's size is 20 × 50, 1 s, on 4 lanes: the most a saga runs) completes; the largest history's events (< 10,240) and bytes
  *     (< 5 MB); `saga status --json` of it (< 500 ms); the replay of its histories, per history p95;
- *   - BENCH_CONCURRENT sagas × BENCH_CONCURRENT_TASKS tasks at once on one worker, with no failure;
+ *   - a fleet of sagas at once (saga-fleet.ts: 50 × 10 tasks) on one worker process, then on two: none
+ *     fails; tasks per minute, the workers' CPU-seconds per task, their peak RSS;
  *   - `saga respond` → the answer recorded, and → the next question shown (the demo planner's question
  *     rounds, as `npm run bench` measures it), p95 < 500 ms; confirm-name → plan approval for information;
  *   - a huge saga (BENCH_HUGE_MILESTONES × BENCH_HUGE_TASKS instant tasks, 60 × 50) to acceptance: its
@@ -44,11 +45,10 @@ import {
   type Answered,
 } from './scale-saga';
 import { startWorker, type BenchWorker } from './bench-worker';
+import { sagaFleetFigures } from './saga-fleet';
 import { workerKillFigures } from './worker-kill';
 
 const { milestones: MILESTONES, tasks: TASKS, agentMs: AGENT_MS, lanes: LANES } = SCALE;
-const CONCURRENT = numberEnv('BENCH_CONCURRENT', 10);
-const CONCURRENT_TASKS = numberEnv('BENCH_CONCURRENT_TASKS', 20);
 const STATUS_SAMPLES = numberEnv('BENCH_STATUS_SAMPLES', 10);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'server,dev').split(',') as ('server' | 'dev')[];
 const HISTORY_BYTES_LIMIT = 5 * 2 ** 20;
@@ -151,34 +151,6 @@ async function measure(label: 'server' | 'dev', root: string, workflowCode: stri
       return d;
     };
     const answers: Answered[] = [];
-
-    // Concurrent sagas on one worker: all complete, none fails.
-    progress(`${label}: ${CONCURRENT} sagas × ${CONCURRENT_TASKS} tasks at once`);
-    const concurrentStart = performance.now();
-    const names = Array.from({ length: CONCURRENT }, (_, i) => `scale-c${i + 1}`);
-    const outcomes = await Promise.allSettled(
-      names.map(async (name) => {
-        const repo = writeScaleRepo(dir(name), name, 1, CONCURRENT_TASKS, AGENT_MS);
-        answers.push(await startAndConfirm(client, repo, name, 4));
-        await approveAndFinish(client, name, 1_200_000);
-        await accept(client, name);
-      }),
-    );
-    const failed = outcomes.filter((o) => o.status === 'rejected');
-    for (const f of failed)
-      progress(`${label}: concurrent saga failed: ${String((f as PromiseRejectedResult).reason)}`);
-    const scenario = `${CONCURRENT} sagas × ${CONCURRENT_TASKS} tasks, one worker`;
-    figures.push(figure('concurrent_sagas_failed', label, failed.length, 'sagas', 1, scenario));
-    figures.push(
-      figure(
-        'concurrent_sagas_wall_s',
-        label,
-        (performance.now() - concurrentStart) / 1000,
-        's',
-        null,
-        scenario,
-      ),
-    );
 
     // The big saga.
     const big = 'scale-big';
@@ -347,6 +319,7 @@ async function measure(label: 'server' | 'dev', root: string, workflowCode: stri
           figure(f.figure, `${label} ${f.stat}`, f.value, f.unit, f.stat === 'p95' ? 500 : null, f.scenario),
         );
     figures.push(...(await workerKillFigures(label, client, dir('worker-kill'), workerEnv)));
+    figures.push(...(await sagaFleetFigures(label, client, dir('fleet'), workerEnv)));
     figures.push(
       figure(
         'worker_peak_rss_mb',

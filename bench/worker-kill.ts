@@ -6,15 +6,16 @@
  * named its session, the worker's process group gets SIGKILL; the agents run in process groups of their own
  * (as the product spawns them) and outlive it, as they do when a real worker dies. A new worker starts at
  * once; the figure is the time from its start until a new agent process runs for every task: each task's
- * attempt activity retried once its heartbeat timeout passed (saga.config.yaml `heartbeat_timeout`, here
- * BENCH_KILL_HEARTBEAT, default 5s; the product's default is 30s), the dead try's agent ended and its session
- * resumed (the timed agent names sessions as Claude Code does, under a profile named `claude`).
+ * attempt activity is retried at once (the new worker fails the dead one's attempts from the host's activity
+ * ledger) rather than after its heartbeat timeout (saga.config.yaml `heartbeat_timeout`, here
+ * BENCH_KILL_HEARTBEAT, default the product's 30s), the dead try's agent ended and its session resumed (the timed agent names sessions as Claude Code does, under a profile named `claude`).
  * BENCH_KILL_AGENTS=0 skips it.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { AGENT_RUN_FILE } from '../src/domain/config/agent-presets';
+import { DEFAULT_HEARTBEAT_TIMEOUT } from '../src/domain/config/config';
 import { FLAG_VOCABULARY } from '../src/domain/request/flags';
 import { sagaWorkflowId } from '../src/domain/saga/naming';
 import { startWorker, type BenchWorker } from './bench-worker';
@@ -25,7 +26,7 @@ import type { AgentStart } from './timed-agent';
 
 const AGENTS = numberEnv('BENCH_KILL_AGENTS', 8);
 const AGENT_MS = numberEnv('BENCH_KILL_AGENT_MS', 60_000);
-const HEARTBEAT = process.env.BENCH_KILL_HEARTBEAT ?? '5s';
+const HEARTBEAT = process.env.BENCH_KILL_HEARTBEAT ?? DEFAULT_HEARTBEAT_TIMEOUT;
 const TARGET_S = 10;
 /** The most lanes a saga runs (`--parallel=N` is clamped to it). */
 const MAX_LANES = FLAG_VOCABULARY.maxLanes;

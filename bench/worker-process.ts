@@ -1,13 +1,16 @@
 /**
  * The saga worker the bench measures, in its own process (forked with IPC) so its memory is its own:
  * exactly what `saga worker` runs (createSagaWorkers, workflows bundled at start), plus an RSS sampler.
- * Messages in: 'reset-peak', 'peak', 'stop'. Messages out: {type:'ready'}, {type:'peak', rss, overall}.
+ * Messages in: 'reset-peak', 'peak', 'stop'. Messages out: {type:'ready'}, {type:'peak', rss, overall,
+ * cpuSeconds} (cpuSeconds: the worker's own user + system CPU so far; its agents' processes are not in it).
  */
 import { NativeConnection } from '@temporalio/worker';
 import { createSagaWorkers } from '../src/worker/worker';
 
 export type WorkerMessage =
-  { type: 'ready' } | { type: 'peak'; rss: number; overall: number } | { type: 'error'; message: string };
+  | { type: 'ready' }
+  | { type: 'peak'; rss: number; overall: number; cpuSeconds: number }
+  | { type: 'error'; message: string };
 
 const SAMPLE_MS = 25;
 
@@ -34,8 +37,10 @@ async function main(): Promise<void> {
   process.on('message', (message: string) => {
     sample();
     if (message === 'reset-peak') peak = 0;
-    else if (message === 'peak') send({ type: 'peak', rss: peak, overall });
-    else if (message === 'stop') for (const w of workers) w.shutdown();
+    else if (message === 'peak') {
+      const cpu = process.cpuUsage();
+      send({ type: 'peak', rss: peak, overall, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
+    } else if (message === 'stop') for (const w of workers) w.shutdown();
   });
   send({ type: 'ready' });
   await Promise.all(runs);
