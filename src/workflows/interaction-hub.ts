@@ -10,7 +10,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { RespondError, toAnswer, validateResponse } from '../domain/saga/interactions';
+import { carriedAnswers, RespondError, toAnswer, validateResponse } from '../domain/saga/interactions';
 import { RespondInputSchema, type Answer, type Interaction, type RespondInput } from '../domain/saga/state';
 import { deliverAnswer } from './ask';
 import { interactionAnsweredSignal, interactionOpenedSignal, respondUpdate } from './definitions';
@@ -69,8 +69,9 @@ export class InteractionHub {
     return condition(() => this.deliveries === 0);
   }
 
+  /** What the next run starts from (answers oldest first, the newest of them: see carriedAnswers). */
   snapshot(): HubSnapshot {
-    return { pending: this.list(), answered: [...this.answered.values()] };
+    return { pending: this.list(), answered: carriedAnswers([...this.answered.values()]) };
   }
 
   private check(raw: RespondInput): { index: number; option: string } {

@@ -89,3 +89,10 @@ export function answerDecisionEntry(answer: Answer): { at: string; title: string
     ],
   };
 }
+
+/**
+ * Answers a saga carries into its next run: the newest ANSWERS_CARRIED, enough to send a retried child the
+ * answer it already got; older ones stay in decisions.md and the earlier runs' histories.
+ */
+export const ANSWERS_CARRIED = 200;
+export const carriedAnswers = (answers: readonly Answer[]): Answer[] => answers.slice(-ANSWERS_CARRIED);
