@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { DataConverter } from '@temporalio/common';
+import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
 import { sagaHomeOf } from '../domain/config/saga-home';
 import { CodecError, EncryptionCodec, KEY_BYTES } from './encryption-codec';
@@ -167,6 +167,25 @@ export function payloadStoreFromEnv(env: Env = process.env): PayloadStoreCodec {
  * store for large payloads (encrypted first, so the store holds ciphertext).
  */
 export function dataConverterFromEnv(env: Env = process.env): DataConverter {
+  return { payloadCodecs: payloadCodecsFromEnv(env) };
+}
+
+/** The codecs of dataConverterFromEnv, in the SDK's order (encode first to last, decode last to first). */
+export function payloadCodecsFromEnv(env: Env = process.env): PayloadCodec[] {
   const codec = codecFromEnv(env);
-  return { payloadCodecs: [...(codec ? [codec] : []), payloadStoreFromEnv(env)] };
+  return [...(codec ? [codec] : []), payloadStoreFromEnv(env)];
+}
+
+/** The codecs as one, in the order the SDK applies them (the codec endpoint serves them so). */
+export function chainedCodec(codecs: PayloadCodec[]): PayloadCodec {
+  return {
+    async encode(payloads) {
+      for (const codec of codecs) payloads = await codec.encode(payloads);
+      return payloads;
+    },
+    async decode(payloads) {
+      for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
+      return payloads;
+    },
+  };
 }

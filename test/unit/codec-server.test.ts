@@ -3,8 +3,12 @@
  * JSON bodies, CORS for the configured UI origins only (preflight included), and clear 4xx answers.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import { codecFromEnv } from '../../src/codec/config';
+import { chainedCodec, codecFromEnv, payloadCodecsFromEnv } from '../../src/codec/config';
+import { STORED_ENCODING } from '../../src/codec/payload-store';
 import { startCodecServer, uiOrigins, type CodecServer } from '../../src/codec/server';
 
 const UI = 'http://localhost:8233';
@@ -145,4 +149,29 @@ test('a port in use is an error naming the address', async () => {
   await expect(startCodecServer({ codec, port: server.port })).rejects.toThrow(
     new RegExp(`^The codec endpoint cannot listen on 127\\.0\\.0\\.1:${server.port}: .*EADDRINUSE`),
   );
+});
+
+test('with the payload store chained (saga codec serve): a stored payload decodes to the original', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'codec-store-'));
+  const env = { SAGA_CODEC_KEY: key, SAGA_PAYLOAD_DIR: dir, SAGA_PAYLOAD_STORE_OVER: '1024' };
+  const chained = chainedCodec(payloadCodecsFromEnv(env));
+  const storing = await startCodecServer({ codec: chained, port: 0, origins: [UI], log: () => undefined });
+  try {
+    const plan = { goal: 'Ship dark mode', notes: 'n'.repeat(4_000) };
+    // What the workers write: encrypted, then stored, leaving a reference in history.
+    const [reference] = await chained.encode([defaultPayloadConverter.toPayload(plan)]);
+    expect(Buffer.from(reference!.metadata!.encoding!).toString()).toBe(STORED_ENCODING);
+    expect(readdirSync(dir, { recursive: true }).length).toBeGreaterThan(0);
+    const decoded = await fetch(`${storing.url}/decode`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: UI },
+      body: JSON.stringify({ payloads: [toJson(reference!)] }),
+    });
+    expect(decoded.status).toBe(200);
+    const body = (await decoded.json()) as { payloads: { metadata: Record<string, string>; data: string }[] };
+    expect(defaultPayloadConverter.fromPayload(fromJson(body.payloads[0]!))).toEqual(plan);
+  } finally {
+    await storing.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -2,7 +2,7 @@
  * `saga codec serve`: the payload codec's HTTP endpoint for the Temporal Web UI, so a user with the key
  * reads encrypted inputs and results in the UI while the server itself stores only ciphertext.
  */
-import { codecFromEnv, CODEC_ENV } from '../../codec/config';
+import { chainedCodec, codecFromEnv, CODEC_ENV, payloadStoreFromEnv } from '../../codec/config';
 import { DEFAULT_UI_ORIGINS, normalizeOrigin, startCodecServer } from '../../codec/server';
 import { parseArgs, port, str, strs } from '../args';
 import { UserError } from '../errors';
@@ -33,7 +33,8 @@ export async function codecCommand(argv: string[], io: Io): Promise<number> {
     }
   });
   const server = await startCodecServer({
-    codec,
+    // Stored payloads too (SAGA_PAYLOAD_DIR): the UI shows what the store holds, not its reference.
+    codec: chainedCodec([codec, payloadStoreFromEnv()]),
     port: port(args, 'port', 'codec serve', { allowZero: true }) ?? DEFAULT_CODEC_PORT,
     host,
     origins: origins.length ? origins : DEFAULT_UI_ORIGINS,
