@@ -10,13 +10,13 @@ import { performance } from 'node:perf_hooks';
 import { sagaWorkflowId } from '../src/domain/saga/naming';
 import { figure, type Figure } from './figures';
 import { eventCount, largestPayloads } from './history';
-import { accept, approveAndFinish, numberEnv, startAndConfirm, writeScaleRepo } from './scale-saga';
+import { accept, approveAndFinish, lanesEnv, numberEnv, startAndConfirm, writeScaleRepo } from './scale-saga';
 
 type History = temporal.api.history.v1.IHistory;
 
 const MILESTONES = numberEnv('BENCH_HUGE_MILESTONES', 60);
 const TASKS = numberEnv('BENCH_HUGE_TASKS', 50);
-const LANES = numberEnv('BENCH_HUGE_LANES', 8);
+const LANES = lanesEnv('BENCH_HUGE_LANES');
 const PAYLOAD_WARNING = 512 * 1024;
 export const HISTORY_EVENTS_LIMIT = 10_240;
 

@@ -14,6 +14,10 @@ import { benchPlanTask, writeTimedAgentRepo, type BenchRepo } from './scenario';
 /** A number from the environment (a BENCH_* knob), else `fallback`. */
 export const numberEnv = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 
+/** Lanes from the environment: the most a saga runs (FLAG_VOCABULARY.maxLanes) unless fewer are asked. */
+export const lanesEnv = (name: string): number =>
+  Math.min(numberEnv(name, FLAG_VOCABULARY.maxLanes), FLAG_VOCABULARY.maxLanes);
+
 /**
  * The big saga's size: 20 milestones × 50 tasks of 1-s agents unless told otherwise, on 4 lanes (issue 19 asked
  * for 8; `--parallel=N` is clamped to FLAG_VOCABULARY.maxLanes, so more would be labelled but not run).
@@ -22,7 +26,7 @@ export const SCALE = {
   milestones: numberEnv('BENCH_MILESTONES', 20),
   tasks: numberEnv('BENCH_TASKS', 50),
   agentMs: numberEnv('BENCH_AGENT_MS', 1_000),
-  lanes: Math.min(numberEnv('BENCH_LANES', FLAG_VOCABULARY.maxLanes), FLAG_VOCABULARY.maxLanes),
+  lanes: lanesEnv('BENCH_LANES'),
 };
 
 /** A plan of `milestones` in a chain, each with `tasks` independent tasks that write their own file. */
