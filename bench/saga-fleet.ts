@@ -13,7 +13,14 @@ import { performance } from 'node:perf_hooks';
 import type { Client } from '@temporalio/client';
 import { startWorker, type BenchWorker } from './bench-worker';
 import { figure, type Figure } from './figures';
-import { accept, approveAndFinish, numberEnv, startAndConfirm, writeScaleRepo } from './scale-saga';
+import {
+  accept,
+  approveAndFinish,
+  numberEnv,
+  startAndConfirm,
+  withSagaQueues,
+  writeScaleRepo,
+} from './scale-saga';
 
 const SAGAS = numberEnv('BENCH_FLEET_SAGAS', 50);
 const TASKS = numberEnv('BENCH_FLEET_TASKS', 10);
@@ -23,17 +30,6 @@ const LANES = numberEnv('BENCH_FLEET_LANES', 2);
 const SAGA_TIMEOUT_MS = 60 * 60_000;
 
 const progress = (line: string) => process.stderr.write(`[saga-fleet] ${line}\n`);
-
-/** Runs `start` with this process's SAGA_HOST_ID and SAGA_TASK_QUEUE set to `env`'s (prepareSaga reads them). */
-async function withSagaQueues<T>(env: NodeJS.ProcessEnv, start: () => Promise<T>): Promise<T> {
-  const saved = { SAGA_HOST_ID: process.env.SAGA_HOST_ID, SAGA_TASK_QUEUE: process.env.SAGA_TASK_QUEUE };
-  Object.assign(process.env, { SAGA_HOST_ID: env.SAGA_HOST_ID, SAGA_TASK_QUEUE: env.SAGA_TASK_QUEUE });
-  try {
-    return await start();
-  } finally {
-    Object.assign(process.env, saved);
-  }
-}
 
 /** One fleet run on `workerCount` worker processes; `env` is the bench worker's environment. */
 async function fleetRun(

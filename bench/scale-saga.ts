@@ -108,3 +108,18 @@ export async function accept(client: Client, name: string): Promise<void> {
   await respond(client, name, { interactionId: 'acceptance-1', choice: 'accept', user: 'bench' });
   await client.workflow.getHandle(sagaWorkflowId(name)).result();
 }
+
+/** Runs `start` with this process's SAGA_HOST_ID and SAGA_TASK_QUEUE set to `env`'s (prepareSaga reads them). */
+export async function withSagaQueues<T>(env: NodeJS.ProcessEnv, start: () => Promise<T>): Promise<T> {
+  const names = ['SAGA_HOST_ID', 'SAGA_TASK_QUEUE'] as const;
+  const saved = names.map((name) => process.env[name]);
+  for (const name of names) process.env[name] = env[name];
+  try {
+    return await start();
+  } finally {
+    // process.env turns undefined into the text 'undefined': a variable that was unset is deleted.
+    names.forEach((name, i) =>
+      saved[i] === undefined ? delete process.env[name] : (process.env[name] = saved[i]),
+    );
+  }
+}

@@ -20,7 +20,7 @@ import { FLAG_VOCABULARY } from '../src/domain/request/flags';
 import { sagaWorkflowId } from '../src/domain/saga/naming';
 import { startWorker, type BenchWorker } from './bench-worker';
 import { figure, type Figure } from './figures';
-import { approve, numberEnv, startAndConfirm } from './scale-saga';
+import { approve, numberEnv, startAndConfirm, withSagaQueues } from './scale-saga';
 import { flatDag, writeBenchRepo } from './scenario';
 import type { AgentStart } from './timed-agent';
 
@@ -139,20 +139,12 @@ export async function workerKillFigures(
     );
     const first = await startWorker(killEnv, { detached: true });
     workers.push(first);
-    // prepareSaga and startSaga read the host and queue from this process's environment.
-    const saved = { host: process.env.SAGA_HOST_ID, queue: process.env.SAGA_TASK_QUEUE };
-    Object.assign(process.env, {
-      SAGA_HOST_ID: killEnv.SAGA_HOST_ID,
-      SAGA_TASK_QUEUE: killEnv.SAGA_TASK_QUEUE,
-    });
-    try {
+    await withSagaQueues(killEnv, async () => {
       for (const saga of sagas) {
         started.push(saga.name);
         await startAndConfirm(client, saga.repo, saga.name, MAX_LANES);
       }
-    } finally {
-      Object.assign(process.env, { SAGA_HOST_ID: saved.host, SAGA_TASK_QUEUE: saved.queue });
-    }
+    });
     await Promise.all(sagas.map((saga) => approve(client, saga.name)));
     await waitUntil(
       `${AGENTS} agents running`,
