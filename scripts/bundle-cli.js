@@ -43,5 +43,8 @@ esbuild
     external: ['@temporalio/worker', '@temporalio/core-bridge', '@slack/bolt'],
     plugins: [keepOut],
     logLevel: 'warning',
+    // A smaller file to read and a smaller code cache (~5 → 2.9 MB); names are kept for readable stacks.
+    minifyWhitespace: true,
+    minifySyntax: true,
   })
   .catch(() => process.exit(1));

@@ -6,11 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import {
-  expandMilestone,
-  MilestoneRecordSchema,
-  type MilestoneRecord,
-} from '../domain/saga/milestone-records';
+import { expandMilestone, readMilestoneRecord, type MilestoneRecord } from '../domain/saga/milestone-records';
 import type { MilestoneState, SagaStatus } from '../domain/saga/state';
 
 /** Records never change once written: kept per file while its size and time stay the same. */
@@ -23,13 +19,11 @@ async function readRecord(file: string): Promise<MilestoneRecord | null> {
   const stamp = `${stat.size}:${stat.mtimeMs}`;
   const hit = cache.get(file);
   if (hit?.stamp === stamp) return hit.record;
-  const parsed = MilestoneRecordSchema.safeParse(
-    JSON.parse(await fs.readFile(file, 'utf8').catch(() => 'null')),
-  );
-  if (!parsed.success) return null;
+  const record = readMilestoneRecord(JSON.parse(await fs.readFile(file, 'utf8').catch(() => 'null')));
+  if (!record) return null;
   if (cache.size >= CACHE_FILES) cache.delete(cache.keys().next().value!);
-  cache.set(file, { stamp, record: parsed.data });
-  return parsed.data;
+  cache.set(file, { stamp, record });
+  return record;
 }
 
 async function expanded(sagaDir: string, m: MilestoneState): Promise<MilestoneState> {

@@ -9,6 +9,7 @@ import { validatePlan, type Plan } from '../../src/domain/plan';
 import {
   compactMilestone,
   expandMilestone,
+  readMilestoneRecord,
   recordedMilestoneIds,
   type MilestoneRecord,
 } from '../../src/domain/saga/milestone-records';
@@ -147,6 +148,15 @@ describe('the carried state of a 10,000-task saga', () => {
     const back = expandMilestone(compacted.milestones[5]!, compacted.records[5]!);
     expect(back).toEqual(full);
     expect(back).not.toHaveProperty('record');
+  });
+
+  test('a record file read back is the record; a file of another shape is refused', () => {
+    const record = compacted.records[5]!;
+    expect(readMilestoneRecord(JSON.parse(JSON.stringify(record)))).toEqual(record);
+    expect(readMilestoneRecord(null)).toBeNull();
+    expect(readMilestoneRecord({ milestone: 6 })).toBeNull();
+    expect(readMilestoneRecord({ milestone: 6, tasks: [{ id: '6.1', status: 'finished' }] })).toBeNull();
+    expect(readMilestoneRecord({ milestone: '6', tasks: [] })).toBeNull();
   });
 
   test('a dependency on a task of a recorded milestone counts as done', () => {
