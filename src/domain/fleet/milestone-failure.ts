@@ -46,7 +46,7 @@ export interface Blame {
 export const NAMED_PATHS_MAX = 100;
 
 /** Lines that report a pass (jest, TAP, node:test, mocha): a file named there is not to blame. */
-const PASSING_LINE = /^\s*(PASS|ok|✓|✔)\s/;
+const PASSING_LINE = /^\s*(PASS|ok|\u2713|\u2714)\s/; // ✓ ✔ (escaped: the CLI bundle stays ASCII)
 const PATH_CHARS = /[A-Za-z0-9_@.+~/-]+/g;
 
 /**

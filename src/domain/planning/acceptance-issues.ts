@@ -30,7 +30,7 @@ export const MAX_ISSUES = 20;
 const SEPARATOR = /(?:^|\s)::(?=\s|$|check\s*:)/i;
 const CHECK_PREFIX = /^check\s*:/i;
 /** Bullet markers people paste in front of list items. */
-const BULLET = /^(?:[-*•]|\d+[.)])(?:\s+|$)/;
+const BULLET = /^(?:[-*\u2022]|\d+[.)])(?:\s+|$)/; // • escaped: the CLI bundle stays ASCII
 
 /** The issues of an acceptance report: one per non-blank line; names the line of the first problem. */
 export function parseIssueLines(text: string | undefined): Parsed<AcceptanceIssue[]> {
