@@ -67,7 +67,7 @@ export function renderMemoryFile(repo: string, entries: MemoryEntry[]): string {
   ].join('\n');
 }
 
-const ENTRY_HEADER = /^(\S+) — \[([^\]]+)\] (.+)$/;
+const ENTRY_HEADER = /^(\S+) \u2014 \[([^\]]+)\] (.+)$/; // — escaped: the CLI bundle stays ASCII
 
 /** The entries of a memory file; an entry that does not parse is skipped (the file is also for people). */
 export function parseMemoryFile(text: string): MemoryEntry[] {
