@@ -23,10 +23,11 @@ export function figure(
   unit: string,
   target: number | null,
   scenario = '',
+  /** Which way is good: most figures are times and sizes; a throughput is better higher. */
+  better: Figure['better'] = 'lower',
 ): Figure {
-  const better = 'lower';
   const rounded = unit === 'ratio' ? Math.round(value * 1000) / 1000 : Math.round(value * 10) / 10;
-  const ok = target === null ? null : value < target;
+  const ok = target === null ? null : better === 'lower' ? value < target : value > target;
   return { figure: name, stat, value: rounded, unit, target, better, ok, scenario };
 }
 

@@ -90,6 +90,7 @@ async function fleetRun(
         'tasks/min',
         null,
         `${scenario}; start to the last acceptance`,
+        'higher',
       ),
       figure(
         'fleet_worker_cpu_ms_per_task',

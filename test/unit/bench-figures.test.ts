@@ -26,6 +26,12 @@ describe('bench figures', () => {
     expect(table([figure('replay_ms', 'total', 2115.6, 'ms', 2000)])).toMatch(/MISSED/);
   });
 
+  test('a figure better higher (a throughput) is ok above its target', () => {
+    const rate = (value: number) => figure('tasks_per_min', 'run', value, 'tasks/min', 100, '', 'higher');
+    expect(rate(120)).toMatchObject({ better: 'higher', ok: true });
+    expect(rate(80).ok).toBe(false);
+  });
+
   test('quantiles by nearest rank', () => {
     expect(quantile([5, 1, 3, 2, 4], 0.5)).toBe(3);
     expect(quantile([...Array(20).keys()], 0.95)).toBe(18);
