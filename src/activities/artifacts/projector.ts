@@ -217,7 +217,9 @@ async function projectProgress(
         written = key;
       }
     } catch (error) {
-      if (ctx.cancellationSignal.aborted) throw error;
+      // Cancelled (the saga moved on, the worker shuts down): end as cancelled, not as the query's failure
+      // (which the SDK would log as a failed activity, at the end of every demo).
+      if (ctx.cancellationSignal.aborted) throw (ctx.cancellationSignal.reason as unknown) ?? error;
       // A slow query or a full disk: the next round tries again (the saga's own writes report failures).
       log.warn('PROGRESS.md projection failed', { error: String(error), sagaDir: input.sagaDir });
     }
