@@ -59,16 +59,16 @@ async function fleetRun(
       `${label}: ${SAGAS} sagas × ${TASKS} tasks of ${AGENT_MS} ms, ${LANES} lanes, ${workerCount} worker(s)`,
     );
     const started = performance.now();
-    const outcomes = await withSagaQueues(fleetEnv, () =>
+    const starts = await withSagaQueues(fleetEnv, () =>
       Promise.allSettled(names.map((name, i) => startAndConfirm(client, repos[i]!, name, LANES))),
-    ).then((starts) =>
-      Promise.allSettled(
-        names.map(async (name, i) => {
-          if (starts[i]!.status === 'rejected') throw (starts[i] as PromiseRejectedResult).reason;
-          await approveAndFinish(client, name, SAGA_TIMEOUT_MS);
-          await accept(client, name);
-        }),
-      ),
+    );
+    const outcomes = await Promise.allSettled(
+      names.map(async (name, i) => {
+        const start = starts[i]!;
+        if (start.status === 'rejected') throw start.reason;
+        await approveAndFinish(client, name, SAGA_TIMEOUT_MS);
+        await accept(client, name);
+      }),
     );
     const wallS = (performance.now() - started) / 1000;
     const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');

@@ -4,6 +4,7 @@
 // modules. The commands that run a worker (declared with `runtime` in src/client/declarations.ts) keep loading
 // dist/src/ (bin/saga), so the worker modules (the native runtime, paths relative to their own file) are left
 // out: required from dist/src/.
+const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
@@ -43,7 +44,7 @@ const slimProtos = {
   name: 'slim-protos',
   setup(build) {
     build.onLoad({ filter: /@temporalio[\\/]proto[\\/]protos[\\/]json-module\.js$/ }, (args) => {
-      const source = require('node:fs').readFileSync(args.path, 'utf8');
+      const source = fs.readFileSync(args.path, 'utf8');
       const start = source.indexOf('.addJSON(') + '.addJSON('.length;
       const end = source.lastIndexOf('});') + 1;
       try {
@@ -86,7 +87,7 @@ esbuild
   .then(() => {
     // bin/saga reads the bundle as latin1, V8's fast one-byte string (utf8 decoding of 3 MB took ~10 ms):
     // esbuild escapes non-ASCII in strings but not in regular expressions, so those must escape it by hand.
-    const code = require('node:fs').readFileSync(path.join(dist, 'cli.js'));
+    const code = fs.readFileSync(path.join(dist, 'cli.js'));
     const at = code.findIndex((byte) => byte > 0x7f);
     if (at >= 0) {
       const line = code.subarray(Math.max(0, at - 60), at + 20).toString('utf8');
