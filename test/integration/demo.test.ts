@@ -18,10 +18,11 @@ jest.setTimeout(240_000);
  * criteria's own planner step and the checks at acceptance (2026-12-03). On a loaded machine the server runs
  * one more workflow task between an answer and its signal to the phase that asked (3 events; measured
  * 2026-12-03: 199 quiet, 202 with the cores busy, the same on the code before and after the restructuring),
- * so the limit leaves room for two. The goal of 40 + 6 per task + 10 per interaction = 134 is not reached
- * (bench/README.md says why); this keeps what is won.
+ * so the limit leaves room for two. The `projector-queue` patch adds one marker event to each of the saga's
+ * three runs (2026-12-04: 208 seen with the cores busy). The goal of 40 + 6 per task + 10 per interaction =
+ * 134 is not reached (bench/README.md says why); this keeps what is won.
  */
-const DEMO_SAGA_EVENTS_LIMIT = 206;
+const DEMO_SAGA_EVENTS_LIMIT = 209;
 
 describe('saga demo', () => {
   let env: SagaTestEnv;
