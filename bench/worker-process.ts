@@ -5,7 +5,7 @@
  * cpuSeconds} (cpuSeconds: the worker's own user + system CPU so far; its agents' processes are not in it).
  */
 import { NativeConnection } from '@temporalio/worker';
-import { createSagaWorkers } from '../src/worker/worker';
+import { createSagaWorkers, installRuntime } from '../src/worker/worker';
 
 export type WorkerMessage =
   | { type: 'ready' }
@@ -25,6 +25,7 @@ async function main(): Promise<void> {
   const sampler = setInterval(sample, SAMPLE_MS);
   const send = (message: WorkerMessage) => process.send?.(message);
 
+  installRuntime(); // before the connection, which would install the SDK's default runtime (INFO logs)
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const workers = await createSagaWorkers({
     connection,
