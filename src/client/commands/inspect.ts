@@ -44,7 +44,10 @@ export function renderStatus(s: SagaStatus, agents: RunningAgent[] = []): string
     lines.push(
       `  Milestone ${m.id} ${m.title}: ${m.status}, ${done}/${m.record?.tasks ?? m.tasks.length} tasks done${spent.costUsd > 0 || spent.inputTokens > 0 ? ` (${formatUsage(spent)})` : ''}`,
     );
-    for (const t of m.tasks) {
+    // A terminal view: an integrated milestone's tasks that landed are one count on its line (at a thousand
+    // tasks, their lines hid the milestone that runs); `--json` and PROGRESS.md keep every task.
+    const shown = m.status === 'integrated' ? m.tasks.filter((t) => t.status !== 'integrated') : m.tasks;
+    for (const t of shown) {
       const extra = [
         t.commit ? t.commit.slice(0, 10) : null,
         t.attempts ? `${t.attempts} attempt(s)` : null,
