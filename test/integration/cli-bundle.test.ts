@@ -27,6 +27,7 @@ describe('the bundled CLI', () => {
       ['status', 'no-such-saga', '--json'],
       ['respond', 'no-such-saga', 'confirm-name', 'confirm'],
       ['status'],
+      ['list', '--json'],
     ];
     for (const args of cases) {
       const [bundled, plain] = await Promise.all([runSaga(args, env.cliEnv), runSaga(args, unbundled)]);
