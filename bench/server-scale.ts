@@ -20,6 +20,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
@@ -50,6 +51,7 @@ import { workerKillFigures } from './worker-kill';
 
 const { milestones: MILESTONES, tasks: TASKS, agentMs: AGENT_MS, lanes: LANES } = SCALE;
 const STATUS_SAMPLES = numberEnv('BENCH_STATUS_SAMPLES', 20);
+const STATUS_SETTLE_MS = numberEnv('BENCH_STATUS_SETTLE_MS', 5_000);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'server,dev').split(',') as ('server' | 'dev')[];
 const HISTORY_BYTES_LIMIT = 5 * 2 ** 20;
 const SAGA_BIN = path.join(PROJECT_ROOT, 'bin', 'saga');
@@ -166,6 +168,9 @@ async function measure(label: 'server' | 'dev', root: string, workflowCode: stri
     const bigScenario = `${total} tasks (${MILESTONES}×${TASKS}), ${AGENT_MS} ms agents, ${LANES} lanes`;
     figures.push(figure('big_saga_to_acceptance_s', label, bigMs / 1000, 's', null, bigScenario));
 
+    // The saga's own last steps (the PROGRESS.md projector's write of 1,000 tasks, clean-up) run in the first
+    // second after acceptance shows, on the same 2 cores: the status figures are the command's, not theirs.
+    await sleep(STATUS_SETTLE_MS);
     const queryMs: number[] = [];
     for (let i = 0; i < STATUS_SAMPLES; i++) {
       const started = performance.now();
@@ -195,7 +200,7 @@ async function measure(label: 'server' | 'dev', root: string, workflowCode: stri
         quantile(statusMs, 0.95),
         'ms',
         300, // issue 33 (issue 19 asked < 500 ms)
-        `bin/saga status --json, ${bigScenario}`,
+        `bin/saga status --json, ${STATUS_SAMPLES} runs ${STATUS_SETTLE_MS / 1000} s after acceptance shows, ${bigScenario}`,
       ),
     );
     figures.push(
