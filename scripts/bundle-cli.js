@@ -37,8 +37,8 @@ const keepOut = {
  * their reflection at start (~45 ms), and the Cloud operations API (`temporal.api.cloud`) and the Core SDK's
  * worker messages (`coresdk`) are a third of them. Neither @temporalio/client nor this project uses them at
  * run time; the worker commands load the full definitions from node_modules. The services keep only the
- * methods the bundle calls (`keptMethods`): the client makes a function and two message constructors for
- * every method of every service at each start (~10 ms for the 200-odd). Left as it is (with a note) when
+ * methods the bundle calls (`calledMethods`): the client makes a function and two message constructors for
+ * every method of every service at each start (~7 ms for the 200-odd). Left as it is (with a note) when
  * the file is not laid out as expected.
  */
 const DROPPED_PROTO_NAMESPACES = [['coresdk'], ['temporal', 'api', 'cloud']];
