@@ -16,6 +16,8 @@ import { createValidationActivities } from './validation';
 
 export interface ActivityDeps {
   sagaHome: string;
+  /** Aborted when this host's workers start to shut down (see createSagaWorkers). */
+  hostStopping?: AbortSignal;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -37,7 +39,11 @@ export function createActivities(deps: ActivityDeps) {
     ...roleAgents,
     ...createSagaSetupActivities({ artifacts }),
     ...createMemoryActivities({ sagaHome: deps.sagaHome, artifacts }),
-    ...createProgressActivities({ artifacts, cleanupSagaWorktrees: git.cleanupSagaWorktrees }),
+    ...createProgressActivities({
+      artifacts,
+      cleanupSagaWorktrees: git.cleanupSagaWorktrees,
+      hostStopping: deps.hostStopping,
+    }),
     // Chat notifications; configured from the worker's environment.
     ...createNotifyActivities({ sagaHome: deps.sagaHome }),
   };

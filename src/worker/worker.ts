@@ -10,6 +10,7 @@ import {
   type LogLevel,
   type ActivityInterceptorsFactory,
   type LogMetadata,
+  type State,
   type WorkerDeploymentOptions,
 } from '@temporalio/worker';
 import type { DataConverter } from '@temporalio/common';
@@ -108,7 +109,8 @@ export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Wor
     );
   }
   const ledger = activityLedgerDir(options.sagaHome, hostId);
-  const activities = createActivities({ sagaHome: options.sagaHome });
+  const hostStopping = new AbortController();
+  const activities = createActivities({ sagaHome: options.sagaHome, hostStopping: hostStopping.signal });
   const hostActivities = {
     ...common,
     interceptors: { activity: [activityLedger(ledger)] as ActivityInterceptorsFactory[] },
@@ -132,7 +134,22 @@ export async function createSagaWorkers(options: SagaWorkerOptions): Promise<Wor
   // What a killed worker of this host was running is retried now, not after its heartbeat timeout.
   await failOrphanedActivities(hostWorker.client!, ledger).catch(() => 0);
   workers.push(hostWorker, projectorWorker);
+  abortWhenStopping(workers, hostStopping);
   return workers;
+}
+
+/** How often a host's workers are checked for a shutdown begun (the SDK's signal handling or `shutdown()`). */
+const STATE_CHECK_MS = 250;
+const STOPPING_STATES: ReadonlySet<State> = new Set(['STOPPING', 'DRAINING', 'DRAINED', 'STOPPED', 'FAILED']);
+
+/** Aborts `controller` once one of `workers` starts to stop: the SDK announces that to no one. */
+function abortWhenStopping(workers: Worker[], controller: AbortController): void {
+  const timer = setInterval(() => {
+    if (!workers.some((w) => STOPPING_STATES.has(w.getState()))) return;
+    controller.abort();
+    clearInterval(timer);
+  }, STATE_CHECK_MS);
+  timer.unref();
 }
 
 /** Runs workers until shut down (SIGINT/SIGTERM are handled by the SDK runtime: activities are cancelled and drained). */

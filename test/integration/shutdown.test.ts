@@ -1,7 +1,8 @@
 /**
  * Graceful shutdown of `saga worker` (README, Scaling out): SIGTERM stops polling, gives running activities the
  * grace period, then cancels them; the agent activity kills its process tree and reports the
- * cancellation, and the worker exits 0 with no agent process left behind.
+ * cancellation, and the worker exits 0 with no agent process left behind. A saga that only waits for an
+ * answer holds nothing up: its PROGRESS.md projector ends at once and starts again on the next worker.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -38,15 +39,8 @@ describe('saga worker shutdown', () => {
       SAGA_SHUTDOWN_GRACE_MS: '2000',
     });
 
-    process.env.SAGA_HOME = env.sagaHome;
-    process.env.SAGA_HOST_ID = env.hostId;
-    process.env.SAGA_TASK_QUEUE = env.taskQueue;
     const name = `shutdown-${env.hostId.slice(-6)}`;
-    const input = await prepareSaga({ repo, argumentsText: '', plan: writeOneTaskPlan(dir, name), name });
-    await startSaga(env.client, input);
-    await waitForPending(env, name, 'confirm-name', 30_000);
-    await respond(env.client, name, { interactionId: 'confirm-name', choice: 'confirm', user: 'test' });
-    await waitForPending(env, name, 'plan-approval-1', 30_000);
+    await startWaitingSaga(env, repo, dir, name);
     await respond(env.client, name, { interactionId: 'plan-approval-1', choice: 'approve', user: 'test' });
 
     const agentPid = await waitFor(
@@ -82,4 +76,58 @@ describe('saga worker shutdown', () => {
 
     await env.client.workflow.getHandle(sagaWorkflowId(name)).terminate('test done');
   }, 90_000);
+  test('Ctrl-C with a saga waiting for an answer: its projector ends at once, quietly, and resumes on the next worker', async () => {
+    const dir = env.tmp('waiting');
+    const repo = createSampleRepo(path.join(dir, 'greeting'));
+    // A long grace period: a projector that held the shutdown would show as a wait of 30 s.
+    const worker = await spawnWorker(env, env.hostId, { SAGA_SHUTDOWN_GRACE_MS: '30000' });
+    const name = `waiting-${env.hostId.slice(-6)}`;
+    await startWaitingSaga(env, repo, dir, name);
+    const projectorOf = async () => {
+      const desc = await env.client.workflow.getHandle(sagaWorkflowId(name)).describe();
+      return (desc.raw.pendingActivities ?? []).find((a) => a.activityType?.name === 'projectProgress');
+    };
+    const first = await waitFor(
+      'the PROGRESS.md projector to run',
+      async () => {
+        const projector = await projectorOf();
+        return projector?.lastStartedTime ? projector : undefined;
+      },
+      30_000,
+    );
+
+    const stopped = Date.now();
+    expect(await worker.stop('SIGINT', 60_000)).toEqual({ code: 0, signal: null });
+    expect(Date.now() - stopped).toBeLessThan(10_000);
+    expect(worker.output()).not.toMatch(/projection failed|Activity failed|unexpected error/i);
+
+    // It completed (no failed attempt for the server to time out): the saga schedules a new one, which the
+    // host's next worker runs, as its first attempt.
+    const next = await spawnWorker(env, env.hostId);
+    const second = await waitFor(
+      'a new projector on the next worker',
+      async () => {
+        const projector = await projectorOf();
+        return projector?.lastStartedTime && projector.activityId !== first.activityId
+          ? projector
+          : undefined;
+      },
+      30_000,
+    );
+    expect(second.attempt).toBe(1);
+    await env.client.workflow.getHandle(sagaWorkflowId(name)).terminate('test done');
+    await next.stop('SIGTERM', 40_000);
+  }, 120_000);
 });
+
+/** A one-task saga, its name confirmed: it waits for plan approval, and its saga directory exists. */
+async function startWaitingSaga(env: SagaTestEnv, repo: string, dir: string, name: string): Promise<void> {
+  process.env.SAGA_HOME = env.sagaHome;
+  process.env.SAGA_HOST_ID = env.hostId;
+  process.env.SAGA_TASK_QUEUE = env.taskQueue;
+  const input = await prepareSaga({ repo, argumentsText: '', plan: writeOneTaskPlan(dir, name), name });
+  await startSaga(env.client, input);
+  await waitForPending(env, name, 'confirm-name', 30_000);
+  await respond(env.client, name, { interactionId: 'confirm-name', choice: 'confirm', user: 'test' });
+  await waitForPending(env, name, 'plan-approval-1', 30_000);
+}

@@ -3,6 +3,7 @@
  * its id, so the (growing) status and the plan never travel through history as an activity input. Uses the
  * worker's client from the activity context.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { ExitCriterionResult } from '../../domain/record/completion-report';
@@ -88,6 +89,7 @@ type Git = ReturnType<typeof createGitActivities>;
 interface ProgressDeps {
   artifacts: Artifacts;
   cleanupSagaWorktrees: Git['cleanupSagaWorktrees'];
+  hostStopping?: AbortSignal;
 }
 
 /** The saga's run, as the workflow names it (its status and plan are read through its queries). */
@@ -179,24 +181,27 @@ async function writeSagaReport(
  * Keeps PROGRESS.md a projection of the running saga: reads its status every second and writes the files
  * when it changed, for PROJECT_FOR_MS or until cancelled. One activity per run (heartbeats add no history
  * events) instead of one per change keeps the saga's history small. Reads the latest run of the saga, so a
- * projector left over from a run that continued as new never writes an older state.
+ * projector left over from a run that continued as new never writes an older state. When its host starts to
+ * shut down (`hostStopping`: Ctrl-C of `saga dev`) it ends at once, its query in flight too: the saga's
+ * workflow worker stops with it, so that query could only time out, and the worker's grace period would
+ * wait for it. The saga starts a projector again, on the host's next worker.
  */
 async function projectProgress(
   artifacts: Artifacts,
   input: { sagaDir: string; workflowId: string; everyMs?: number },
+  hostStopping: AbortSignal = new AbortController().signal,
 ): Promise<void> {
   const ctx = Context.current();
   const until = Date.now() + PROJECT_FOR_MS;
+  const stop = AbortSignal.any([ctx.cancellationSignal, hostStopping]);
   let written = '';
   /** The plan changes only when a round starts or planning publishes a version: read it then. */
   let planKey = '';
   let carry: SagaState | null = null;
   // Queries end when the activity is cancelled (the saga moved on, the worker shuts down) or take too long.
   const bounded = <T>(query: () => Promise<T>) =>
-    ctx.client.withAbortSignal(ctx.cancellationSignal, () =>
-      ctx.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, query),
-    );
-  while (Date.now() < until) {
+    ctx.client.withAbortSignal(stop, () => ctx.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, query));
+  while (Date.now() < until && !hostStopping.aborted) {
     const generation = generations.get(input.sagaDir) ?? 0;
     try {
       const { handle, status } = await bounded(() => readSaga(ctx.client, input.workflowId));
@@ -220,11 +225,16 @@ async function projectProgress(
       // Cancelled (the saga moved on, the worker shuts down): end as cancelled, not as the query's failure
       // (which the SDK would log as a failed activity, at the end of every demo).
       if (ctx.cancellationSignal.aborted) throw (ctx.cancellationSignal.reason as unknown) ?? error;
+      if (hostStopping.aborted) return;
       // A slow query or a full disk: the next round tries again (the saga's own writes report failures).
       log.warn('PROGRESS.md projection failed', { error: String(error), sagaDir: input.sagaDir });
     }
     ctx.heartbeat();
-    await ctx.sleep(input.everyMs ?? PROJECT_EVERY_MS); // rejects when the saga cancels the projector
+    try {
+      await sleep(input.everyMs ?? PROJECT_EVERY_MS, undefined, { signal: stop });
+    } catch (error) {
+      if (ctx.cancellationSignal.aborted) throw (ctx.cancellationSignal.reason as unknown) ?? error;
+    }
   }
 }
 
@@ -236,6 +246,6 @@ export function createProgressActivities(deps: ProgressDeps) {
     writeSagaReport: (input: SagaRun & { exitResults: ExitCriterionResult[] }) =>
       writeSagaReport(deps.artifacts, input),
     projectProgress: (input: { sagaDir: string; workflowId: string; everyMs?: number }) =>
-      projectProgress(deps.artifacts, input),
+      projectProgress(deps.artifacts, input, deps.hostStopping),
   };
 }
