@@ -22,6 +22,17 @@ type Artifacts = ReturnType<typeof createArtifactActivities>;
 /** How often the projector reads the saga's status, and how long one projector activity runs. */
 const PROJECT_EVERY_MS = 1_000;
 const PROJECT_FOR_MS = 20 * 60_000;
+/** The longest wait between reads of a saga that does not change (one waiting for an answer, a long agent). */
+const PROJECT_IDLE_MS = 5_000;
+
+/**
+ * The wait before the projector's next read: `every` after a change, then twice the last wait while nothing
+ * changes, up to PROJECT_IDLE_MS. A status read is a query the saga's worker answers: twenty sagas waiting for
+ * answers, read every second, cost their worker a tenth of a core; PROGRESS.md lags a change by 5 s at most.
+ */
+export function nextProjectorWait(last: number, changed: boolean, every = PROJECT_EVERY_MS): number {
+  return changed ? every : Math.min(last * 2, Math.max(every, PROJECT_IDLE_MS));
+}
 
 /**
  * Writes of one saga directory, in order, in this worker: a write the saga asked for (its last state) bumps
@@ -178,13 +189,14 @@ async function writeSagaReport(
 }
 
 /**
- * Keeps PROGRESS.md a projection of the running saga: reads its status every second and writes the files
- * when it changed, for PROJECT_FOR_MS or until cancelled. One activity per run (heartbeats add no history
- * events) instead of one per change keeps the saga's history small. Reads the latest run of the saga, so a
- * projector left over from a run that continued as new never writes an older state. When its host starts to
- * shut down (`hostStopping`: Ctrl-C of `saga dev`) it ends at once, its query in flight too: the saga's
- * workflow worker stops with it, so that query could only time out, and the worker's grace period would
- * wait for it. The saga starts a projector again, on the host's next worker.
+ * Keeps PROGRESS.md a projection of the running saga: reads its status every second (less often while it
+ * does not change: nextProjectorWait) and writes the files when it changed, for PROJECT_FOR_MS or until
+ * cancelled. One activity per run (heartbeats add no history events) instead of one per change keeps the
+ * saga's history small. Reads the latest run of the saga, so a projector left over from a run that continued
+ * as new never writes an older state. When its host starts to shut down (`hostStopping`: Ctrl-C of `saga
+ * dev`) it ends at once, its query in flight too: the saga's workflow worker stops with it, so that query
+ * could only time out, and the worker's grace period would wait for it. The saga starts a projector again,
+ * on the host's next worker.
  */
 async function projectProgress(
   artifacts: Artifacts,
@@ -198,6 +210,8 @@ async function projectProgress(
   /** The plan changes only when a round starts or planning publishes a version: read it then. */
   let planKey = '';
   let carry: SagaState | null = null;
+  const every = input.everyMs ?? PROJECT_EVERY_MS;
+  let wait = every;
   // Queries end when the activity is cancelled (the saga moved on, the worker shuts down) or take too long.
   const bounded = <T>(query: () => Promise<T>) =>
     ctx.client.withAbortSignal(stop, () => ctx.client.withDeadline(Date.now() + QUERY_DEADLINE_MS, query));
@@ -211,6 +225,7 @@ async function projectProgress(
         planKey = nextPlanKey;
       }
       const key = JSON.stringify(status);
+      wait = nextProjectorWait(wait, key !== written, every);
       if (key !== written) {
         // An answer adds a log line, so the status changes with every answer.
         const answers = await bounded(() => answersOf(handle));
@@ -231,7 +246,7 @@ async function projectProgress(
     }
     ctx.heartbeat();
     try {
-      await sleep(input.everyMs ?? PROJECT_EVERY_MS, undefined, { signal: stop });
+      await sleep(wait, undefined, { signal: stop });
     } catch (error) {
       if (ctx.cancellationSignal.aborted) throw (ctx.cancellationSignal.reason as unknown) ?? error;
     }
