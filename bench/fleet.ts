@@ -1,7 +1,7 @@
 /**
  * `npm run bench:fleet` (node dist/bench/fleet.js): the fleet of sagas of saga-fleet.ts on its own dev
- * server, without the rest of bench:server (which runs the same on each of its targets). Progress goes to
- * stderr so stdout holds only the figures.
+ * server, without the rest of bench:server (which runs the same on each of its targets), then what sagas
+ * that wait cost their worker (idle-sagas.ts). Progress goes to stderr so stdout holds only the figures.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -11,6 +11,7 @@ import { dataConverterFromEnv } from '../src/codec/config';
 import { installRuntime } from '../src/worker/worker';
 import { startBenchServer } from './bench-worker';
 import { printFigures, runBench } from './figures';
+import { idleSagaFigures } from './idle-sagas';
 import { sagaFleetFigures } from './saga-fleet';
 
 async function main(): Promise<void> {
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
   try {
     const client = new Client({ connection, namespace: 'default', dataConverter: dataConverterFromEnv() });
     const figures = await sagaFleetFigures('dev', client, root, env);
+    figures.push(...(await idleSagaFigures(client, root, env)));
     printFigures(figures, { at: started, load: loadAtStart });
   } finally {
     await connection.close();
