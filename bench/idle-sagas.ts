@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import { startWorker, type BenchWorker } from './bench-worker';
 import { figure, type Figure } from './figures';
-import { numberEnv, startAndConfirm, withSagaQueues, writeScaleRepo } from './scale-saga';
+import { numberEnv, startAndConfirm, withOwnQueues, withSagaQueues, writeScaleRepo } from './scale-saga';
 
 const SAGAS = numberEnv('BENCH_IDLE_SAGAS', 20);
 const WINDOW_MS = numberEnv('BENCH_IDLE_WINDOW_S', 30) * 1_000;
@@ -34,11 +34,7 @@ export async function idleSagaFigures(
 ): Promise<Figure[]> {
   if (SAGAS <= 0) return [];
   // Queues of its own, so no other worker answers these sagas' queries.
-  const idleEnv = {
-    ...env,
-    SAGA_HOST_ID: `${env.SAGA_HOST_ID}-idle`,
-    SAGA_TASK_QUEUE: `${env.SAGA_TASK_QUEUE}-idle`,
-  };
+  const idleEnv = withOwnQueues(env, 'idle');
   const worker = await startWorker(idleEnv);
   try {
     const none = await cpuPercent(worker);

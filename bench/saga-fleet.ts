@@ -18,6 +18,7 @@ import {
   approveAndFinish,
   numberEnv,
   startAndConfirm,
+  withOwnQueues,
   withSagaQueues,
   writeScaleRepo,
 } from './scale-saga';
@@ -40,11 +41,7 @@ async function fleetRun(
   workerCount: number,
 ): Promise<Figure[]> {
   const run = `fleet${workerCount}`;
-  const fleetEnv = {
-    ...env,
-    SAGA_HOST_ID: `${env.SAGA_HOST_ID}-${run}`,
-    SAGA_TASK_QUEUE: `${env.SAGA_TASK_QUEUE}-${run}`,
-  };
+  const fleetEnv = withOwnQueues(env, run);
   const names = Array.from({ length: SAGAS }, (_, i) => `scale-${run}-${i + 1}`);
   const repos = names.map((name) => {
     const sagaDir = path.join(dir, run, name);

@@ -109,6 +109,16 @@ export async function accept(client: Client, name: string): Promise<void> {
   await client.workflow.getHandle(sagaWorkflowId(name)).result();
 }
 
+/**
+ * `env` with a host and workflow queue of its own (`<host>-<suffix>`, `<queue>-<suffix>`): a bench scenario's
+ * worker then takes no other scenario's work, and no other worker takes its.
+ */
+export const withOwnQueues = (env: NodeJS.ProcessEnv, suffix: string): NodeJS.ProcessEnv => ({
+  ...env,
+  SAGA_HOST_ID: `${env.SAGA_HOST_ID}-${suffix}`,
+  SAGA_TASK_QUEUE: `${env.SAGA_TASK_QUEUE}-${suffix}`,
+});
+
 /** Runs `start` with this process's SAGA_HOST_ID and SAGA_TASK_QUEUE set to `env`'s (prepareSaga reads them). */
 export async function withSagaQueues<T>(env: NodeJS.ProcessEnv, start: () => Promise<T>): Promise<T> {
   const names = ['SAGA_HOST_ID', 'SAGA_TASK_QUEUE'] as const;

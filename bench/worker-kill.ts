@@ -20,7 +20,7 @@ import { FLAG_VOCABULARY } from '../src/domain/request/flags';
 import { sagaWorkflowId } from '../src/domain/saga/naming';
 import { startWorker, type BenchWorker } from './bench-worker';
 import { figure, type Figure } from './figures';
-import { approve, numberEnv, startAndConfirm, withSagaQueues } from './scale-saga';
+import { approve, numberEnv, startAndConfirm, withOwnQueues, withSagaQueues } from './scale-saga';
 import { flatDag, writeBenchRepo } from './scenario';
 import type { AgentStart } from './timed-agent';
 
@@ -108,11 +108,7 @@ export async function workerKillFigures(
   env: NodeJS.ProcessEnv,
 ): Promise<Figure[]> {
   if (AGENTS <= 0) return [];
-  const killEnv = {
-    ...env,
-    SAGA_HOST_ID: `${env.SAGA_HOST_ID}-kill`,
-    SAGA_TASK_QUEUE: `${env.SAGA_TASK_QUEUE}-kill`,
-  };
+  const killEnv = withOwnQueues(env, 'kill');
   const sagas: KillSaga[] = [];
   for (let i = 0; i * MAX_LANES < AGENTS; i++) {
     const name = `scale-kill-${i + 1}`;
