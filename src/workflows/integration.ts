@@ -152,7 +152,8 @@ class MilestoneIntegration {
       return true;
     }
     await quick.abortMerge({ worktree });
-    this.log(`Resolver could not fix ${ref} (markers left in ${done.remainingMarkers.join(', ')})`);
+    const why = done.refused ?? `markers left in ${done.remainingMarkers.join(', ')}`;
+    this.log(`Resolver could not fix ${ref} (${why})`);
     return false;
   }
 

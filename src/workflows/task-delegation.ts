@@ -186,7 +186,8 @@ export class TaskDelegation {
     await this.reportSpend();
     const sessionNote = run.noteSession(n, ran.run);
     if (sessionNote) log.warn(`Task ${this.input.ref}: ${sessionNote}`);
-    return run.record(classifyAttempt(n, ran.run, ran.checks));
+    const passed = run.record(classifyAttempt(n, ran.run, ran.checks));
+    return ran.handoff?.refused ? run.handoffRefused(ran.handoff.refused) : passed;
   }
 
   /** The agent, then the checks, in one activity; `handoff` names the commit message for outcomes that end the task. */
@@ -280,6 +281,7 @@ export class TaskDelegation {
         // was being made, or after an attempt had already handed it off.
         ...this.handoffRules(),
       });
+      if (run.handoff.refused) run.handoffRefused(run.handoff.refused);
     });
   }
 }

@@ -89,6 +89,16 @@ export class TaskRun {
     this.reason = reason;
   }
 
+  /**
+   * The handoff refused the worktree (a nested repository): nothing was committed, and no retry of the
+   * same work would change that, so the task ends blocked and the user is asked. Returns false (not passed).
+   */
+  handoffRefused(reason: string): false {
+    this.status = 'blocked';
+    this.stop(`handoff refused: ${reason}`);
+    return false;
+  }
+
   addUsage(usage: Usage | null | undefined): void {
     this.usage = addUsage(this.usage, usage);
   }

@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { commandEnvironment } from '../../domain/config/agent-env';
 import { CommandSandboxSchema } from '../../domain/config/sandbox';
 import { commandSandbox, runConfined } from '../sandbox';
+import { refuseNestedRepos } from './nested-repos';
 import { listedPaths, matchesCopyEntry, samplePaths } from './paths';
 import { fail, headOf, requireWorktreeDir, splitZ } from './queries';
 import { returnToTaskBranch } from './return-to-branch';
@@ -102,6 +103,8 @@ export interface CommittedWork {
   /** The start of the task's changes (the base commit, or the previous HEAD). */
   from: string;
   notes: string[];
+  /** Set when the worktree holds a nested repository: nothing was staged or committed (nested-repos.ts). */
+  refused: string | null;
 }
 
 /**
@@ -119,6 +122,11 @@ export async function commitWork(raw: z.input<typeof CommitHandoffInputSchema>):
     headOf(worktree),
     identityArgs(worktree),
   ]);
+  // Before anything reads the worktree's files: staging could run a nested repository's programs.
+  const refused = await refuseNestedRepos(worktree, input.baseCommit ?? headBefore);
+  if (refused !== null) {
+    return { committed: false, previousHead: headBefore, from: headBefore, notes, refused };
+  }
   let previousHead = headBefore;
   if (input.branch && headRef !== `refs/heads/${input.branch}`) {
     await returnToTaskBranch(worktree, input.branch, headRef, input.exclude, notes);
@@ -139,7 +147,7 @@ export async function commitWork(raw: z.input<typeof CommitHandoffInputSchema>):
       input.skipHooks,
       notes,
     );
-  return { committed, previousHead, from, notes };
+  return { committed, previousHead, from, notes, refused: null };
 }
 
 /**
@@ -160,6 +168,7 @@ export async function handedOff(cwd: string, tip: string, work: CommittedWork) {
     changedFiles: listedPaths(changedFiles),
     changedFileCount: changedFiles.length,
     notes: work.notes,
+    ...(work.refused !== null ? { refused: work.refused } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { z } from 'zod';
 import { isSagaBranch } from '../../domain/saga/naming';
+import { refuseNestedRepos } from './nested-repos';
 import { fail, headOf, mergeHead, requireCommit, requireWorktreeDir, splitZ, unmergedFiles } from './queries';
 import { execGit, GitError, identityArgs, runGit, runGitRaw } from './run';
 import {
@@ -73,6 +74,18 @@ export async function completeMerge(raw: z.input<typeof CompleteMergeInputSchema
   const input = parseInput('completeMerge', CompleteMergeInputSchema, raw);
   const worktree = await requireWorktreeDir(input.worktree);
   const notes: string[] = [];
+  // The resolver's tree is an agent's: before anything reads its files or stages them.
+  const refused = await refuseNestedRepos(worktree, 'HEAD');
+  if (refused !== null) {
+    return {
+      ok: false,
+      remainingMarkers: [],
+      refused,
+      head: await headOf(worktree),
+      committed: false,
+      notes,
+    };
+  }
   const remainingMarkers = await conflictMarkerFiles(worktree);
   if (remainingMarkers.length > 0) {
     return { ok: false, remainingMarkers, head: await headOf(worktree), committed: false, notes };
@@ -116,6 +129,8 @@ export async function resetHard(raw: z.input<typeof ResetHardInputSchema>) {
   const notes: string[] = [];
   const previousHead = await headOf(worktree);
   await runGit(worktree, ['reset', '--hard', '-q', commit], notes);
-  await runGit(worktree, ['clean', '-fdq'], notes);
+  // -ff: a nested repository an agent left goes too (the worktree returns to a commit; nothing untracked
+  // in an integration worktree is anyone's work), so removing the worktree later needs no refusal.
+  await runGit(worktree, ['clean', '-ffdq'], notes);
   return { head: await headOf(worktree), previousHead, notes };
 }

@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
+import { refuseNestedRepos } from './nested-repos';
 import { canonical, listedPaths, matchesCopyEntry, pathExists, samplePaths } from './paths';
 import { dirtyFiles, fail, headOf, repoToplevel } from './queries';
 import { runGit, runGitRaw } from './run';
@@ -88,6 +89,12 @@ export async function setUpWorktree(raw: z.input<typeof SetUpWorktreeInputSchema
 export async function removeWorktree(raw: z.input<typeof RemoveWorktreeInputSchema>) {
   const input = parseInput('removeWorktree', RemoveWorktreeInputSchema, raw);
   const notes: string[] = [];
+  // git's own dirty check (and ours) would read a nested repository; removing it would lose its work.
+  const pointer = await fs.lstat(path.join(input.worktree, '.git')).catch(() => null);
+  if (pointer?.isFile()) {
+    const refused = await refuseNestedRepos(input.worktree, 'HEAD');
+    if (refused !== null) throw fail('NestedRepository', `Not removing the worktree: ${refused}`);
+  }
   // Without --force git itself refuses a worktree with changes or untracked files, and the main
   // checkout; any refusal takes the careful path below, which names the reason.
   if (await pathExists(input.worktree)) {

@@ -88,6 +88,7 @@ export function createTaskGitActivities(deps: { git: GitActivities }) {
           changedFileCount: 0,
           removed: false,
           notes: [] as string[],
+          refused: undefined as string | undefined,
         };
       }
       const work = await commitWork({
@@ -98,6 +99,12 @@ export function createTaskGitActivities(deps: { git: GitActivities }) {
         exclude: input.excludePaths ?? [],
         ...input.settings,
       });
+      if (work.refused !== null) {
+        // Nothing committed or removed: the worktree stays as the agent left it, for the user to look at.
+        const tip = input.branch ? `refs/heads/${input.branch}` : 'HEAD';
+        const handoff = await handedOff(input.branch ? input.repo : input.worktree, tip, work);
+        return { ...handoff, removed: false };
+      }
       const removal = () =>
         git.removeWorktree({ repo: input.repo, worktree: input.worktree, copies: input.excludePaths ?? [] });
       // With the branch known, the commit is read from the repository while the worktree is removed (the

@@ -66,6 +66,8 @@ export async function taskDiff(status: SagaStatus, ref: string): Promise<string>
     diff = await runGit(status.repo, [
       'diff',
       '--no-color',
+      '--no-ext-diff',
+      '--no-textconv',
       `${status.integrationBranch}...${task.branch}`,
       '--',
     ]);
