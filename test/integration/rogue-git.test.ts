@@ -42,7 +42,7 @@ if (role === ${JSON.stringify(plantAs)}) {
   fs.writeFileSync('vendor/.gitattributes', '* filter=evil diff=evil\\n');
   fs.writeFileSync('vendor/lib.txt', 'one\\n');
   git('vendor', 'add', '-A');
-  git('vendor', 'commit', '-q', '-m', 'vendored');
+  git('vendor', 'commit', '-q', '--allow-empty', '-m', 'vendored');
   fs.writeFileSync('vendor/lib.txt', 'two\\n'); // dirty: git reading the folder runs the filter
   tryIt('stageGitlink', () => { git('.', 'add', 'vendor'); });
 }
@@ -100,6 +100,8 @@ test('the implementer plants a nested repository: handoff refused, nothing ran o
       st.phase === 'failed' || st.phase === 'complete' || st.pending.some((p) => p.kind !== 'confirm-name'),
     180_000,
   );
+  // Nothing ran outside: handoff (add -A), removal (status) and every read of the tree.
+  expect(readdirSync(s.markers)).toEqual([]);
   const task = status.milestones[0]!.tasks[0]!;
   expect({ phase: status.phase, pending: status.pending.map((p) => p.kind), task: task.status }).toEqual({
     phase: 'implementation',
@@ -115,8 +117,6 @@ test('the implementer plants a nested repository: handoff refused, nothing ran o
   expect(readFileSync(path.join(worktree, 'vendor', 'lib.txt'), 'utf8')).toBe('two\n');
   expect(readFileSync(path.join(worktree, 'own-1.1.txt'), 'utf8')).toBe('1.1\n');
   expect(git(s.repo, 'ls-tree', '-r', '--name-only', task.branch)).not.toMatch(/vendor|own-1\.1/);
-  // Nothing ran outside: handoff (add -A), removal (status) and every read of the tree.
-  expect(readdirSync(s.markers)).toEqual([]);
   await new Promise((r) => setTimeout(r, 2000)); // nothing running on meanwhile either
   expect(readdirSync(s.markers)).toEqual([]);
 }, 240_000);
@@ -141,6 +141,8 @@ test('the resolver plants a nested repository: its merge is not completed, nothi
       st.pending.some((p) => p.kind === 'acceptance' || p.kind === 'escalation'),
     240_000,
   );
+  // Nothing ran outside: completing the merge (diff HEAD, add -A), the revert and the removal (status).
+  expect(readdirSync(s.markers)).toEqual([]);
   const log = status.log.join('\n');
   expect(log).toMatch(/Merge conflict integrating 1\.2: shared\.txt; asking the resolver/);
   expect(log).toMatch(/Resolver could not fix 1\.2 \(.*nested \.git entries \(vendor\/\.git\)/);
@@ -152,5 +154,4 @@ test('the resolver plants a nested repository: its merge is not completed, nothi
   });
   expect(git(s.repo, 'ls-tree', '-r', '--name-only', status.integrationBranch)).not.toMatch(/vendor/);
   expect(existsSync(path.join(path.dirname(s.repo), `saga-${s.name}-integration`))).toBe(false);
-  expect(readdirSync(s.markers)).toEqual([]);
 }, 300_000);
