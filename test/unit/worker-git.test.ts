@@ -223,8 +223,12 @@ describe("the user's drivers stay off on files the agent's .gitattributes names"
     writeFileSync(path.join(s.worktree, 'shared.txt'), 'a\nb\nc\nd\nE\n');
     git(s.worktree, '-c', 'filter.x.clean=cat', 'add', '-A'); // the agent's own git runs what it likes
     git(s.worktree, 'commit', '-q', '-m', 'attributes');
-    writeFileSync(path.join(s.repo, 'shared.txt'), 'A\nb\nc\nd\ne\n');
-    git(s.repo, '-c', 'filter.x.clean=cat', 'commit', '-q', '-am', 'main');
+    // Another task changed the same file's first line.
+    git(s.repo, 'branch', 'saga/t/m1t3-z', 'main');
+    const other = path.join(s.dir, 'wt3');
+    git(s.repo, 'worktree', 'add', '-q', other, 'saga/t/m1t3-z');
+    writeFileSync(path.join(other, 'shared.txt'), 'A\nb\nc\nd\ne\n');
+    git(other, 'commit', '-q', '-am', 'other task');
     clear(s.markers);
 
     // A dependent task's worktree starts from the agent's branch (checkout: smudge).
@@ -237,29 +241,40 @@ describe("the user's drivers stay off on files the agent's .gitattributes names"
       copyFiles: [],
     });
     expect(readFileSync(path.join(next, 'shared.txt'), 'utf8')).toBe('a\nb\nc\nd\nE\n');
-    // Integration merges it (merge driver, smudge): git's own text merge, which merges these lines cleanly.
+    // Integration merges it (smudge), then the other task, whose file now goes through the merge driver
+    // the agent's attributes name: git's own text merge instead, which merges these lines cleanly.
     const integration = path.join(s.dir, 'integration');
     git(s.repo, 'worktree', 'add', '-q', '-b', 'saga/t/integration', integration, 'main');
-    const merge = await gitActivities().mergeBranch({
-      worktree: integration,
-      branch: s.branch,
-      message: 'm',
-    });
-    expect(merge.status).toBe('merged');
+    const merge = (branch: string) =>
+      gitActivities().mergeBranch({ worktree: integration, branch, message: `merge ${branch}` });
+    expect((await merge(s.branch)).status).toBe('merged');
+    expect((await merge('saga/t/m1t3-z')).status).toBe('merged');
     expect(readFileSync(path.join(integration, 'shared.txt'), 'utf8')).toBe('A\nb\nc\nd\nE\n');
     await gitActivities().resetHard({ worktree: integration, commit: 'main' }); // reset --hard: smudge
     expect(ran(s.markers)).toEqual([]);
   });
 
-  test("the agent's work brought back from a detached HEAD (checkout -f, cherry-pick): no filter runs", async () => {
+  test("the agent's work brought back from another branch (checkout -f, cherry-pick): no filter runs", async () => {
     const s = await setUp();
     writeFileSync(path.join(s.worktree, '.gitattributes'), '* filter=x\n');
-    git(s.worktree, 'checkout', '-q', '--detach');
+    git(s.worktree, 'checkout', '-q', '-b', 'agent-own');
     writeFileSync(path.join(s.worktree, 'work.txt'), 'done\n');
     clear(s.markers); // the agent's own git, which ran in its sandbox
     const out = await handoff(s);
     expect(out).toMatchObject({ committed: true, removed: true });
     expect(git(s.repo, 'show', `${s.branch}:work.txt`)).toBe('done');
+    expect(ran(s.markers)).toEqual([]);
+  });
+
+  test("the saga's end (merge --ff-only in the user's checkout): no smudge filter", async () => {
+    const s = await setUp();
+    writeFileSync(path.join(s.worktree, '.gitattributes'), '* filter=x\n');
+    writeFileSync(path.join(s.worktree, 'work.txt'), 'done\n');
+    git(s.worktree, '-c', 'filter.x.clean=cat', 'add', '-A');
+    git(s.worktree, 'commit', '-q', '-m', 'work');
+    clear(s.markers);
+    await gitActivities().fastForwardBase({ repo: s.repo, base: 'main', integrationBranch: s.branch });
+    expect(readFileSync(path.join(s.repo, 'work.txt'), 'utf8')).toBe('done\n');
     expect(ran(s.markers)).toEqual([]);
   });
 

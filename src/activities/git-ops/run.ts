@@ -207,7 +207,14 @@ export async function execGit(cwd: string, args: string[]): Promise<GitOutput> {
       }, heartbeatEveryMs(context.info.heartbeatTimeoutMs))
     : undefined;
   try {
-    const drivers = await cachedDriverOverrides(cwd);
+    const drivers = await cachedDriverOverrides(cwd).catch((error: Error) => {
+      throw new GitError(
+        args,
+        cwd,
+        null,
+        `not run: the drivers to switch off could not be read: ${error.message}`,
+      );
+    });
     const out = await runCommand('git', [...SAFE_GIT_CONFIG, ...args], {
       cwd,
       env: { ...gitEnv(), ...drivers },
