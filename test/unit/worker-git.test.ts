@@ -299,3 +299,30 @@ describe("the user's drivers stay off on files the agent's .gitattributes names"
     expect(ran(s.markers)).toEqual([]);
   });
 });
+
+test("the user's drivers are read once per folder, not once per command", async () => {
+  const s = await setUp();
+  // A git first on PATH that logs each command and runs the real one.
+  const bin = path.join(s.dir, 'bin');
+  const log = path.join(s.dir, 'git.log');
+  mkdirSync(bin);
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  writeFileSync(
+    path.join(bin, 'git'),
+    `#!/bin/sh\necho "$PWD $*" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(realGit)} "$@"\n`,
+    { mode: 0o755 },
+  );
+  const pathBefore = process.env.PATH;
+  process.env.PATH = `${bin}:${pathBefore}`;
+  try {
+    writeFileSync(path.join(s.worktree, 'work.txt'), 'done\n');
+    expect(await handoff(s)).toMatchObject({ committed: true, removed: true });
+  } finally {
+    process.env.PATH = pathBefore;
+  }
+  const lines = readFileSync(log, 'utf8').trim().split('\n');
+  const reads = lines.filter((l) => l.includes('config -z --name-only --get-regexp'));
+  expect(lines.length).toBeGreaterThan(8);
+  expect(reads.length).toBeLessThanOrEqual(2); // the worktree and the repository
+  expect(new Set(reads.map((l) => l.split(' ')[0])).size).toBe(reads.length);
+});
