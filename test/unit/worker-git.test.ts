@@ -17,6 +17,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { createGitActivities, createTaskGitActivities } from '../../src/activities/git';
+import { listSagaWorktrees } from '../../src/activities/git-ops';
 import { findNestedRepos } from '../../src/activities/git-ops/nested-repos';
 import { forgetDriverOverrides, runGit } from '../../src/activities/git-ops/run';
 import { taskDiff } from '../../src/client/board/task-files';
@@ -168,6 +169,15 @@ describe('nested repositories are refused before any git reads them', () => {
       message: expect.stringMatching(/lib\/vendor\/\.git.*gitlinks its base does not have \(lib\/vendor\)/),
     });
     expect(readFileSync(path.join(s.worktree, 'lib', 'vendor', 'lib.txt'), 'utf8')).toBe('two\n');
+    expect(ran(s.markers)).toEqual([]);
+  });
+
+  test('a refused worktree listed by saga cleanup/continue (status): the nested repository is not entered', async () => {
+    const s = await setUp();
+    plantNestedRepo(path.join(s.worktree, 'vendor'), s.markers);
+    git(s.worktree, 'add', 'vendor');
+    const listed = await listSagaWorktrees({ repo: s.repo, sagaName: `t${count}` });
+    expect(listed).toEqual([expect.objectContaining({ branch: s.branch, dirty: true })]);
     expect(ran(s.markers)).toEqual([]);
   });
 

@@ -5,7 +5,8 @@
  *
  * Modules by concern: `run` (running git), `queries`, `paths`, `schemas`; `repo` (where a saga starts),
  * `worktrees` + `worktree-ops` + `setup` (task and integration worktrees), `staging` + `return-to-branch` +
- * `handoff` (the durable handoff commit), `merges`, `branches`, `saga-worktrees`, `reconcile`.
+ * `handoff` (the durable handoff commit), `nested-repos` (what agent-written trees may not hold), `merges`,
+ * `branches`, `saga-worktrees`, `reconcile`.
  */
 export { fastForwardBase, headCommit, isAncestor, resetTaskBranch } from './branches';
 export { commitHandoff, commitWork, handedOff, type CommittedWork } from './handoff';
