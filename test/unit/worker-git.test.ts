@@ -17,11 +17,11 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { createGitActivities, createTaskGitActivities } from '../../src/activities/git';
-import { listSagaWorktrees } from '../../src/activities/git-ops';
+import { cleanupSagaWorktrees, listSagaWorktrees } from '../../src/activities/git-ops';
 import { findNestedRepos } from '../../src/activities/git-ops/nested-repos';
 import { forgetDriverOverrides, runGit } from '../../src/activities/git-ops/run';
 import { taskDiff } from '../../src/client/board/task-files';
-import type { SagaStatus } from '../../src/client/status-json';
+import type { SagaStatus } from '../../src/domain/saga/state';
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=Agent', '-c', 'user.email=agent@saga.invalid', ...args], {
@@ -178,6 +178,20 @@ describe('nested repositories are refused before any git reads them', () => {
     git(s.worktree, 'add', 'vendor');
     const listed = await listSagaWorktrees({ repo: s.repo, sagaName: `t${count}` });
     expect(listed).toEqual([expect.objectContaining({ branch: s.branch, dirty: true })]);
+    expect(ran(s.markers)).toEqual([]);
+  });
+
+  test("saga cleanup keeps a worktree holding a nested repository, even one git's status calls clean", async () => {
+    const s = await setUp();
+    plantNestedRepo(path.join(s.worktree, 'vendor'), s.markers);
+    git(s.worktree, 'add', 'vendor');
+    git(s.worktree, 'commit', '-q', '-m', 'gitlink'); // vendor's own changes are not the outer status's
+    const out = await cleanupSagaWorktrees({ repo: s.repo, sagaName: `t${count}` });
+    expect(out.removed).toEqual([]);
+    expect(out.kept).toEqual([
+      { path: expect.any(String), reason: expect.stringMatching(/nested git repository/) },
+    ]);
+    expect(readFileSync(path.join(s.worktree, 'vendor', 'lib.txt'), 'utf8')).toBe('two\n');
     expect(ran(s.markers)).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 /** One saga's worktrees (those of its `saga/<name>/...` branches): listed, cleaned up. */
 import type { z } from 'zod';
 import { sagaBranchPrefix } from '../../domain/saga/naming';
+import { refuseNestedRepos } from './nested-repos';
 import { dirtyFiles, repoToplevel } from './queries';
 import { runGit } from './run';
 import { CleanupSagaWorktreesInputSchema, parseInput, SagaWorktreesInputSchema } from './schemas';
@@ -43,6 +44,9 @@ export async function cleanupSagaWorktrees(raw: z.input<typeof CleanupSagaWorktr
       kept.push({ path: e.path, reason: 'the repository main checkout is never removed' });
     } else if (e.dirtyFiles.length > 0 && !input.force) {
       kept.push({ path: e.path, reason: `uncommitted changes: ${e.dirtyFiles.slice(0, 10).join(', ')}` });
+    } else if (!input.force && e.exists && (await refuseNestedRepos(e.path, 'HEAD')) !== null) {
+      // git's status does not look inside one: its work would go with the worktree.
+      kept.push({ path: e.path, reason: 'it holds a nested git repository (a task refused at its handoff)' });
     } else {
       await runGit(repoTop, ['worktree', 'remove', '--force', e.path], notes);
       removed.push(e.path);
