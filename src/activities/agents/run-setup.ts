@@ -12,7 +12,7 @@ import { expandCommand } from '../../domain/config/config';
 import { endpointsFromEnv, parseEndpoint } from '../../domain/config/sandbox';
 import { readBackConfigSecrets } from '../config-loader';
 import { runDirectory } from '../process/process';
-import type { SandboxRequest } from '../sandbox';
+import { privateHomeOf, type SandboxRequest } from '../sandbox';
 import type { AgentMachine, AgentRunHooks, AgentRunInput } from './input';
 import { composePrompt, composeResumePrompt } from './prompt';
 import { endLeftover, writeAtomic } from './run-files';
@@ -202,7 +202,12 @@ export function agentSandbox(
       ...run.argv.filter((arg) => path.dirname(arg) === files.runDir && arg !== files.promptPath),
       ...(preset?.writableEnv ?? []).flatMap((name) => (run.env[name] ? [run.env[name]] : [])),
     ],
+    // The CLI's state is the saga's own (one copy per profile, kept for resume), its login read-only.
+    privateHome: privateHomeOf(input.sagaDir),
+    stateKey: profile.name,
     stateFiles: preset?.stateFiles ?? [],
+    configFiles: preset?.configFiles ?? [],
+    loginFiles: preset?.cli?.loginFiles ?? [],
     network: [...profile.network.map(parseEndpoint), ...endpointsFromEnv(run.env)],
   };
 }
