@@ -75,7 +75,8 @@ export const inside = (parent: string, child: string) => {
 };
 
 export async function layoutFor(request: ConfineRequest, program: string): Promise<SandboxLayout> {
-  const workerHome = os.homedir();
+  // As the agent's environment takes it (HOME first), so the two never disagree about whose home this is.
+  const workerHome = process.env.HOME || os.homedir();
   const home = request.env.HOME || workerHome;
   const hiddenDirs: string[] = [];
   const hiddenFiles: string[] = [];
