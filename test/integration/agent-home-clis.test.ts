@@ -5,7 +5,16 @@
  * copy of the CLI's state, not in the user's). The user's home stays byte for byte.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -28,10 +37,21 @@ interface CliCase {
   profile?: Record<string, unknown>;
   /** Its endpoint is in its config file, not in a variable saga sees: allowed by `network:`. */
   endpointInConfigFile?: boolean;
+  /** Files the user already has under their home (their CLI's config and state). */
+  userFiles?: Record<string, string>;
 }
 
 const CASES: CliCase[] = [
-  { agent: 'claude', start: startAnthropicStandIn, endpoint: claudeEndpoint },
+  {
+    agent: 'claude',
+    start: startAnthropicStandIn,
+    endpoint: claudeEndpoint,
+    // A user who has run Claude Code: its ~/.claude.json (a file the CLI rewrites) is shown as a copy.
+    userFiles: {
+      '.claude.json': '{"numStartups":3,"mcpServers":{}}\n',
+      '.claude/settings.json': '{"env":{"USER_SETTING":"1"}}\n',
+    },
+  },
   {
     agent: 'codex',
     start: startOpenAIResponsesStandIn,
@@ -67,6 +87,9 @@ function tree(dir: string): Record<string, string> {
   return found;
 }
 
+const filesOf = (entries: Record<string, string>) =>
+  Object.fromEntries(Object.entries(entries).filter(([p]) => !p.endsWith('/')));
+
 const savedPath = process.env.PATH;
 const savedHome = process.env.HOME;
 let root: string;
@@ -90,6 +113,10 @@ describe.each(CASES)('the $agent preset in the saga private home', (c) => {
     // The user's home, outside /tmp as a real one is, with the CLI set up the way the user would have it.
     const home = mkdtempSync(`/var/tmp/saga-agent-home-${c.agent}-`);
     try {
+      for (const [file, content] of Object.entries(c.userFiles ?? {})) {
+        mkdirSync(path.dirname(path.join(home, file)), { recursive: true });
+        writeFileSync(path.join(home, file), content);
+      }
       const { HOME: _home, CODEX_HOME: _codexHome, ...endpointEnv } = await c.endpoint(standIn, home);
       process.env.HOME = home; // the worker's own home
       const before = tree(home);
@@ -149,9 +176,10 @@ describe.each(CASES)('the $agent preset in the saga private home', (c) => {
         transcript: second.resumeFallback ? transcript('a2') : '',
       }).toEqual({ exit: 0, resumed: first.sessionId, fallback: null, transcript: '' });
 
-      // The session is in the saga's private copy of the CLI's state; the user's home is as it was.
+      // The session is in the saga's private copy of the CLI's state; the user's home is as it was: the
+      // same files, byte for byte (a state folder the user did not have yet gets an empty mount point).
       expect(existsSync(path.join(privateHomeOf(sagaDir), 'agents', c.agent))).toBe(true);
-      expect(tree(home)).toEqual(before);
+      expect(filesOf(tree(home))).toEqual(filesOf(before));
     } finally {
       process.env.HOME = savedHome;
       await standIn.close();
