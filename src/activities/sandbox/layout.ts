@@ -139,6 +139,8 @@ export async function layoutFor(request: ConfineRequest, program: string): Promi
   // and the CLI's state are the saga's private copies, shown at the same paths (so HOME, and every tool
   // installed under it, stays as it is), and other CLIs' state and credentials are hidden.
   const privateCaches: string[] = [];
+  // Copies of the user's CLI config are kept there: theirs alone, like their home.
+  if (request.privateHome) await fs.mkdir(request.privateHome, { recursive: true, mode: 0o700 });
   for (const rel of CACHE_PATHS) {
     const p = path.join(home, rel);
     if (ownHome || !existsSync(p) || hidden(p)) continue;
