@@ -140,13 +140,15 @@ export async function layoutFor(request: ConfineRequest, program: string): Promi
   // installed under it, stays as it is), and other CLIs' state and credentials are hidden.
   const privateCaches: string[] = [];
   // Copies of the user's CLI config are kept there: theirs alone, like their home.
-  if (request.privateHome) await fs.mkdir(request.privateHome, { recursive: true, mode: 0o700 });
+  if (request.privateHome && !existsSync(request.privateHome)) {
+    await fs.mkdir(request.privateHome, { recursive: true, mode: 0o700 });
+  }
   for (const rel of CACHE_PATHS) {
     const p = path.join(home, rel);
     if (ownHome || !existsSync(p) || hidden(p)) continue;
     if (request.privateHome) {
       const source = path.join(request.privateHome, 'caches', rel);
-      await fs.mkdir(source, { recursive: true });
+      if (!existsSync(source)) await fs.mkdir(source, { recursive: true });
       binds.push({ source, dest: p, readOnly: false });
     } else {
       scratch.push(p);
@@ -181,7 +183,9 @@ export async function layoutFor(request: ConfineRequest, program: string): Promi
     for (const rel of [...(preset.stateFiles ?? []), ...(preset.cli?.loginFiles ?? [])]) {
       const p = path.join(workerHome, rel);
       const covered = [...own, ...privateCaches].some((o) => inside(o, p) || inside(p, o));
-      if (!covered && !hidden(p)) await hide(p);
+      // Synchronous: a stat takes microseconds, a round trip through the thread pool far longer.
+      const stat = covered || hidden(p) ? undefined : statSync(p, { throwIfNoEntry: false });
+      if (stat) (stat.isDirectory() ? hiddenDirs : hiddenFiles).push(p);
     }
   }
   return {
