@@ -6,7 +6,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { RunAgentInputSchema } from '../../src/activities/agents/input';
+import { agentSandbox } from '../../src/activities/agents/run-setup';
 import { layoutFor, privateHomeOf, type ConfineRequest } from '../../src/activities/sandbox/layout';
+import { parseSagaConfigText } from '../../src/domain/config/config-text';
+import { resolveAgentProfile } from '../../src/domain/config/profile-resolution';
 import { AGENT_PRESETS } from '../../src/domain/config/agent-presets';
 import { bwrapArguments } from '../../src/domain/config/sandbox';
 
@@ -116,4 +120,45 @@ test("a profile's own HOME stays all writable; the user's CLI state and logins a
   expect(layout.binds).toEqual([]);
   expect(layout.hiddenDirs).toEqual(expect.arrayContaining([at('.claude'), at('.codex')]));
   expect(layout.hiddenFiles).toEqual(expect.arrayContaining([at('.claude.json')]));
+});
+
+test("a profile of its own name that runs a preset's CLI keeps that CLI's state handling", () => {
+  const config = parseSagaConfigText(
+    'agents:\n  claude-opus: { command: [claude, -p, --model, opus] }\n  mine: { command: [node, a.js] }\n',
+    'saga.config.yaml',
+  );
+  if (!config.ok) throw new Error(config.errors.join('\n'));
+  const sandboxOf = (name: string) => {
+    const input = RunAgentInputSchema.parse({
+      sagaName: 's',
+      sagaDir,
+      role: 'implementer',
+      stage: 'task',
+      taskId: '1.1',
+      attempt: 1,
+      profile: resolveAgentProfile(config.config, name),
+      prompt: 'p',
+      workdir: worktree,
+      runLabel: 'a1',
+    });
+    const runDir = path.join(sagaDir, 'runs', 'a1');
+    const files = {
+      runDir,
+      promptPath: path.join(runDir, 'prompt.md'),
+      resumePromptPath: path.join(runDir, 'resume-prompt.md'),
+      reportPath: path.join(runDir, 'report.json'),
+      transcriptPath: path.join(runDir, 'transcript.log'),
+      pidPath: path.join(runDir, 'agent.pid'),
+      promptText: 'p',
+    };
+    const machine = { nodePath: process.execPath, sagaRoot: root };
+    return agentSandbox(input, machine, files, { argv: ['x'], env: {}, resumeId: null });
+  };
+  expect(sandboxOf('claude-opus')).toMatchObject({
+    privateHome,
+    stateKey: 'claude-opus',
+    stateFiles: claude.stateFiles,
+    loginFiles: claude.cli!.loginFiles,
+  });
+  expect(sandboxOf('mine')).toMatchObject({ stateKey: 'mine', stateFiles: [], loginFiles: [] });
 });

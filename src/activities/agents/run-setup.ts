@@ -193,6 +193,10 @@ export function agentSandbox(
 ): SandboxRequest {
   const profile = input.profile;
   const preset = AGENT_PRESETS[profile.name];
+  // A profile of its own name that runs a preset's CLI (`claude-opus: {command: [claude, ...]}`) keeps
+  // that CLI's state and login the same way (else they would be hidden as another CLI's).
+  const program = path.basename(profile.command[0] ?? '');
+  const cli = preset ?? Object.values(AGENT_PRESETS).find((p) => p.cli?.program === program);
   return {
     mode: profile.sandbox,
     sagaHome: machine.sagaHome ?? path.dirname(input.sagaDir),
@@ -205,9 +209,9 @@ export function agentSandbox(
     // The CLI's state is the saga's own (one copy per profile, kept for resume), its login read-only.
     privateHome: privateHomeOf(input.sagaDir),
     stateKey: profile.name,
-    stateFiles: preset?.stateFiles ?? [],
-    configFiles: preset?.configFiles ?? [],
-    loginFiles: preset?.cli?.loginFiles ?? [],
+    stateFiles: cli?.stateFiles ?? [],
+    configFiles: cli?.configFiles ?? [],
+    loginFiles: cli?.cli?.loginFiles ?? [],
     network: [...profile.network.map(parseEndpoint), ...endpointsFromEnv(run.env)],
   };
 }
