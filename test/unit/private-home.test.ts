@@ -3,7 +3,16 @@
  * private copy (its config copied in once, its login read-only over it), package caches per saga (or
  * scratch without a saga), other CLIs' state and logins hidden, a profile's own HOME as before.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { RunAgentInputSchema } from '../../src/activities/agents/input';
@@ -161,4 +170,23 @@ test("a profile of its own name that runs a preset's CLI keeps that CLI's state 
     loginFiles: claude.cli!.loginFiles,
   });
   expect(sandboxOf('mine')).toMatchObject({ stateKey: 'mine', stateFiles: [], loginFiles: [] });
+});
+
+test("config kept as links (dotfiles) is copied as content, never as a link into the user's files", async () => {
+  const user = path.join(root, 'linked-user');
+  const dotfiles = path.join(root, 'dotfiles');
+  mkdirSync(path.join(user, '.claude'), { recursive: true });
+  mkdirSync(dotfiles, { recursive: true });
+  writeFileSync(path.join(dotfiles, 'settings.json'), '{"linked":true}');
+  symlinkSync(path.join(dotfiles, 'settings.json'), path.join(user, '.claude', 'settings.json'));
+  process.env.HOME = user;
+  try {
+    const own = privateHomeOf(path.join(sagaHome, 'linked'));
+    await layoutFor({ ...claudeRun({ HOME: user }), privateHome: own }, '/bin/true');
+    const copy = path.join(own, 'agents', 'claude', '.claude', 'settings.json');
+    expect(lstatSync(copy).isSymbolicLink()).toBe(false);
+    expect(readFileSync(copy, 'utf8')).toBe('{"linked":true}');
+  } finally {
+    process.env.HOME = home;
+  }
 });

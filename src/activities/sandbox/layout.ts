@@ -237,7 +237,8 @@ async function privateState(
         if (!inside(real, from) || !existsSync(from)) continue;
         const to = path.join(scratchCopy, path.relative(real, from));
         await fs.mkdir(path.dirname(to), { recursive: true });
-        await fs.cp(from, to, { recursive: true, force: false, errorOnExist: false });
+        // Links are followed: the copy never points back into the user's files.
+        await fs.cp(from, to, { recursive: true, force: false, errorOnExist: false, dereference: true });
       }
     } else {
       await fs.copyFile(real, scratchCopy);
