@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runProcess } from '../src/activities/process/process';
-import { runConfined } from '../src/activities/sandbox';
+import { privateHomeOf, runConfined } from '../src/activities/sandbox';
+import { AGENT_PRESETS } from '../src/domain/config/agent-presets';
 import { figure, quantile, type Figure } from './figures';
 
 const RUNS = 40;
@@ -38,9 +39,19 @@ export async function sandboxFigures(): Promise<Figure[]> {
       await run();
       return Number(process.hrtime.bigint() - started) / 1e6;
     };
+    // As an agent run: the saga's private copy of its CLI's state and caches over the user's.
+    const claude = AGENT_PRESETS.claude!;
+    const agentState = {
+      privateHome: privateHomeOf(path.join(sagaHome, 'bench')),
+      stateKey: 'claude',
+      stateFiles: claude.stateFiles ?? [],
+      configFiles: claude.configFiles ?? [],
+      loginFiles: claude.cli?.loginFiles ?? [],
+    };
     const plain: number[] = [];
     const confined: number[] = [];
     const networked: number[] = [];
+    const agent: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       plain.push(await timed(() => runProcess(opts)));
       confined.push(await timed(() => runConfined({ mode: 'auto', sagaHome }, opts)));
@@ -49,6 +60,7 @@ export async function sandboxFigures(): Promise<Figure[]> {
           runConfined({ mode: 'auto', sagaHome, network: [{ host: 'api.example.com', port: 443 }] }, opts),
         ),
       );
+      agent.push(await timed(() => runConfined({ mode: 'auto', sagaHome, ...agentState }, opts)));
     }
     const base = quantile(plain, 0.5);
     const scenario = `${RUNS} runs of /bin/true in a git worktree; plain median ${base.toFixed(1)} ms`;
@@ -56,6 +68,7 @@ export async function sandboxFigures(): Promise<Figure[]> {
       figure('sandbox_added_ms', 'median', quantile(confined, 0.5) - base, 'ms', 50, scenario),
       figure('sandbox_added_ms', 'p95', quantile(confined, 0.95) - base, 'ms', null, scenario),
       figure('sandbox_added_ms', 'median, 1 endpoint', quantile(networked, 0.5) - base, 'ms', 50, scenario),
+      figure('sandbox_added_ms', 'median, claude state', quantile(agent, 0.5) - base, 'ms', 50, scenario),
     ];
   } finally {
     rmSync(root, { recursive: true, force: true });

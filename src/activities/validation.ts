@@ -84,7 +84,8 @@ export function createValidationActivities(deps: { shell?: string; killGraceMs?:
         const outputPath = path.join(runDir, `check-${n}.log`);
         await fs.writeFile(outputPath, `$ ${check}\n`); // a retried run starts its evidence afresh
         ctx?.heartbeat({ check: n, of: input.checks.length, outputBytes: 0, lastLine: '', elapsedMs: 0 });
-        const run = await runConfined(commandSandbox(input.sandbox, path.dirname(input.sagaDir)), {
+        const sandbox = commandSandbox(input.sandbox, path.dirname(input.sagaDir), input.sagaDir);
+        const run = await runConfined(sandbox, {
           argv: [shell, '-c', check],
           cwd: input.cwd,
           env: commandEnvironment(process.env, input.env, input.passEnv), // never the worker's secrets

@@ -12,7 +12,7 @@ import { expandCommand } from '../../domain/config/config';
 import { endpointsFromEnv, parseEndpoint } from '../../domain/config/sandbox';
 import { readBackConfigSecrets } from '../config-loader';
 import { runDirectory } from '../process/process';
-import type { SandboxRequest } from '../sandbox';
+import { privateHomeOf, type SandboxRequest } from '../sandbox';
 import type { AgentMachine, AgentRunHooks, AgentRunInput } from './input';
 import { composePrompt, composeResumePrompt } from './prompt';
 import { endLeftover, writeAtomic } from './run-files';
@@ -193,6 +193,10 @@ export function agentSandbox(
 ): SandboxRequest {
   const profile = input.profile;
   const preset = AGENT_PRESETS[profile.name];
+  // A profile of its own name that runs a preset's CLI (`claude-opus: {command: [claude, ...]}`) keeps
+  // that CLI's state and login the same way (else they would be hidden as another CLI's).
+  const program = path.basename(profile.command[0] ?? '');
+  const cli = preset ?? Object.values(AGENT_PRESETS).find((p) => p.cli?.program === program);
   return {
     mode: profile.sandbox,
     sagaHome: machine.sagaHome ?? path.dirname(input.sagaDir),
@@ -202,7 +206,12 @@ export function agentSandbox(
       ...run.argv.filter((arg) => path.dirname(arg) === files.runDir && arg !== files.promptPath),
       ...(preset?.writableEnv ?? []).flatMap((name) => (run.env[name] ? [run.env[name]] : [])),
     ],
-    stateFiles: preset?.stateFiles ?? [],
+    // The CLI's state is the saga's own (one copy per profile, kept for resume), its login read-only.
+    privateHome: privateHomeOf(input.sagaDir),
+    stateKey: profile.name,
+    stateFiles: cli?.stateFiles ?? [],
+    configFiles: cli?.configFiles ?? [],
+    loginFiles: cli?.cli?.loginFiles ?? [],
     network: [...profile.network.map(parseEndpoint), ...endpointsFromEnv(run.env)],
   };
 }

@@ -15,12 +15,16 @@ import type { SetUpWorktreeInputSchema } from './schemas';
 /** `saga/<name>/<rest>`. */
 const SAGA_BRANCH_PATTERN = new RegExp(`^${SAGA_BRANCH_PREFIX}([^/]+)/(.+)$`);
 
+/** The saga's own folder, when the branch names the saga. */
+function sagaDirOf(sagaHome: string, branch: string): string | undefined {
+  const m = SAGA_BRANCH_PATTERN.exec(branch);
+  return m ? path.join(sagaHome, slugify(m[1], 63)) : undefined;
+}
+
 /** Setup logs go under the saga's own `runs/` folder when the branch names the saga. */
 function setupLogPath(sagaHome: string, branch: string, index: number): string {
   const m = SAGA_BRANCH_PATTERN.exec(branch);
-  const dir = m
-    ? path.join(sagaHome, slugify(m[1], 63), 'runs', 'setup')
-    : path.join(sagaHome, 'runs', 'setup');
+  const dir = path.join(sagaDirOf(sagaHome, branch) ?? sagaHome, 'runs', 'setup');
   return path.join(dir, `${slugify(m ? m[2] : branch, 60)}-${index + 1}.log`);
 }
 
@@ -79,7 +83,7 @@ export async function runSetup(
     await fs.writeFile(logPath, `$ ${JSON.stringify(argv)}\n# cwd: ${worktree}\n`);
     let run: Awaited<ReturnType<typeof runConfined>>;
     try {
-      run = await runConfined(commandSandbox(input.sandbox, sagaHome), {
+      run = await runConfined(commandSandbox(input.sandbox, sagaHome, sagaDirOf(sagaHome, branch)), {
         argv,
         cwd: worktree,
         env: commandEnvironment(process.env, input.env, input.passEnv), // never the worker's secrets

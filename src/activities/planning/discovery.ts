@@ -114,6 +114,7 @@ interface ConfirmRun {
   timeoutMs: number;
   sandbox: CommandSandbox;
   sagaHome: string;
+  sagaDir: string;
 }
 
 /** Runs one candidate (argv, own process group, whole tree killed on timeout) and records the outcome. */
@@ -121,13 +122,13 @@ async function confirm(
   deps: DiscoveryDeps,
   env: NodeJS.ProcessEnv,
   candidate: CommandCandidate,
-  { repo, outputPath, timeoutMs, sandbox, sagaHome }: ConfirmRun,
+  { repo, outputPath, timeoutMs, sandbox, sagaHome, sagaDir }: ConfirmRun,
 ): Promise<DiscoveredCommand> {
   await fs.mkdir(path.dirname(outputPath), { recursive: true });
   await fs.writeFile(outputPath, `$ ${JSON.stringify(candidate.argv)}\n# cwd: ${repo}\n`);
   const started = Date.now();
   try {
-    const run = await runConfined(commandSandbox(sandbox, sagaHome), {
+    const run = await runConfined(commandSandbox(sandbox, sagaHome, sagaDir), {
       argv: candidate.argv,
       cwd: repo,
       env: commandEnvironment(env, CONFIRM_ENV), // never the worker's secrets
@@ -224,6 +225,7 @@ async function confirmCommands(
       timeoutMs: input.timeoutMs,
       sandbox: input.sandbox,
       sagaHome: path.dirname(path.resolve(input.sagaDir)),
+      sagaDir: path.resolve(input.sagaDir),
     });
     commands.push(last);
     if (last.confirmed !== 'passed') {

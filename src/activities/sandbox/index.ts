@@ -16,11 +16,11 @@ import {
 } from '../../domain/config/sandbox';
 import { runProcess, SpawnError, type RunProcessOptions, type RunProcessResult } from '../process/process';
 import { detectSandbox, onPath, SandboxUnavailableError } from './detect';
-import { layoutFor, type ConfineRequest } from './layout';
+import { layoutFor, privateHomeOf, type ConfineRequest } from './layout';
 import { startNetworkBridge } from './network-bridge';
 
 export { detectSandbox, SandboxUnavailableError, type SandboxTool } from './detect';
-export type { ConfineRequest } from './layout';
+export { privateHomeOf, type ConfineRequest } from './layout';
 
 export interface Confined {
   argv: string[];
@@ -64,9 +64,21 @@ export async function confine(request: ConfineRequest): Promise<Confined> {
   };
 }
 
-/** The sandbox of a check, a set-up or a discovery command: its working directory, caches and `network`. */
-export function commandSandbox(settings: CommandSandbox, sagaHome?: string): SandboxRequest {
-  return { mode: settings.mode, sagaHome, network: settings.network.map(parseEndpoint) };
+/**
+ * The sandbox of a check, a set-up or a discovery command: its working directory, `network`, and the
+ * package caches of its saga (`sagaDir`; without one, scratch caches that end with the run).
+ */
+export function commandSandbox(
+  settings: CommandSandbox,
+  sagaHome?: string,
+  sagaDir?: string,
+): SandboxRequest {
+  return {
+    mode: settings.mode,
+    sagaHome,
+    ...(sagaDir ? { privateHome: privateHomeOf(sagaDir) } : {}),
+    network: settings.network.map(parseEndpoint),
+  };
 }
 
 /** What confines one run, besides the command, directory and environment of its process options. */

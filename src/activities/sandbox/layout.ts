@@ -1,11 +1,14 @@
 /**
  * What one confined process sees, worked out from the host: what is hidden (the saga home, credential
- * files), read-only (the repository, the program) and writable (its worktree, its CLI's state, caches).
+ * files, the agent CLIs' state), read-only (the repository, the program, the rest of $HOME) and writable
+ * (its worktree, and the saga's private copies of its CLI's state and of the package caches).
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs, readdirSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isWorkerSecret } from '../../domain/config/agent-env';
+import { AGENT_PRESETS } from '../../domain/config/agent-presets';
 import type { Endpoint, SandboxLayout, SandboxMode } from '../../domain/config/sandbox';
 
 /** Folders and files under the worker's home that hold credentials no confined process may read. */
@@ -48,8 +51,20 @@ export interface ConfineRequest {
   readableFiles?: string[];
   /** Writable files (the report file); created empty when missing. */
   writableFiles?: string[];
-  /** The CLI's own state under $HOME (relative paths), writable; folders are created when missing. */
+  /**
+   * The saga's private home on the host (inside the hidden saga home, see `privateHomeOf`): the package
+   * caches and each profile's CLI state live there and are shown at their usual places under $HOME.
+   * Absent (a run that belongs to no saga): the caches are empty scratch folders that end with the run.
+   */
+  privateHome?: string;
+  /** Whose CLI state this is (the profile's name): one private copy per saga and profile. */
+  stateKey?: string;
+  /** The CLI's own state under $HOME (relative paths), writable as the saga's private copy. */
   stateFiles?: string[];
+  /** Its config under $HOME, copied into the private state when that is made (settings, MCP, hooks...). */
+  configFiles?: string[];
+  /** Its credentials under $HOME: the user's own files, shown read-only over the private state. */
+  loginFiles?: string[];
   /** Host:port pairs the process may connect to. */
   network?: Endpoint[];
 }
@@ -60,7 +75,8 @@ export const inside = (parent: string, child: string) => {
 };
 
 export async function layoutFor(request: ConfineRequest, program: string): Promise<SandboxLayout> {
-  const workerHome = os.homedir();
+  // As the agent's environment takes it (HOME first), so the two never disagree about whose home this is.
+  const workerHome = process.env.HOME || os.homedir();
   const home = request.env.HOME || workerHome;
   const hiddenDirs: string[] = [];
   const hiddenFiles: string[] = [];
@@ -111,20 +127,66 @@ export async function layoutFor(request: ConfineRequest, program: string): Promi
   }
 
   const writable: string[] = [];
-  if (path.resolve(home) !== path.resolve(workerHome) && !hidden(home)) {
+  const binds: { source: string; dest: string; readOnly: boolean }[] = [];
+  const scratch: string[] = [];
+  const ownHome = path.resolve(home) !== path.resolve(workerHome) && !hidden(home);
+  if (ownHome) {
     // A home of the agent's own (the profile's HOME): all of it is the CLI's state.
     await fs.mkdir(home, { recursive: true });
     writable.push(home);
-  } else {
-    for (const rel of request.stateFiles ?? []) {
-      const p = path.join(home, rel);
-      if (!existsSync(p) && !path.extname(p)) await fs.mkdir(p, { recursive: true });
-      if (existsSync(p)) writable.push(p);
-    }
+  }
+  // Nothing under the user's home that their own, unconfined tools read later is writable: package caches
+  // and the CLI's state are the saga's private copies, shown at the same paths (so HOME, and every tool
+  // installed under it, stays as it is), and other CLIs' state and credentials are hidden.
+  const privateCaches: string[] = [];
+  // Copies of the user's CLI config are kept there: theirs alone, like their home.
+  if (request.privateHome && !existsSync(request.privateHome)) {
+    await fs.mkdir(request.privateHome, { recursive: true, mode: 0o700 });
   }
   for (const rel of CACHE_PATHS) {
     const p = path.join(home, rel);
-    if (existsSync(p) && !hidden(p)) writable.push(p);
+    if (ownHome || !existsSync(p) || hidden(p)) continue;
+    if (request.privateHome) {
+      const source = path.join(request.privateHome, 'caches', rel);
+      if (!existsSync(source)) await fs.mkdir(source, { recursive: true });
+      binds.push({ source, dest: p, readOnly: false });
+    } else {
+      scratch.push(p);
+    }
+    privateCaches.push(p);
+  }
+  const own = new Set<string>();
+  if (!ownHome && request.privateHome && request.stateKey && request.stateFiles?.length) {
+    const stateRoot = path.join(request.privateHome, 'agents', safeName(request.stateKey));
+    for (const rel of request.stateFiles) {
+      const dest = path.join(home, rel);
+      if (hidden(dest)) continue;
+      const source = await privateState(stateRoot, home, rel, request.configFiles ?? []);
+      if (!source) continue;
+      // A folder's mount point: under a private cache it is made in the bind, else in the real home.
+      if (!existsSync(dest) && !privateCaches.some((c) => inside(c, dest))) {
+        await fs.mkdir(dest, { recursive: true });
+      }
+      binds.push({ source, dest, readOnly: false });
+      own.add(dest);
+    }
+    for (const rel of request.loginFiles ?? []) {
+      const real = path.join(home, rel);
+      own.add(real);
+      if ([...own].some((o) => o !== real && inside(o, real)) && isFile(real)) {
+        binds.push({ source: real, dest: real, readOnly: true });
+      }
+    }
+  }
+  // Every agent CLI's state and credentials in the worker's home, but what this run's own CLI uses.
+  for (const preset of Object.values(AGENT_PRESETS)) {
+    for (const rel of [...(preset.stateFiles ?? []), ...(preset.cli?.loginFiles ?? [])]) {
+      const p = path.join(workerHome, rel);
+      const covered = [...own, ...privateCaches].some((o) => inside(o, p) || inside(p, o));
+      // Synchronous: a stat takes microseconds, a round trip through the thread pool far longer.
+      const stat = covered || hidden(p) ? undefined : statSync(p, { throwIfNoEntry: false });
+      if (stat) (stat.isDirectory() ? hiddenDirs : hiddenFiles).push(p);
+    }
   }
   return {
     cwd: request.cwd,
@@ -132,10 +194,64 @@ export async function layoutFor(request: ConfineRequest, program: string): Promi
     hiddenFiles,
     readOnly: [...new Set(readOnly)],
     writable,
+    binds,
+    scratch,
     runFiles,
     readOnlyOver: repo?.pointer ? [repo.pointer] : [],
     network: null,
   };
+}
+
+/** Where a saga keeps its private home: in its own folder, which confined processes never see. */
+export const privateHomeOf = (sagaDir: string): string => path.join(sagaDir, '.home');
+
+const safeName = (name: string) => name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_') || '_';
+
+/**
+ * The private copy of one state path (`rel` under `home`), made the first time a saga's profile runs: a
+ * folder gets the user's config files that lie in it (settings, MCP servers, hooks, plugins, instructions:
+ * the user's own choices, which the CLI then reads inside the sandbox), a file (`.claude.json`) is copied
+ * whole. From then on it is the saga's own, kept across its runs (so sessions resume) and never copied
+ * back. Made aside and renamed into place, so runs starting together see it whole. Null: a file the user
+ * does not have (no mount point for it).
+ */
+async function privateState(
+  stateRoot: string,
+  home: string,
+  rel: string,
+  configFiles: string[],
+): Promise<string | null> {
+  const target = path.join(stateRoot, rel);
+  if (existsSync(target)) return target;
+  const real = path.join(home, rel);
+  const realStat = await fs.stat(real).catch(() => null);
+  const isDir = realStat ? realStat.isDirectory() : !path.extname(rel);
+  if (!isDir && !realStat?.isFile()) return null;
+  await fs.mkdir(path.dirname(target), { recursive: true });
+  const scratchCopy = `${target}.new-${randomBytes(6).toString('hex')}`;
+  try {
+    if (isDir) {
+      await fs.mkdir(scratchCopy);
+      for (const config of configFiles) {
+        const from = path.join(home, config);
+        if (!inside(real, from) || !existsSync(from)) continue;
+        const to = path.join(scratchCopy, path.relative(real, from));
+        await fs.mkdir(path.dirname(to), { recursive: true });
+        // Links are followed: the copy never points back into the user's files.
+        await fs.cp(from, to, { recursive: true, force: false, errorOnExist: false, dereference: true });
+      }
+    } else {
+      await fs.copyFile(real, scratchCopy);
+    }
+    // A link never replaces a file another run made first (and may have written since); a folder is
+    // renamed only over an empty one.
+    await (isDir ? fs.rename(scratchCopy, target) : fs.link(scratchCopy, target)).catch((error: unknown) => {
+      if (!existsSync(target)) throw error;
+    });
+  } finally {
+    await fs.rm(scratchCopy, { recursive: true, force: true });
+  }
+  return target;
 }
 
 /** Entries of one PATH folder under /tmp whose link targets are shown (a tools folder, not a system one). */

@@ -44,8 +44,16 @@ export interface AgentPreset {
   passEnv: string[];
   /** host:port pairs of its model API, reachable from saga's sandbox. */
   network?: string[];
-  /** Its own state and caches under $HOME, writable inside saga's sandbox. */
+  /**
+   * Its own state and caches under $HOME: inside saga's sandbox, a private copy per saga and profile
+   * (sessions there resume across the saga's runs; nothing written there reaches the user's own CLI).
+   */
   stateFiles?: string[];
+  /**
+   * Its config under $HOME (inside `stateFiles`), copied into that private copy when it is made: the
+   * user's settings, MCP servers, hooks, plugins and instructions, which the CLI then runs confined.
+   */
+  configFiles?: string[];
   /** Variables naming files it writes (its own logs), writable inside saga's sandbox. */
   writableEnv?: string[];
   /**
@@ -95,6 +103,16 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
     passEnv: ['ANTHROPIC_*', 'CLAUDE_CODE_*', 'CLAUDE_CONFIG_DIR', 'DISABLE_AUTOUPDATER'],
     network: ['api.anthropic.com:443'],
     stateFiles: ['.claude', '.claude.json'],
+    configFiles: [
+      '.claude/settings.json',
+      '.claude/CLAUDE.md',
+      '.claude/agents',
+      '.claude/commands',
+      '.claude/skills',
+      '.claude/hooks',
+      '.claude/plugins',
+      '.claude/output-styles',
+    ],
     permits:
       'edits files in its worktree (acceptEdits) and runs any shell command (Bash allowed) as your user; ' +
       "no permission bypass, so it also works as root. Narrow it with e.g. `--allowedTools 'Bash(npm test:*)'`.",
@@ -124,6 +142,8 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
     passEnv: ['OPENAI_*', 'CODEX_*'],
     network: ['api.openai.com:443', 'chatgpt.com:443'],
     stateFiles: ['.codex'],
+    // Its config.toml (providers, MCP servers, notify) is among its login files: read-only, as the user has it.
+    configFiles: ['.codex/AGENTS.md', '.codex/prompts', '.codex/rules', '.codex/skills'],
     insideSandbox: {
       replace: ['--sandbox', 'workspace-write'],
       with: ['--dangerously-bypass-approvals-and-sandbox'],
@@ -166,6 +186,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       'oauth2.googleapis.com:443',
     ],
     stateFiles: ['.gemini'],
+    configFiles: ['.gemini/settings.json', '.gemini/GEMINI.md', '.gemini/extensions', '.gemini/commands'],
     permits:
       'edits files (auto_edit) and runs shell commands (run_shell_command allowed) in its worktree as your user. ' +
       'Narrow it with `--allowed-tools "run_shell_command(npm test)"`.',
@@ -200,6 +221,8 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       'opencode.ai:443',
     ],
     stateFiles: ['.local/share/opencode', '.config/opencode', '.cache/opencode', '.local/state/opencode'],
+    // Its whole config folder: with the plugin package it installs there, so it is not fetched again.
+    configFiles: ['.config/opencode'],
     permits:
       "edits files and runs shell commands in its worktree as your user (opencode's default permissions). " +
       'Narrow it with a `permission` block in opencode.json.',
@@ -243,6 +266,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
     passEnv: ['AIDER_*', 'ANTHROPIC_*', 'OPENAI_*', 'GEMINI_*', 'OPENROUTER_*'],
     network: ['api.anthropic.com:443', 'api.openai.com:443', 'openrouter.ai:443'],
     stateFiles: ['.aider'],
+    configFiles: ['.aider/caches'],
     // It `git add`s the files it creates; confined, the repository's index is read-only (saga commits).
     insideSandbox: { replace: [], with: ['--no-git'] },
     permits:

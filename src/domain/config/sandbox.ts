@@ -158,8 +158,15 @@ export interface SandboxLayout {
   hiddenFiles: string[];
   /** Read-only views of host paths (the repository, the program and files its command names under /tmp). */
   readOnly: string[];
-  /** Writable host folders besides cwd (the agent CLI's own state, package caches). */
+  /** Writable host folders besides cwd (a profile's own HOME). */
   writable: string[];
+  /**
+   * Host paths shown at another path, in order (a later one over an earlier one): the saga's private
+   * package caches and CLI state over the user's, the CLI's credential files read-only inside them.
+   */
+  binds?: { source: string; dest: string; readOnly: boolean }[];
+  /** Empty writable folders that end with the run (package caches of a run that belongs to no saga). */
+  scratch?: string[];
   /** The run's own files, shown even inside hidden folders: its prompt (read-only) and report (writable). */
   runFiles: { readable: string[]; writable: string[] };
   /** Read-only after the writable ones (the worktree's `.git` pointer file). */
@@ -196,7 +203,8 @@ export function bwrapArguments(layout: SandboxLayout, argv: readonly string[], h
   ];
   // A hidden folder that holds a view (a worktree inside the saga home, as `saga demo` makes them) is
   // hidden first and the view shown inside it; any other hidden path goes over the views.
-  const views = [layout.cwd, ...layout.readOnly, ...layout.writable];
+  const binds = layout.binds ?? [];
+  const views = [layout.cwd, ...layout.readOnly, ...layout.writable, ...binds.map((b) => b.dest)];
   // Its working directory is never hidden, whatever else it is.
   const hiddenDirs = layout.hiddenDirs.filter((dir) => dir !== layout.cwd);
   const holdsView = (dir: string) => views.some((v) => v !== dir && isInside(dir, v));
@@ -204,6 +212,8 @@ export function bwrapArguments(layout: SandboxLayout, argv: readonly string[], h
   for (const p of layout.readOnly) args.push('--ro-bind', p, p);
   args.push('--bind', layout.cwd, layout.cwd);
   for (const p of layout.writable) args.push('--bind', p, p);
+  for (const p of layout.scratch ?? []) args.push('--tmpfs', p);
+  for (const b of binds) args.push(b.readOnly ? '--ro-bind' : '--bind', b.source, b.dest);
   for (const dir of hiddenDirs.filter((d) => !holdsView(d))) args.push('--tmpfs', dir);
   for (const file of layout.hiddenFiles) args.push('--ro-bind', '/dev/null', file);
   for (const p of layout.runFiles.readable) args.push('--ro-bind', p, p);
