@@ -17,9 +17,15 @@ const BOARD_OPTIONS: OptionDecl[] = [
   { name: 'port', value: 'N', description: 'port to listen on (default 8234; 0: any free port)' },
   { name: 'host', value: 'ADDRESS', description: 'address to bind (default 127.0.0.1)' },
   {
+    name: 'token-file',
+    value: 'FILE',
+    description:
+      'the token reads and answers need, from this file (default SAGA_BOARD_TOKEN, else a random one printed at start)',
+  },
+  {
     name: 'token',
     value: 'TOKEN',
-    description: 'the token answers need (default SAGA_BOARD_TOKEN, else a random one printed at start)',
+    description: 'the token, on the command line (every local user can read it there: prefer --token-file)',
   },
   { name: 'user', value: 'NAME', description: 'the user answers are recorded as (default $USER)' },
 ];
@@ -218,7 +224,8 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
     load: async () => (await import('./commands/board')).boardCommand,
     summary: 'the saga board: a live web page of every saga, answering their questions',
     options: BOARD_OPTIONS,
-    notes: 'Answers are recorded as board:NAME. Keep it on 127.0.0.1: reads need no token.',
+    notes:
+      'Answers are recorded as board:NAME. Reads and answers need the token; only its own page may call it.',
   },
   {
     name: 'codec',
