@@ -245,10 +245,17 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
             description:
               "the Web UI's origin allowed to call it (repeatable; default http://localhost:8233 and http://127.0.0.1:8233)",
           },
+          {
+            name: 'token-file',
+            value: 'FILE',
+            description:
+              'the secret the endpoint URL ends with (default SAGA_CODEC_ENDPOINT_TOKEN, else a random one printed at start)',
+          },
         ],
         notes:
           "Configured by SAGA_CODEC_KEY or SAGA_CODEC_KEY_FILE (the workers' key), SAGA_CODEC_KEY_ID and\n" +
-          'SAGA_CODEC_OLD_KEYS. Whoever reaches it can decrypt: keep it on 127.0.0.1.',
+          'SAGA_CODEC_OLD_KEYS. It answers only under its secret path, to the UI origins given, JSON bodies only;\n' +
+          'whoever has the URL can decrypt: keep it on 127.0.0.1.',
       },
     ],
   },
