@@ -4,7 +4,7 @@
  * encryption sample (metadata `encoding: binary/encrypted` and `encryption-key-id`; data = 12-byte IV,
  * ciphertext, 16-byte tag of the serialized Payload protobuf), so its codec servers and tools interoperate.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec, SerializationContext } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 
@@ -12,8 +12,10 @@ export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const METADATA_ENCODING_KEY = 'encoding';
 export const METADATA_KEY_ID = 'encryption-key-id';
 /**
- * What a ciphertext is bound to: its namespace and workflow id, authenticated as the cipher's additional data,
- * so a ciphertext copied into another workflow's history (or with this entry altered) does not decrypt there.
+ * What a ciphertext is bound to: a hash of its namespace and workflow id, authenticated as the cipher's
+ * additional data, so a ciphertext copied into another workflow's history (or with this entry altered or
+ * removed) does not decrypt there. A hash, not the names: the Web UI's codec endpoint decrypts with no
+ * context, and the names need not travel in every payload.
  */
 export const METADATA_BINDING = 'encryption-binding';
 const BINDING_LABEL = 'saga-codec-binding-v1\0';
@@ -44,17 +46,14 @@ export const isEncrypted = (payload: Payload): boolean =>
  */
 export function bindingOf(context: SerializationContext | undefined): string | null {
   if (!context?.workflowId) return null;
-  return JSON.stringify([context.namespace, context.workflowId]);
+  return createHash('sha256')
+    .update(BINDING_LABEL)
+    .update(JSON.stringify([context.namespace, context.workflowId]))
+    .digest('hex');
 }
 
-const describeBinding = (binding: string): string => {
-  try {
-    const [namespace, workflowId] = JSON.parse(binding) as [string, string];
-    return `workflow '${workflowId}' of namespace '${namespace}'`;
-  } catch {
-    return `'${binding}'`;
-  }
-};
+const describeContext = (context: SerializationContext | undefined): string =>
+  context?.workflowId ? `workflow '${context.workflowId}' of namespace '${context.namespace}'` : '';
 
 export interface CodecOptions {
   /**
@@ -112,10 +111,10 @@ export class EncryptionCodec implements PayloadCodec {
   async decode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
     const expected = bindingOf(context);
     return payloads.map((payload) => {
-      if (isEncrypted(payload)) return this.decryptOne(payload, expected);
+      if (isEncrypted(payload)) return this.decryptOne(payload, expected, context);
       if (this.requireEncryption)
         throw new CodecError(
-          `Refused a payload that is not encrypted${expected ? ` (${describeBinding(expected)})` : ''}: ` +
+          `Refused a payload that is not encrypted${expected ? ` (${describeContext(context)})` : ''}: ` +
             `a codec key is set, so every payload must be encrypted with it. Start and signal sagas through ` +
             `saga (or a client with the same key); to read sagas written before the key was set, set ` +
             `SAGA_CODEC_ALLOW_PLAINTEXT=1.`,
@@ -140,11 +139,15 @@ export class EncryptionCodec implements PayloadCodec {
     };
   }
 
-  private decryptOne(payload: Payload, expected: string | null): Payload {
+  private decryptOne(
+    payload: Payload,
+    expected: string | null,
+    context: SerializationContext | undefined,
+  ): Payload {
     const binding = text(payload.metadata?.[METADATA_BINDING]) ?? null;
     if (binding !== null && expected !== null && binding !== expected)
       throw new CodecError(
-        `Refused a payload encrypted for ${describeBinding(binding)} in ${describeBinding(expected)}: ` +
+        `Refused a payload encrypted for another workflow than ${describeContext(context)}: ` +
           `a ciphertext decrypts only in the workflow it was written for.`,
       );
     const keyId = text(payload.metadata?.[METADATA_KEY_ID]);

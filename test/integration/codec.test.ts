@@ -173,7 +173,11 @@ test('an encrypted saga: ciphertext in every history, readable with the key', as
   expect(total).toBeGreaterThan(30);
 
   // Temporal's own CLI reads it through the codec endpoint (no Origin: not a browser), and not without it.
-  const endpoint = await startCodecServer({ codec: codecFromEnv()!, port: 0 });
+  // As `saga codec serve` makes it: for viewing (the SDK writes patch markers in plaintext).
+  const endpoint = await startCodecServer({
+    codec: codecFromEnv(process.env, { forViewing: true })!,
+    port: 0,
+  });
   try {
     expect(await temporalShow()).not.toContain(GOAL);
     expect(await temporalShow(['--codec-endpoint', endpoint.url])).toContain(GOAL);
