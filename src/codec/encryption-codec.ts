@@ -2,7 +2,9 @@
  * AES-256-GCM payload codec: on a shared Temporal server whoever can read histories reads every
  * goal, plan and answer; with this codec the server stores only ciphertext. Same wire format as Temporal's
  * encryption sample (metadata `encoding: binary/encrypted` and `encryption-key-id`; data = 12-byte IV,
- * ciphertext, 16-byte tag of the serialized Payload protobuf), so its codec servers and tools interoperate.
+ * ciphertext, 16-byte tag of the serialized Payload protobuf), so its codec servers and tools interoperate
+ * for payloads without a workflow binding (METADATA_BINDING); bound ones need this codec, as the sample's has
+ * no additional data.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec, SerializationContext } from '@temporalio/common';
