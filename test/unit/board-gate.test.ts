@@ -93,6 +93,6 @@ test('a body that is not JSON is refused, even same-origin with the token', asyn
 });
 
 test('the page and its files need no token (they hold no data); a cross-site link to the page opens it', async () => {
-  for (const headers of [{}, { 'sec-fetch-site': 'cross-site' }])
+  for (const headers of [{}, { 'sec-fetch-site': 'cross-site' }] as Record<string, string>[])
     expect((await request('/', { headers })).status).toBe(200);
 });
