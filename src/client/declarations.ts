@@ -17,9 +17,15 @@ const BOARD_OPTIONS: OptionDecl[] = [
   { name: 'port', value: 'N', description: 'port to listen on (default 8234; 0: any free port)' },
   { name: 'host', value: 'ADDRESS', description: 'address to bind (default 127.0.0.1)' },
   {
+    name: 'token-file',
+    value: 'FILE',
+    description:
+      'the token reads and answers need, from this file (default SAGA_BOARD_TOKEN, else a random one printed at start)',
+  },
+  {
     name: 'token',
     value: 'TOKEN',
-    description: 'the token answers need (default SAGA_BOARD_TOKEN, else a random one printed at start)',
+    description: 'the token, on the command line (every local user can read it there: prefer --token-file)',
   },
   { name: 'user', value: 'NAME', description: 'the user answers are recorded as (default $USER)' },
 ];
@@ -218,7 +224,8 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
     load: async () => (await import('./commands/board')).boardCommand,
     summary: 'the saga board: a live web page of every saga, answering their questions',
     options: BOARD_OPTIONS,
-    notes: 'Answers are recorded as board:NAME. Keep it on 127.0.0.1: reads need no token.',
+    notes:
+      'Answers are recorded as board:NAME. Reads and answers need the token; only its own page may call it.',
   },
   {
     name: 'codec',
@@ -238,10 +245,17 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
             description:
               "the Web UI's origin allowed to call it (repeatable; default http://localhost:8233 and http://127.0.0.1:8233)",
           },
+          {
+            name: 'token-file',
+            value: 'FILE',
+            description:
+              'the secret the endpoint URL ends with (default SAGA_CODEC_ENDPOINT_TOKEN, else a random one printed at start)',
+          },
         ],
         notes:
           "Configured by SAGA_CODEC_KEY or SAGA_CODEC_KEY_FILE (the workers' key), SAGA_CODEC_KEY_ID and\n" +
-          'SAGA_CODEC_OLD_KEYS. Whoever reaches it can decrypt: keep it on 127.0.0.1.',
+          'SAGA_CODEC_OLD_KEYS. It answers only under its secret path, to the UI origins given, JSON bodies only;\n' +
+          'whoever has the URL can decrypt: keep it on 127.0.0.1.',
       },
     ],
   },

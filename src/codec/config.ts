@@ -7,6 +7,9 @@
  *   SAGA_CODEC_KEY_ID     its id, stored in each payload (default: derived from a hash of the key)
  *   SAGA_CODEC_OLD_KEYS   earlier keys, decrypt only, for rotation: `ID:KEY,ID:KEY` (or bare `KEY`s,
  *                         whose id is derived as above)
+ *   SAGA_CODEC_ALLOW_PLAINTEXT  1: also accept payloads that are not encrypted (sagas from before the key);
+ *                         unset, a payload in plaintext is refused, so nobody who merely reaches the server
+ *                         can start or signal a saga
  *
  * No key set: no codec, payloads stay as they were. Any of the other settings without a key is an error,
  * so a typo in a variable name never silently means "unencrypted".
@@ -32,6 +35,7 @@ export const CODEC_ENV = {
   keyFile: 'SAGA_CODEC_KEY_FILE',
   keyId: 'SAGA_CODEC_KEY_ID',
   oldKeys: 'SAGA_CODEC_OLD_KEYS',
+  allowPlaintext: 'SAGA_CODEC_ALLOW_PLAINTEXT',
   payloadDir: 'SAGA_PAYLOAD_DIR',
   storeOver: 'SAGA_PAYLOAD_STORE_OVER',
 } as const;
@@ -116,8 +120,14 @@ const setting = (env: Env, name: string): string | undefined => {
   return value === undefined || value.trim() === '' ? undefined : value;
 };
 
-/** The codec the environment asks for; null when no key is set. Bad settings throw a CodecError naming them. */
-export function codecFromEnv(env: Env = process.env): EncryptionCodec | null {
+/**
+ * The codec the environment asks for; null when no key is set. Bad settings throw a CodecError naming them.
+ * `forViewing` (the Web UI's codec endpoint): plaintext payloads pass, to be shown as they are.
+ */
+export function codecFromEnv(
+  env: Env = process.env,
+  { forViewing = false }: { forViewing?: boolean } = {},
+): EncryptionCodec | null {
   const inline = setting(env, CODEC_ENV.key);
   const file = setting(env, CODEC_ENV.keyFile);
   if (inline && file)
@@ -125,7 +135,9 @@ export function codecFromEnv(env: Env = process.env): EncryptionCodec | null {
       `Set ${CODEC_ENV.key} or ${CODEC_ENV.keyFile}, not both: which key is meant is unclear.`,
     );
   if (!inline && !file) {
-    const orphan = [CODEC_ENV.keyId, CODEC_ENV.oldKeys].find((name) => setting(env, name));
+    const orphan = [CODEC_ENV.keyId, CODEC_ENV.oldKeys, CODEC_ENV.allowPlaintext].find((name) =>
+      setting(env, name),
+    );
     if (orphan)
       throw new CodecError(
         `${orphan} is set but no key is: set ${CODEC_ENV.key} or ${CODEC_ENV.keyFile} (or unset ${orphan}).`,
@@ -144,7 +156,14 @@ export function codecFromEnv(env: Env = process.env): EncryptionCodec | null {
       );
     keys.set(id, key);
   }
-  return new EncryptionCodec({ currentId, keys });
+  return new EncryptionCodec({ currentId, keys }, { requireEncryption: !forViewing && !allowPlaintext(env) });
+}
+
+function allowPlaintext(env: Env): boolean {
+  const value = setting(env, CODEC_ENV.allowPlaintext);
+  if (value === undefined || ['0', 'false', 'no'].includes(value.trim().toLowerCase())) return false;
+  if (['1', 'true', 'yes'].includes(value.trim().toLowerCase())) return true;
+  throw new CodecError(`${CODEC_ENV.allowPlaintext} is '${value}': expected 1 (accept plaintext) or 0.`);
 }
 
 /** The payload store the environment names (SAGA_PAYLOAD_DIR, SAGA_PAYLOAD_STORE_OVER); bad settings throw. */

@@ -1,9 +1,13 @@
 /**
  * The codec endpoint the Temporal Web UI calls to show encrypted payloads as readable text (`saga codec
  * serve`): `POST /decode` and `POST /encode` with `{payloads: [{metadata: {k: base64}, data: base64}]}`.
- * The browser calls it from the UI's page, so it answers CORS for the UI's origins only. It decrypts for
- * whoever reaches it: bind it to 127.0.0.1 on the machine of the person looking (the default).
+ * The browser calls it from the UI's page, so it answers CORS for the UI's origins only, refuses other origins
+ * and bodies that are not JSON (a cross-site `text/plain` POST needs no preflight). With a `secret` it answers
+ * only under `/<secret>/`: the UI takes the endpoint as a URL and cannot send a header of ours, so the secret
+ * is the path. Bind it to 127.0.0.1 on the machine of the person looking (the default).
  */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
@@ -63,8 +67,40 @@ export function uiOrigins(uiUrl: string | null): string[] {
     : [url.origin];
 }
 
+/** Where `saga codec serve` and `saga dev` take the endpoint's secret from (else a random one). */
+export const CODEC_SECRET_ENV = 'SAGA_CODEC_ENDPOINT_TOKEN';
+
+/** The secret from `file`, else SAGA_CODEC_ENDPOINT_TOKEN, else a random one. */
+export function codecSecretFrom(file: string | undefined, env = process.env): string {
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new CodecError(`--token-file ${file}: cannot read it (${(error as Error).message}).`);
+    }
+    return checkCodecSecret(text, `--token-file ${file}`);
+  }
+  const given = env[CODEC_SECRET_ENV];
+  return given && given.trim() ? checkCodecSecret(given, CODEC_SECRET_ENV) : newCodecSecret();
+}
+
+/** A fresh endpoint secret: URL-safe, as it becomes the endpoint's path. */
+export const newCodecSecret = (): string => randomBytes(24).toString('base64url');
+
+/** A secret as a path segment: URL-safe characters only, long enough not to be guessed. */
+export function checkCodecSecret(secret: string, from: string): string {
+  const trimmed = secret.trim();
+  if (!/^[A-Za-z0-9_-]{16,200}$/.test(trimmed))
+    throw new CodecError(
+      `${from}: the codec endpoint's secret needs 16 to 200 letters, digits, '-' or '_' (it becomes the URL path).`,
+    );
+  return trimmed;
+}
+
 export interface CodecServer {
   port: number;
+  /** Where the UI calls it: with a secret, `http://host:port/<secret>`. */
   url: string;
   close(): Promise<void>;
 }
@@ -75,14 +111,17 @@ export interface CodecServerOptions {
   host?: string;
   /** Web UI origins allowed to call from a browser. */
   origins?: readonly string[];
+  /** Answer only under `/<secret>/` (url then ends with it). */
+  secret?: string;
   log?: (line: string) => void;
 }
 
 export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
   const origins = new Set((options.origins ?? DEFAULT_UI_ORIGINS).map(normalizeOrigin));
   const log = options.log ?? (() => undefined);
+  const secret = options.secret === undefined ? null : checkCodecSecret(options.secret, 'codec endpoint');
   const server = http.createServer({ requestTimeout: 30_000 }, (req, res) =>
-    handleRequest(req, res, { codec: options.codec, origins, log }),
+    handleRequest(req, res, { codec: options.codec, origins, log, secret }),
   );
   const [host, port] = [options.host ?? '127.0.0.1', options.port ?? 0];
   await new Promise<void>((resolve, reject) => {
@@ -95,7 +134,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
   const bound = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     port: address.port,
-    url: `http://${bound}:${address.port}`,
+    url: `http://${bound}:${address.port}${secret ? `/${secret}` : ''}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -108,6 +147,16 @@ interface Handler {
   codec: PayloadCodec;
   origins: Set<string>;
   log: (line: string) => void;
+  secret: string | null;
+}
+
+/** The path below `/<secret>` (compared in constant time), or null when the secret is missing or wrong. */
+function belowSecret(path: string, secret: string | null): string | null {
+  if (secret === null) return path;
+  const slash = path.indexOf('/', 1);
+  if (slash < 0) return null;
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(path.slice(1, slash)), digest(secret)) ? path.slice(slash) : null;
 }
 
 /** CORS for an allowed Web UI origin; `vary` either way, as the answer depends on the origin. */
@@ -119,7 +168,10 @@ function corsHeaders(origin: string | undefined, origins: Set<string>): Record<s
 
 function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, handler: Handler): void {
   const { origins, log } = handler;
-  const path = (req.url ?? '/').split('?')[0]!;
+  const fullPath = (req.url ?? '/').split('?')[0]!;
+  const inner = belowSecret(fullPath, handler.secret);
+  // The log and answers never show the secret.
+  const path = handler.secret === null ? fullPath : inner === null ? '/…' : `/<secret>${inner}`;
   const origin = req.headers.origin;
   const cors = corsHeaders(origin, origins);
   const send = (status: number, body: unknown, extra: Record<string, string> = {}) => {
@@ -134,7 +186,8 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, hand
     return send(403, {
       error: `Origin ${origin} is not allowed; start the server with --origin ${origin}.`,
     });
-  const operation = path === '/decode' ? 'decode' : path === '/encode' ? 'encode' : null;
+  if (inner === null) return send(404, { error: 'No endpoint here: the URL lacks the endpoint secret.' });
+  const operation = inner === '/decode' ? 'decode' : inner === '/encode' ? 'encode' : null;
   if (!operation) return send(404, { error: `No endpoint ${path} here; use POST /decode or POST /encode.` });
   if (req.method === 'OPTIONS')
     return send(204, undefined, {
@@ -143,6 +196,8 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, hand
       'access-control-max-age': '600',
     });
   if (req.method !== 'POST') return send(405, { error: 'Use POST.' }, { allow: 'POST, OPTIONS' });
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+    return send(415, { error: 'Send the payloads as Content-Type: application/json.' });
   readBody(req, MAX_CODEC_BODY_BYTES)
     .then(
       async (body) => {

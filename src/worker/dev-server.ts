@@ -121,6 +121,14 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   return { address, uiUrl, process: child, stop };
 }
 
+/**
+ * The frontend's HTTP API answers only requests whose Host header matches this list, and the empty list
+ * matches none a browser sends: the CLI cannot turn the API off (port 0 means "pick one"), and without this
+ * a web page the user visits could start and signal workflows with a cross-site `text/plain` POST (no
+ * preflight). Saga's clients and the Web UI speak gRPC.
+ */
+export const HTTP_API_OFF = 'frontend.httpAllowedHosts=[]';
+
 /** The `temporal server start-dev` command line. */
 function devServerArgs(
   options: DevServerOptions,
@@ -152,6 +160,7 @@ function devServerArgs(
       'matching.numTaskqueueReadPartitions=1',
       'matching.numTaskqueueWritePartitions=1',
       `history.MaxBufferedQueryCount=${MAX_BUFFERED_QUERIES}`,
+      HTTP_API_OFF,
     ].flatMap((value) => ['--dynamic-config-value', value]),
     ...(options.headless ? ['--headless'] : options.uiPort ? ['--ui-port', String(options.uiPort)] : []),
     ...(options.uiCodecEndpoint && !options.headless ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),

@@ -94,9 +94,10 @@ describe('saga board API', () => {
     restoreEnv();
   });
 
-  const api = (p: string, init?: RequestInit) => fetch(`${board.url}${p}`, init);
+  /** A read as the page makes it: with the token. */
+  const api = (p: string) => fetch(`${board.url}${p}`, { headers: { authorization: `Bearer ${TOKEN}` } });
   const answer = (body: unknown, headers: Record<string, string>) =>
-    api(`/api/sagas/${name}/respond`, {
+    fetch(`${board.url}/api/sagas/${name}/respond`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
@@ -131,7 +132,7 @@ describe('saga board API', () => {
   });
 
   it('sends the status with the confirm-name pending as a server-sent event at once', async () => {
-    const events = openEvents(`${board.url}/api/events?saga=${name}`);
+    const events = openEvents(`${board.url}/api/events?saga=${name}&token=${TOKEN}`);
     streams.push(events);
     const status = await events.waitFor((e) => e.event === 'status');
     expect(JSON.parse(status.data).status.pending.map((p: { id: string }) => p.id)).toEqual(['confirm-name']);
@@ -189,7 +190,9 @@ describe('saga board API', () => {
 
   it('costs Temporal no more queries with ten open pages than with one', async () => {
     const measure = async (pages: number) => {
-      const opened = Array.from({ length: pages }, () => openEvents(`${board.url}/api/events?saga=${name}`));
+      const opened = Array.from({ length: pages }, () =>
+        openEvents(`${board.url}/api/events?saga=${name}&token=${TOKEN}`),
+      );
       await Promise.all(opened.map((e) => e.waitFor((x) => x.event === 'status')));
       const before = calls;
       await sleep(2_000);
@@ -249,7 +252,10 @@ describe('saga board API', () => {
     try {
       const { url } = board;
       expect(board.output()).not.toContain(TOKEN);
-      const { sagas } = (await (await fetch(`${url}/api/sagas`)).json()) as {
+      expect((await fetch(`${url}/api/sagas`)).status).toBe(401);
+      const { sagas } = (await (
+        await fetch(`${url}/api/sagas`, { headers: { authorization: `Bearer ${TOKEN}` } })
+      ).json()) as {
         sagas: Array<{ name: string }>;
       };
       expect(sagas.map((s) => s.name)).toContain(name);

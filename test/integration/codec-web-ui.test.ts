@@ -38,6 +38,8 @@ const SCREENSHOTS = path.join(ARTIFACTS_ROOT, 'screenshots');
 
 const KEY = randomBytes(32).toString('hex');
 const MARKER = `okapi-${randomUUID().slice(0, 8)}`;
+/** The endpoint answers only under its secret path, which the UI's endpoint URL carries. */
+const SECRET = randomBytes(18).toString('base64url');
 const GOAL = `Teach the greeting to say hello to the ${MARKER}`;
 const NAME = 'codec-web-ui';
 
@@ -96,10 +98,13 @@ describe('the Temporal Web UI through the codec endpoint', () => {
       logFile: path.join(root, 'server.log'),
       port,
       uiPort,
-      uiCodecEndpoint: `http://127.0.0.1:${codecPort}`,
+      uiCodecEndpoint: `http://127.0.0.1:${codecPort}/${SECRET}`,
       startTimeoutMs: 120_000,
     });
-    codecServer = await serveCodec(codecPort, server.uiUrl!, { ...process.env });
+    codecServer = await serveCodec(codecPort, server.uiUrl!, {
+      ...process.env,
+      SAGA_CODEC_ENDPOINT_TOKEN: SECRET,
+    });
     quietRuntime();
     native = await NativeConnection.connect({ address: server.address });
     connection = await Connection.connect({ address: server.address });
@@ -169,7 +174,7 @@ describe('the Temporal Web UI through the codec endpoint', () => {
     const decodeCalls: string[] = [];
     page.on('request', (request) => {
       const url = new URL(request.url());
-      if (toCodec(url) && url.pathname === '/decode') decodeCalls.push(request.method());
+      if (toCodec(url) && url.pathname === `/${SECRET}/decode`) decodeCalls.push(request.method());
     });
     await page.goto(url, { timeout: 60_000 });
     const decoded = await pageText(page, MARKER, 60_000);

@@ -173,7 +173,11 @@ test('an encrypted saga: ciphertext in every history, readable with the key', as
   expect(total).toBeGreaterThan(30);
 
   // Temporal's own CLI reads it through the codec endpoint (no Origin: not a browser), and not without it.
-  const endpoint = await startCodecServer({ codec: codecFromEnv()!, port: 0 });
+  // As `saga codec serve` makes it: for viewing (the SDK writes patch markers in plaintext).
+  const endpoint = await startCodecServer({
+    codec: codecFromEnv(process.env, { forViewing: true })!,
+    port: 0,
+  });
   try {
     expect(await temporalShow()).not.toContain(GOAL);
     expect(await temporalShow(['--codec-endpoint', endpoint.url])).toContain(GOAL);
@@ -217,14 +221,17 @@ test('saga dev --codec-port: the endpoint beside the worker, and the Web UI conf
     const settings = (await (await fetch(`${ui}/api/v1/settings`)).json()) as {
       Codec?: { Endpoint?: string };
     };
-    expect(settings.Codec?.Endpoint).toBe(`http://127.0.0.1:${codecPort}`);
+    // The endpoint's secret is its path: without it the endpoint answers nothing.
+    const endpoint = settings.Codec?.Endpoint ?? '';
+    expect(endpoint).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${codecPort}/[\\w-]{16,}$`));
+    expect(output).toContain(`Codec endpoint for the Web UI: ${endpoint} `);
     // The UI's origin may call it (both loopback names); the payload comes back decrypted.
     const codec = dataConverterFromEnv({ SAGA_CODEC_KEY: KEY }).payloadCodecs![0]!;
     const [encrypted] = await codec.encode([
       { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(GOAL)) },
     ]);
     for (const origin of [ui, `http://localhost:${uiPort}`]) {
-      const res = await fetch(`http://127.0.0.1:${codecPort}/decode`, {
+      const res = await fetch(`${endpoint}/decode`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', origin, 'x-namespace': 'default' },
         body: JSON.stringify({

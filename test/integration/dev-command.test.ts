@@ -99,7 +99,12 @@ describe('saga dev', () => {
     // The board came up with it, on the same server: it lists the saga, waiting for its name.
     const boardUrl = /Saga board: (http:\/\/127\.0\.0\.1:\d+)\//.exec(dev.output())?.[1];
     expect(boardUrl).toBeDefined();
-    const listed = (await (await fetch(`${boardUrl}/api/sagas`)).json()) as {
+    // Reads need the token it printed, with the URL that opens the board with it.
+    const token = /Board token \(reads and answers need it[^)]*\): (\S+)/.exec(dev.output())?.[1];
+    expect(dev.output()).toContain(`Open the board with it: ${boardUrl}/?token=${token}`);
+    expect((await fetch(`${boardUrl}/api/sagas`)).status).toBe(401);
+    const authorization = `Bearer ${token}`;
+    const listed = (await (await fetch(`${boardUrl}/api/sagas`, { headers: { authorization } })).json()) as {
       sagas: { name: string; waiting: number }[];
     };
     expect(listed.sagas.map((s) => [s.name, s.waiting])).toEqual([['survivor', 1]]);

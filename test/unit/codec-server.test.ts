@@ -13,7 +13,8 @@ import { startCodecServer, uiOrigins, type CodecServer } from '../../src/codec/s
 
 const UI = 'http://localhost:8233';
 const key = randomBytes(32).toString('hex');
-const codec = codecFromEnv({ SAGA_CODEC_KEY: key })!;
+// As `saga codec serve` makes it: for viewing, plaintext payloads shown as they are.
+const codec = codecFromEnv({ SAGA_CODEC_KEY: key }, { forViewing: true })!;
 
 const toJson = (p: Payload) => ({
   metadata: Object.fromEntries(

@@ -71,9 +71,10 @@ describe('EncryptionCodec', () => {
     });
   });
 
-  test('unencrypted payloads pass through decode untouched (histories from before the codec)', async () => {
+  test('with SAGA_CODEC_ALLOW_PLAINTEXT=1, unencrypted payloads pass through decode untouched (histories from before the codec)', async () => {
     const plain = payloads();
-    const decoded = await codec.decode(plain);
+    const lenient = codecWith({ SAGA_CODEC_KEY: hex(keyA), SAGA_CODEC_ALLOW_PLAINTEXT: '1' });
+    const decoded = await lenient.decode(plain);
     decoded.forEach((p, i) => expect(p).toBe(plain[i]));
   });
 

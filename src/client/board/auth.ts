@@ -1,7 +1,7 @@
 /**
- * The saga board's gate for answers (issue 32, "answering is an approval surface"): a bearer token compared in
- * constant time, and requests from other sites refused by their Origin and Host, so a page elsewhere (or a
- * DNS-rebound name) cannot answer a saga through the user's browser.
+ * The saga board's gate for reads and answers: a bearer token compared in constant time, and requests from
+ * other sites refused by their Origin, Sec-Fetch-Site and Host, so a page elsewhere (or a DNS-rebound name)
+ * can neither read nor answer a saga through the user's browser.
  */
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import os from 'node:os';
@@ -19,6 +19,10 @@ export function tokenMatches(expected: string, authorization: string | undefined
   const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
   return timingSafeEqual(digest(match[1]!.trim()), digest(expected));
 }
+
+/** The token given as `?token=` (the event stream: EventSource sends no headers), compared as above. */
+export const queryTokenMatches = (expected: string, given: string | undefined | null): boolean =>
+  !!given && tokenMatches(expected, `Bearer ${given}`);
 
 /**
  * The `host:port` names the board answers to: the bound address, the loopback names when bound there, and

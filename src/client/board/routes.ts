@@ -1,6 +1,6 @@
 /**
- * The board's HTTP API (README "The saga board"): reads for anyone who reaches the bound address, answers only
- * with the token and from the board's own origin, through the same validated Update as `saga respond`.
+ * The board's HTTP API (README "The saga board"): reads and answers only with the token and from the board's
+ * own origin; answers through the same validated Update as `saga respond`.
  */
 import type { Client } from '@temporalio/client';
 import { Hono, type Context } from 'hono';
@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { assertSagaName } from '../../domain/saga/naming';
 import { UserError } from '../errors';
 import { getStatus, respond, RespondRefused } from '../saga-client';
-import { hostAllowed, originAllowed, tokenMatches } from './auth';
+import { hostAllowed, originAllowed, queryTokenMatches, tokenMatches } from './auth';
 import { publicFile, vendorFile, type StaticFile } from './files';
 import { NotFound, reportMarkdown, taskDiff, transcriptTail } from './task-files';
 import type { SagaView, UiPlace } from './views';
@@ -46,7 +46,7 @@ const REFUSAL_STATUS: Record<string, 400 | 404 | 409> = {
   AlreadyAnswered: 409,
 };
 
-const fail = (c: Context, status: 400 | 401 | 403 | 404 | 409 | 413 | 500, error: string) =>
+const fail = (c: Context, status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500, error: string) =>
   c.json({ error }, status);
 
 /** Maps an error to the API's `{ error }` and status; unknown errors are logged, not shown. */
@@ -84,6 +84,8 @@ export function boardApp(ctx: BoardContext, log: (line: string) => void): Hono {
   app.use('*', async (c, next) => {
     // A name the board does not answer to may be a DNS-rebound site reading the API through the browser.
     if (!hostAllowed(ctx.hosts, c.req.header('host'))) return fail(c, 403, 'Unknown Host.');
+    const refused = gate(c, ctx);
+    if (refused) return refused;
     await next();
     c.header('x-content-type-options', 'nosniff');
   });
@@ -117,6 +119,34 @@ export function boardApp(ctx: BoardContext, log: (line: string) => void): Hono {
   app.get('/:file', async (c) => sendFile(c, await publicFile(c.req.param('file'))));
   app.notFound((c) => fail(c, 404, `No endpoint ${c.req.method} ${c.req.path} here.`));
   return app;
+}
+
+const SAFE_METHODS = ['GET', 'HEAD', 'OPTIONS'];
+
+/**
+ * Every request before its route: the API and anything that is not a read only from the board's own page
+ * (Origin, Sec-Fetch-Site), the API only with the token (reads show goals, plans, diffs and transcripts;
+ * EventSource cannot send headers, so the event stream takes it as `?token=`), and a body only as JSON (a
+ * cross-site `text/plain` form POST needs no preflight). The page and its files are public: they hold no data.
+ */
+function gate(c: Context, ctx: BoardContext): Response | null {
+  const api = c.req.path === '/api' || c.req.path.startsWith('/api/');
+  const unsafe = !SAFE_METHODS.includes(c.req.method);
+  if ((api || unsafe) && !originAllowed(ctx.origins, c.req.header('origin'), c.req.header('sec-fetch-site')))
+    return fail(c, 403, 'Cross-site request refused: use the board page itself.');
+  if (
+    api &&
+    !tokenMatches(ctx.token, c.req.header('authorization')) &&
+    !(c.req.path === '/api/events' && queryTokenMatches(ctx.token, c.req.query('token')))
+  )
+    return fail(
+      c,
+      401,
+      'Missing or wrong token: send Authorization: Bearer <the token `saga board` printed>.',
+    );
+  if (unsafe && !/^application\/json\b/i.test(c.req.header('content-type') ?? ''))
+    return fail(c, 415, 'Send the body as Content-Type: application/json.');
+  return null;
 }
 
 /** POST respond: origin, token, body, then the Update; a refusal changes nothing. */

@@ -1,4 +1,5 @@
 /** `saga board`: the saga board, a local web page of every saga that also answers their questions (issue 32). */
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { Client } from '@temporalio/client';
 import { parseArgs, port, str, type ParsedArgs } from '../args';
@@ -17,6 +18,8 @@ export interface BoardSettings {
   /** Null: a random token, printed at start. */
   token: string | null;
   user: string;
+  /** Printed at start: the token was given where other users can read it. */
+  warning?: string;
 }
 
 /**
@@ -25,10 +28,10 @@ export interface BoardSettings {
  */
 export function boardSettings(args: ParsedArgs, command: string, prefix = ''): BoardSettings {
   const host = str(args, `${prefix}host`) ?? '127.0.0.1';
-  const given = str(args, `${prefix}token`) ?? process.env.SAGA_BOARD_TOKEN;
+  const given = boardToken(args, command, prefix);
   if (given !== undefined && given.trim().length < 16)
     throw new UserError(
-      `saga ${command}: the token (--${prefix}token or SAGA_BOARD_TOKEN) needs at least 16 characters.`,
+      `saga ${command}: the token (--${prefix}token-file, SAGA_BOARD_TOKEN or --${prefix}token) needs at least 16 characters.`,
     );
   const user = str(args, `${prefix}user`) ?? process.env.USER ?? os.userInfo().username;
   if (!/^[\w.@-]{1,64}$/.test(user))
@@ -36,7 +39,36 @@ export function boardSettings(args: ParsedArgs, command: string, prefix = ''): B
       `saga ${command}: --${prefix}user '${user}': letters, digits and . _ @ - only (at most 64).`,
     );
   const listenPort = port(args, `${prefix}port`, command, { allowZero: true }) ?? DEFAULT_BOARD_PORT;
-  return { host, port: listenPort, token: given?.trim() ?? null, user };
+  const onArgv = str(args, `${prefix}token`) !== undefined;
+  return {
+    host,
+    port: listenPort,
+    token: given?.trim() ?? null,
+    user,
+    ...(onArgv
+      ? {
+          warning:
+            `saga ${command}: --${prefix}token is on the command line, which every user of this machine can read ` +
+            `(ps); give it as SAGA_BOARD_TOKEN or --${prefix}token-file instead.`,
+        }
+      : {}),
+  };
+}
+
+/** The token from --token-file, SAGA_BOARD_TOKEN or --token (one of them); undefined: none given. */
+function boardToken(args: ParsedArgs, command: string, prefix: string): string | undefined {
+  const file = str(args, `${prefix}token-file`);
+  const inline = str(args, `${prefix}token`);
+  if (file !== undefined && inline !== undefined)
+    throw new UserError(`saga ${command}: give --${prefix}token-file or --${prefix}token, not both.`);
+  if (file === undefined) return inline ?? process.env.SAGA_BOARD_TOKEN;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UserError(
+      `saga ${command}: --${prefix}token-file ${file}: cannot read it (${(error as Error).message}).`,
+    );
+  }
 }
 
 /** Starts the board on `client` and prints where it is and the token. */
@@ -61,15 +93,17 @@ export async function openBoard(
       throw new UserError(`saga board: cannot listen on ${host}: ${error.message}`);
     throw error;
   });
+  if (settings.warning) io.err(settings.warning);
   io.out(`Saga board: ${board.url}/`);
   io.out(
     settings.token === null
-      ? `Token for answering (paste it in the page once): ${token}`
-      : 'Token: as configured.',
+      ? `Board token (reads and answers need it; the page asks for it once): ${token}\n` +
+          `Open the board with it: ${board.url}/?token=${token}`
+      : `Board token: as configured; open the board with it: ${board.url}/?token=<token>`,
   );
   if (!LOOPBACK.includes(host))
     io.err(
-      `saga board: listening on ${host}: anyone who reaches it sees every saga (answers need the token).`,
+      `saga board: listening on ${host}: anyone who reaches it and has the token sees every saga and can answer.`,
     );
   return board;
 }

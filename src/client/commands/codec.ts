@@ -3,7 +3,7 @@
  * reads encrypted inputs and results in the UI while the server itself stores only ciphertext.
  */
 import { chainedCodec, codecFromEnv, CODEC_ENV, payloadStoreFromEnv } from '../../codec/config';
-import { DEFAULT_UI_ORIGINS, normalizeOrigin, startCodecServer } from '../../codec/server';
+import { codecSecretFrom, DEFAULT_UI_ORIGINS, normalizeOrigin, startCodecServer } from '../../codec/server';
 import { parseArgs, port, str, strs } from '../args';
 import { UserError } from '../errors';
 import type { Io } from './server';
@@ -17,9 +17,11 @@ const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
 export async function codecCommand(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== 'serve')
-    throw new UserError('Usage: saga codec serve [--port N] [--host 127.0.0.1] [--origin URL ...]');
+    throw new UserError(
+      'Usage: saga codec serve [--port N] [--host 127.0.0.1] [--origin URL ...] [--token-file FILE]',
+    );
   const args = parseArgs('codec serve', rest);
-  const codec = codecFromEnv();
+  const codec = codecFromEnv(process.env, { forViewing: true });
   if (!codec)
     throw new UserError(
       `saga codec serve: no codec key is set. Set ${CODEC_ENV.key} or ${CODEC_ENV.keyFile} to the key the workers use.`,
@@ -38,6 +40,7 @@ export async function codecCommand(argv: string[], io: Io): Promise<number> {
     port: port(args, 'port', 'codec serve', { allowZero: true }) ?? DEFAULT_CODEC_PORT,
     host,
     origins: origins.length ? origins : DEFAULT_UI_ORIGINS,
+    secret: codecSecretFrom(str(args, 'token-file')),
     log: (line) => io.out(line),
   });
   io.out(

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { codecFromEnv, CODEC_ENV, dataConverterFromEnv } from '../../codec/config';
-import { startCodecServer, uiOrigins, type CodecServer } from '../../codec/server';
+import { codecSecretFrom, startCodecServer, uiOrigins, type CodecServer } from '../../codec/server';
 import { connectClient, connectionSettings, sagaClientInterceptors, uiUrlFor } from '../connection';
 import { EnvironmentError, UserError } from '../errors';
 import { bool, packageVersion, parseArgs, port, str } from '../args';
@@ -79,13 +79,15 @@ export async function devCommand(argv: string[], io: Io): Promise<number> {
   // Read before anything starts: a bad codec key is reported at once.
   const dataConverter = dataConverterFromEnv();
   const codecPort = port(args, 'codec-port', 'dev');
-  const codec = codecPort === undefined ? null : codecFromEnv();
+  const codec = codecPort === undefined ? null : codecFromEnv(process.env, { forViewing: true });
   if (codecPort !== undefined && !codec)
     throw new UserError(
       `saga dev: --codec-port needs a codec key: set ${CODEC_ENV.key} or ${CODEC_ENV.keyFile}.`,
     );
   const boardWanted = bool(args, 'no-board') ? null : boardSettings(args, 'dev', 'board-');
-  const uiCodecEndpoint = codec ? `http://127.0.0.1:${codecPort}` : undefined;
+  // The endpoint's secret is its path: the UI takes a URL and sends no header of ours.
+  const codecSecret = codec ? codecSecretFrom(undefined) : undefined;
+  const uiCodecEndpoint = codec ? `http://127.0.0.1:${codecPort}/${codecSecret}` : undefined;
   const dev = await ensureDevServer(io, {
     sagaHome,
     uiPort: port(args, 'ui-port', 'dev'),
@@ -97,7 +99,12 @@ export async function devCommand(argv: string[], io: Io): Promise<number> {
   try {
     // After the server: the UI calls the endpoint only when a page shows payloads, and its origin is known now.
     if (codec)
-      codecServer = await startCodecServer({ codec, port: codecPort, origins: uiOrigins(dev.uiUrl) });
+      codecServer = await startCodecServer({
+        codec,
+        port: codecPort,
+        origins: uiOrigins(dev.uiUrl),
+        ...(codecSecret ? { secret: codecSecret } : {}),
+      });
     connection = await NativeConnection.connect({
       ...connectionSettings().connectionOptions,
       address: dev.address,

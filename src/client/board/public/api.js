@@ -1,6 +1,7 @@
 /**
- * The board server's API (/tmp/board-api.md contract): reads, the answer POST with the Bearer token, and
- * the token itself (taken once from `?token=`, kept in sessionStorage, never left in the address bar).
+ * The board server's API (/tmp/board-api.md contract): reads and the answer POST with the Bearer token (the
+ * event stream with `?token=`: EventSource sends no headers), and the token itself (taken once from
+ * `?token=`, kept in sessionStorage, never left in the address bar).
  */
 const TOKEN_KEY = 'saga-board-token';
 
@@ -23,8 +24,12 @@ export function saveToken(token) {
 
 const sagaPath = (name) => `/api/sagas/${encodeURIComponent(name)}`;
 
+const storedToken = () => sessionStorage.getItem(TOKEN_KEY);
+
 async function getJson(url) {
-  const res = await fetch(url, { headers: { Accept: 'application/json' } });
+  const token = storedToken();
+  const headers = { Accept: 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) };
+  const res = await fetch(url, { headers });
   const body = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(body.error || `${res.status} ${res.statusText}`);
   return body;
@@ -59,7 +64,12 @@ export const fetchReport = (name) => getJson(`${sagaPath(name)}/report`);
 
 /** The one EventSource of the page: `sagas` events on the list, `status` events for one saga. */
 export function openEvents(name, { onSagas, onStatus, onLive }) {
-  const url = name ? `/api/events?saga=${encodeURIComponent(name)}` : '/api/events';
+  const params = new URLSearchParams();
+  if (name) params.set('saga', name);
+  const token = storedToken();
+  if (token) params.set('token', token);
+  const query = params.toString();
+  const url = `/api/events${query ? `?${query}` : ''}`;
   const source = new EventSource(url);
   const parse = (handler) => (event) => {
     try {

@@ -113,6 +113,7 @@ const actions = {
   setToken(token) {
     saveToken(token);
     update({ token });
+    listen(); // reads need the token too: the stream opened without it was refused
   },
   setText(id, text) {
     state.cards = { ...state.cards, [id]: { ...state.cards[id], text } }; // no re-render per keystroke
@@ -138,7 +139,8 @@ const actions = {
 };
 
 function TokenField({ token, actions: act }) {
-  if (token) return html`<span class="token-ok" title="Answers are sent with this token">token set</span>`;
+  if (token)
+    return html`<span class="token-ok" title="Reads and answers are sent with this token">token set</span>`;
   const submit = (event) => {
     event.preventDefault();
     const value = event.target.elements.token.value.trim();
@@ -154,7 +156,11 @@ function Page({ state: s, actions: act }) {
   const body =
     s.route.view === 'saga'
       ? html`<${SagaView} state=${s} actions=${act} />`
-      : html`<${SagasView} sagas=${s.sagas} />`;
+      : !s.token && !s.sagas
+        ? html`<p class="muted token-needed">
+            Enter the board token (top right): the board shows sagas only with it.
+          </p>`
+        : html`<${SagasView} sagas=${s.sagas} />`;
   return html`<header class="top">
       <a class="brand" href="#/">Saga board</a>
       <span class=${`live ${s.live ? 'on' : 'off'}`}>${s.live ? 'live' : 'connecting…'}</span>
