@@ -15,10 +15,13 @@ RUN npm run build \
 # --- runtime: node + git, no compilers, no dev dependencies, not root ---------------------------------
 FROM node:20-slim
 # git: worktrees, commits and merges; tini: reaps the agents' orphaned processes and forwards signals
-# so a stopped container cancels activities cleanly; ca-certificates/openssh-client: git remotes.
+# so a stopped container cancels activities cleanly; ca-certificates/openssh-client: git remotes;
+# bubblewrap/socat: the sandbox every agent and check runs in, and its allow-listed network (it needs the
+# container's --security-opt settings docker-compose.yml gives saga-worker; without them the worker refuses
+# agents, saying so).
 # Repos are mounted from the host and owned by another uid: safe.directory lets git work in them.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends git tini ca-certificates openssh-client \
+  && apt-get install -y --no-install-recommends git tini ca-certificates openssh-client bubblewrap socat \
   && rm -rf /var/lib/apt/lists/* \
   && git config --system --add safe.directory '*'
 

@@ -27,7 +27,17 @@ export interface SlackMessage {
   blocks: Block[];
 }
 
-const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+/** Cut to `max` characters; an entity (`&lt;`) the cut would split goes whole. */
+const clip = (text: string, max: number): string =>
+  text.length > max ? `${text.slice(0, max - 1).replace(/&[a-z]*$/, '')}…` : text;
+
+/**
+ * Text of an agent, a tracker or a chat user, in a Slack `mrkdwn` text: `&`, `<` and `>` escaped as Slack
+ * asks, so it makes no @channel or @user mention, no link that says one thing and opens another, and no
+ * channel reference. Only the saga's own markup (`<@U123>` of displayUser, a Web UI link) stays markup.
+ */
+export const slackEscape = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const plain = (text: string, max = 75) => ({ type: 'plain_text', text: clip(text, max), emoji: true });
 const markdown = (text: string) => ({ type: 'mrkdwn', text: clip(text, 3000) });
 
@@ -38,7 +48,7 @@ export const displayUser = (user: string): string =>
 function header(saga: string, interaction: NotifiedInteraction, reminder: number): string {
   const lead =
     reminder > 0 ? `:alarm_clock: Reminder: saga *${saga}* is still waiting` : `Saga *${saga}* is waiting`;
-  return `${lead} for ${interaction.kind} \`${interaction.id}\`\n${interaction.prompt}`;
+  return `${lead} for ${interaction.kind} \`${interaction.id}\`\n${slackEscape(interaction.prompt)}`;
 }
 
 export function notificationMessage(args: {
@@ -85,9 +95,9 @@ export function answeredMessage(args: {
 }): SlackMessage {
   const { saga, interaction, answer } = args;
   const answered =
-    `:white_check_mark: ${displayUser(answer.user)} answered *${answer.choice}*` +
-    (answer.text ? `: ${answer.text}` : '');
-  const text = `Saga *${saga}*, ${interaction.kind} \`${interaction.id}\`\n${interaction.prompt}\n${answered}`;
+    `:white_check_mark: ${displayUser(answer.user)} answered *${slackEscape(answer.choice)}*` +
+    (answer.text ? `: ${slackEscape(answer.text)}` : '');
+  const text = `Saga *${saga}*, ${interaction.kind} \`${interaction.id}\`\n${slackEscape(interaction.prompt)}\n${answered}`;
   return {
     text: clip(text, 3000),
     blocks: [
@@ -101,7 +111,7 @@ export function answeredMessage(args: {
 
 /** A saga's failure: the reason, with a button to the Web UI (no options to answer). */
 export function failureMessage(prompt: string, uiUrl: string): SlackMessage {
-  const text = `:x: ${prompt}`.slice(0, 3000);
+  const text = clip(`:x: ${slackEscape(prompt)}`, 3000);
   const blocks: Block[] = [{ type: 'section', block_id: 'prompt', text: { type: 'mrkdwn', text } }];
   if (uiUrl)
     blocks.push({
@@ -121,6 +131,6 @@ export function failureMessage(prompt: string, uiUrl: string): SlackMessage {
 
 /** A notice that asks nothing (the saga budget's 80 % warning). */
 export function noticeMessage(prompt: string): SlackMessage {
-  const text = `:warning: ${prompt}`.slice(0, 3000);
+  const text = clip(`:warning: ${slackEscape(prompt)}`, 3000);
   return { text, blocks: [{ type: 'section', block_id: 'prompt', text: { type: 'mrkdwn', text } }] };
 }

@@ -47,7 +47,13 @@ export async function postSlackMessage(
   message: SlackMessage,
 ): Promise<{ channel: string; ts: string }> {
   const body = await slackCall('chat.postMessage', () =>
-    slackClient(config).chat.postMessage({ channel: config.channel, ...message }),
+    // No previews: a link in agent text would otherwise be fetched by Slack and shown as its page.
+    slackClient(config).chat.postMessage({
+      channel: config.channel,
+      ...message,
+      unfurl_links: false,
+      unfurl_media: false,
+    }),
   );
   if (typeof body.ts !== 'string' || typeof body.channel !== 'string')
     throw new Error('Slack chat.postMessage answered without channel and ts');

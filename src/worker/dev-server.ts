@@ -1,7 +1,8 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { makePrivateDirSync } from '../activities/artifacts/file-io';
 import { devServerSearchAttributeArgs } from '../domain/saga/search-attributes';
 import { EnvironmentError, findTemporalBinary } from './temporal-binary';
 
@@ -101,7 +102,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   // server binds it, so it can pick the very same port (seen once: "bind: address already in use").
   let httpPort = await freePort();
   while (httpPort === port) httpPort = await freePort();
-  mkdirSync(path.dirname(options.dbFile), { recursive: true });
+  // The database holds every saga's history (prompts, answers, plans): its folder is its owner's only, and
+  // its files are made 0600 once the server made them (it sets a database up only when the file is new).
+  makePrivateDirSync(path.dirname(options.dbFile));
   const args = devServerArgs(options, { ip, port, httpPort, namespace });
   const { child, exited, stop } = spawnDevServer(binary, args, options.logFile);
   const address = `${ip}:${port}`;
@@ -114,6 +117,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       isAlive: () => !exited(),
     });
     if (uiUrl) await waitForUi(uiUrl, () => !exited());
+    makeDatabasePrivate(options.dbFile);
   } catch (error) {
     await stop();
     throw error;
@@ -128,6 +132,13 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
  * preflight). Saga's clients and the Web UI speak gRPC.
  */
 export const HTTP_API_OFF = 'frontend.httpAllowedHosts=[]';
+
+/** The database file and its SQLite journal files (`-wal`, `-shm`, `-journal`): 0600. */
+function makeDatabasePrivate(dbFile: string): void {
+  const name = path.basename(dbFile);
+  for (const file of readdirSync(path.dirname(dbFile)))
+    if (file === name || file.startsWith(`${name}-`)) chmodSync(path.join(path.dirname(dbFile), file), 0o600);
+}
 
 /** The `temporal server start-dev` command line. */
 function devServerArgs(
@@ -172,7 +183,7 @@ function devServerArgs(
  * after 10 s.
  */
 function spawnDevServer(binary: string, args: string[], logFile: string | undefined) {
-  const logFd = logFile ? openSync(logFile, 'a') : 'ignore';
+  const logFd = logFile ? openSync(logFile, 'a', 0o600) : 'ignore';
   const child = spawn(binary, args, { stdio: ['ignore', logFd, logFd], detached: true });
   if (typeof logFd === 'number') closeSync(logFd);
   let exited = false;

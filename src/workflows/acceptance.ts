@@ -12,6 +12,7 @@ import {
   type AcceptanceIssue,
 } from '../domain/planning/acceptance-issues';
 import { issuesMilestone } from '../domain/fleet/fleet';
+import { autoRunPromptLine, type AutoRunFile } from '../domain/record/auto-run-files';
 import {
   acceptanceCorrectionLines,
   parseDecisionCorrections,
@@ -35,6 +36,8 @@ export interface AcceptanceInput {
   unresolved?: string[];
   /** The autonomous decisions (D1, D2, ...) a reported issue may correct; absent when there are none. */
   decisions?: CorrectableDecision[];
+  /** Files the work adds or changes that tools run on their own; the prompt names them. */
+  autoRunFiles?: AutoRunFile[];
 }
 
 export type AcceptanceResult =
@@ -70,12 +73,22 @@ export async function acceptanceWorkflow(input: AcceptanceInput): Promise<Accept
 }
 
 export async function acceptRound(
-  { ctx, plan, round, validation, reportPath, unresolved = [], decisions = [] }: AcceptanceInput,
+  {
+    ctx,
+    plan,
+    round,
+    validation,
+    reportPath,
+    unresolved = [],
+    decisions = [],
+    autoRunFiles = [],
+  }: AcceptanceInput,
   asker: Asker,
 ): Promise<AcceptanceResult> {
   const summary = validation.criteria.map((c) => `${c.id} ${c.result}`).join(', ');
   // Exit criteria that pass do not make a saga done while a task (a reported issue's fix, say) never landed.
   const notLanded = unresolved.length ? ` Not integrated: ${unresolved.join('; ')}.` : '';
+  const autoRun = autoRunPromptLine(autoRunFiles);
   const answer = await asker.ask({
     id: `acceptance-${round}`,
     kind: 'acceptance',
@@ -85,7 +98,8 @@ export async function acceptRound(
       `(e.g. '${ISSUE_SYNTAX_EXAMPLE}'); an issue without one is asked for one.` +
       acceptanceCorrectionLines(decisions)
         .map((line) => `\n${line}`)
-        .join(''),
+        .join('') +
+      (autoRun ? `\n${autoRun}` : ''),
     options: [...ACCEPTANCE_OPTIONS],
     recommended: validation.passed && !unresolved.length ? 0 : 2,
     textRequiredFor: [ACCEPTANCE_CHOICE.reportIssues],

@@ -13,6 +13,7 @@ import {
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { AutoRunFile } from '../domain/record/auto-run-files';
 import { planOutline } from '../domain/plan';
 import { failureReason } from '../domain/saga/failure';
 import { integrationBranch, phaseWorkflowId } from '../domain/saga/naming';
@@ -90,8 +91,8 @@ async function intakeAndPlanning(run: SagaRun): Promise<SagaOutcome> {
 async function runRound(run: SagaRun, planned: PlannedSaga): Promise<SagaOutcome> {
   if ((await implement(run, planned)) === 'aborted') return finish(run, 'cancelled');
   const validation = await validate(run, planned);
-  await writeReport(run, validation);
-  const acceptance = await accept(run, validation);
+  const autoRunFiles = await writeReport(run, validation);
+  const acceptance = await accept(run, validation, autoRunFiles);
   if (acceptance.accepted) return complete(run, acceptance);
   return nextRound(run, acceptance);
 }
@@ -139,17 +140,24 @@ const exitResultsOf = (validation: ValidationResult): ExitResult[] =>
   validation.criteria.map((c) => ({ id: c.id, result: c.result, evidence: c.evidence }));
 
 /** The completion report; it needs the whole saga's status, which the activity reads through the queries. */
-async function writeReport(run: SagaRun, validation: ValidationResult): Promise<void> {
-  ({ path: run.reportPath } = await run.quick.writeSagaReport({
+async function writeReport(run: SagaRun, validation: ValidationResult): Promise<AutoRunFile[]> {
+  const report = await run.quick.writeSagaReport({
     sagaDir: run.input.sagaDir,
     workflowId: run.self,
     runId: workflowInfo().runId,
     exitResults: exitResultsOf(validation),
-  }));
+  });
+  run.reportPath = report.path;
+  // Absent from the result an older worker recorded: its acceptance prompt named none.
+  return report.autoRunFiles ?? [];
 }
 
 /** Acceptance only asks the user: the saga asks itself (no child, no signals either way). */
-async function accept(run: SagaRun, validation: ValidationResult): Promise<AcceptanceResult> {
+async function accept(
+  run: SagaRun,
+  validation: ValidationResult,
+  autoRunFiles: AutoRunFile[],
+): Promise<AcceptanceResult> {
   const { ctx, plan, decisions } = run.saga!;
   run.setPhase('acceptance');
   return acceptRound(
@@ -161,6 +169,7 @@ async function accept(run: SagaRun, validation: ValidationResult): Promise<Accep
       reportPath: run.reportPath!,
       unresolved: unresolvedTasks(run.progress.milestones),
       ...(decisions ? { decisions } : {}),
+      ...(autoRunFiles.length ? { autoRunFiles } : {}),
     },
     { ask: (request) => run.ask(request), askAll: (requests) => run.askAll(requests) },
   );

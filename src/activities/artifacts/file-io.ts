@@ -1,6 +1,6 @@
 /** The saga directory's two file primitives: atomic writes, and read-modify-write serialised per file. */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { chmodSync, mkdirSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 /** Write `text` to `file` atomically; returns false when the file already held exactly this text. */
@@ -10,7 +10,8 @@ export async function writeFileAtomic(file: string, text: string): Promise<boole
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    const handle = await fs.open(tmp, 'wx', 0o644);
+    // The saga's record holds prompts, transcripts and answers: its owner's only.
+    const handle = await fs.open(tmp, 'wx', 0o600);
     try {
       await handle.writeFile(text, 'utf8');
       await handle.sync();
@@ -30,6 +31,28 @@ export async function writeFileAtomic(file: string, text: string): Promise<boole
       .catch(() => undefined)
       .finally(() => dirHandle.close());
   return true;
+}
+
+/**
+ * A folder of saga's own (the saga home, a saga directory, the dev server's data) that only its owner can
+ * read: created 0700, and made so if an older version created it open to every local user. A folder of
+ * someone else's (EPERM) is left as it is.
+ */
+export async function makePrivateDir(dir: string): Promise<void> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  await fs.chmod(dir, 0o700).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPERM') throw error;
+  });
+}
+
+/** makePrivateDir, for the CLI's synchronous start-up. */
+export function makePrivateDirSync(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    chmodSync(dir, 0o700);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
+  }
 }
 
 /**

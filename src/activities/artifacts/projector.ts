@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
+import type { AutoRunFile } from '../../domain/record/auto-run-files';
 import type { ExitCriterionResult } from '../../domain/record/completion-report';
 import type { SagaState } from '../../domain/saga/saga-state';
 import type { Answer, SagaStatus } from '../../domain/saga/state';
@@ -16,6 +17,7 @@ import { answersQuery, carryQuery } from '../../workflows/definitions';
 import type { createArtifactActivities } from './';
 import { readEvidenceTail } from './evidence';
 import type { createGitActivities } from '../git';
+import { landedAutoRunFiles } from '../git-ops/landed-files';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 
@@ -165,7 +167,7 @@ async function finishSagaRun(
 async function writeSagaReport(
   artifacts: Artifacts,
   input: SagaRun & { exitResults: ExitCriterionResult[] },
-): Promise<{ path: string }> {
+): Promise<{ path: string; autoRunFiles: AutoRunFile[] }> {
   const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
   const carry = await handle.query(carryQuery);
   if (!carry) throw new Error(`saga ${status.name} has no approved plan to report on`);
@@ -177,7 +179,15 @@ async function writeSagaReport(
     }),
   );
   const { ctx } = carry;
-  return artifacts.writeReport({
+  const autoRunFiles = await landedAutoRunFiles(ctx.repo, ctx.base, status.integrationBranch).catch(
+    (error: unknown) => [
+      {
+        path: '(the changed files could not be listed)',
+        runBy: error instanceof Error ? error.message : String(error),
+      },
+    ],
+  );
+  const { path } = await artifacts.writeReport({
     sagaDir: input.sagaDir,
     status,
     plan: carry.plan,
@@ -185,7 +195,10 @@ async function writeSagaReport(
     exitResults,
     checkout: { copy: ctx.settings.worktree.copy, setup: ctx.settings.worktree.setup },
     verifyPath: `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'verify')}`,
+    autoRunFiles,
   });
+  // The acceptance prompt names them too (a result without them, from an older worker, names none).
+  return { path, autoRunFiles };
 }
 
 /**

@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { writeFileAtomic } from './file-io';
+import { makePrivateDir, writeFileAtomic } from './file-io';
 
 /** Failure type of every refused path (non-retryable). */
 export const PATH_ERROR = 'SagaPathError';
@@ -74,13 +74,15 @@ export function createSagaFiles(sagaHome: string): SagaFiles {
       throw refuse(`Saga directory '${sagaDir}' is not inside the saga home ${home}.`);
     const escape = () =>
       refuse(`Saga directory '${sagaDir}' leads out of the saga home ${home} through a symlink.`);
-    if (create) await fs.mkdir(home, { recursive: true });
+    if (create) await makePrivateDir(home);
     const realHome = await fs.realpath(home).catch(() => null);
     if (realHome === null) return null;
     if (!isAtOrBelow(realHome, await realExistingAncestor(resolved))) throw escape();
-    if (create) await fs.mkdir(resolved, { recursive: true });
+    if (create) await fs.mkdir(resolved, { recursive: true, mode: 0o700 });
     const real = await fs.realpath(resolved).catch(() => null);
     if (real !== null && !isBelow(realHome, real)) throw escape();
+    // Made private once it is known to be inside the home (a symlink is never followed out to chmod).
+    if (create && real !== null) await makePrivateDir(real);
     return real;
   }
 

@@ -187,7 +187,10 @@ async function preCommitRefusal(worktree: string): Promise<string | null> {
   const hook = path.join(common, 'hooks', 'pre-commit');
   const stat = await fs.stat(hook).catch(() => null);
   if (!stat?.isFile() || (stat.mode & 0o111) === 0) return null;
-  const outputPath = path.join(os.tmpdir(), `saga-hook-${process.pid}-${Date.now()}.log`);
+  // A folder of its own (0700, an unguessable name): a fixed name in the shared /tmp could be planted first,
+  // as a symlink the log would be written through, by any local user.
+  const logDir = await fs.mkdtemp(path.join(os.tmpdir(), 'saga-hook-'));
+  const outputPath = path.join(logDir, 'pre-commit.log');
   try {
     const run = await runConfined(commandSandbox(CommandSandboxSchema.parse({})), {
       argv: [hook],
@@ -200,6 +203,6 @@ async function preCommitRefusal(worktree: string): Promise<string | null> {
       ? null
       : `exit ${run.exitCode ?? run.signal}: ${run.tail.trim().slice(-OUTPUT_TAIL)}`;
   } finally {
-    await fs.rm(outputPath, { force: true });
+    await fs.rm(logDir, { recursive: true, force: true });
   }
 }

@@ -58,7 +58,8 @@ export async function copyIgnoredFiles(repoTop: string, worktree: string, files:
       throw new GitError(['check-ignore', '-q', '--', rel], repoTop, ignored.code, ignored.stderr);
     }
     const target = path.join(worktree, path.relative(repoTop, source));
-    if (await pathExists(target)) {
+    await refuseSymlinkedFolder(worktree, rel, target);
+    if ((await fs.lstat(target).catch(() => null))?.isSymbolicLink() || (await pathExists(target))) {
       skipped.push(rel); // tracked files are already checked out; never overwrite
       continue;
     }
@@ -67,6 +68,29 @@ export async function copyIgnoredFiles(repoTop: string, worktree: string, files:
     copied.push(rel);
   }
   return { copied, skipped };
+}
+
+/**
+ * The worktree is a checkout of the base, where a symlinked folder may be committed (an agent's earlier
+ * work): a copy written through it would land wherever it points (the user's ~/.ssh, another repo).
+ * Every existing folder on the way to `target` must be a real folder inside the worktree.
+ */
+async function refuseSymlinkedFolder(worktree: string, rel: string, target: string): Promise<void> {
+  const folders = path.relative(worktree, path.dirname(target)).split(path.sep).filter(Boolean);
+  let current = worktree;
+  for (const folder of folders) {
+    current = path.join(current, folder);
+    const stat = await fs.lstat(current).catch(() => null);
+    if (!stat) return; // from here on mkdir makes real folders
+    if (stat.isSymbolicLink() || !stat.isDirectory()) {
+      throw fail(
+        'CopyThroughSymlink',
+        `worktree.copy entry '${rel}' would be written through '${path.relative(worktree, current)}' in ` +
+          `'${worktree}', which is ${stat.isSymbolicLink() ? 'a symlink (committed in the repository)' : 'not a folder'}; ` +
+          'nothing was copied there: remove the symlink from the base branch or the entry from worktree.copy',
+      );
+    }
+  }
 }
 
 export async function runSetup(

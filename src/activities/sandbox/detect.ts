@@ -1,6 +1,6 @@
 /** Which sandbox tool this machine has, checked once per process by running it. */
 import { execFile } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -32,6 +32,30 @@ export const onPath = (program: string, searchPath = process.env.PATH ?? ''): st
   }
   return null;
 };
+
+/** True inside a Docker, Podman or Kubernetes container (their marker files, or PID 1's cgroup). */
+export function inContainer(): boolean {
+  if (existsSync('/.dockerenv') || existsSync('/run/.containerenv')) return true;
+  try {
+    return /docker|containerd|kubepods|libpod/.test(readFileSync('/proc/1/cgroup', 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What to do when bubblewrap cannot make its namespaces. In a container the runtime's defaults are what
+ * refuse: its seccomp profile (no user namespaces, no mount), AppArmor's docker-default (no mount) and the
+ * masked /proc (no new procfs); docker-compose.yml's saga-worker lifts exactly those.
+ */
+export function namespaceHelp(container: boolean): string {
+  return container
+    ? 'in a container, run the worker with `--security-opt seccomp=unconfined --security-opt ' +
+        'apparmor=unconfined --security-opt systempaths=unconfined` (docker-compose.yml sets them for ' +
+        'saga-worker), or set `sandbox: none` in saga.config.yaml to run agents unconfined'
+    : 'allow unprivileged user namespaces (kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also ' +
+        'kernel.apparmor_restrict_unprivileged_userns=0) or set `sandbox: none` in saga.config.yaml';
+}
 
 let detected: Promise<SandboxTool> | null = null;
 
@@ -71,8 +95,7 @@ export function detectSandbox(): Promise<SandboxTool> {
     } catch (err) {
       const said = ((err as { stderr?: string }).stderr || (err as Error).message).trim();
       throw new SandboxUnavailableError(
-        `bubblewrap at ${bwrap} cannot create namespaces here (${said}); allow unprivileged user ` +
-          'namespaces (kernel.unprivileged_userns_clone=1) or set `sandbox: none` in saga.config.yaml',
+        `bubblewrap at ${bwrap} cannot create namespaces here (${said}); ${namespaceHelp(inContainer())}`,
       );
     }
     return { tool: 'bubblewrap', path: bwrap, version, socat: onPath('socat') };

@@ -79,6 +79,23 @@ const sendFile = (c: Context, file: StaticFile | null) =>
     ? c.body(new Uint8Array(file.body), 200, { 'content-type': file.type, 'cache-control': 'no-cache' })
     : fail(c, 404, `No file ${c.req.path} here.`);
 
+/**
+ * The page runs only its own scripts and styles and loads nothing from elsewhere: agent text it shows (a
+ * prompt, REPORT.md) cannot run script, load a remote image that reports the page was opened, post a form
+ * off-site, or frame the page.
+ */
+export const BOARD_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 export function boardApp(ctx: BoardContext, log: (line: string) => void): Hono {
   const app = new Hono();
   app.use('*', async (c, next) => {
@@ -88,6 +105,9 @@ export function boardApp(ctx: BoardContext, log: (line: string) => void): Hono {
     if (refused) return refused;
     await next();
     c.header('x-content-type-options', 'nosniff');
+    c.header('content-security-policy', BOARD_CSP);
+    c.header('referrer-policy', 'no-referrer');
+    c.header('x-frame-options', 'DENY');
   });
   app.onError((error, c) => failWith(c, error, log));
   app.get('/', async (c) => sendFile(c, await publicFile('index.html')));

@@ -10,7 +10,7 @@ import { getStatus } from '../saga-client';
 import type { Approvers } from '../../chat/allowlist';
 import { deliverChatAnswer, type AnswerOutcome } from './answer';
 import { header, type BridgeRequest, type BridgeResponse } from './http-types';
-import { ANSWER_ACTION_PREFIX, ButtonValueSchema, OPEN_UI_ACTION } from '../../chat/messages';
+import { ANSWER_ACTION_PREFIX, ButtonValueSchema, OPEN_UI_ACTION, slackEscape } from '../../chat/messages';
 import { REPLAY_REASON, type ReplayCache } from '../../chat/replay-cache';
 import { SLASH_USAGE, parseSlashCommand, type SlashCommand } from '../../chat/slash';
 import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, verifySignature } from '../../chat/signing';
@@ -164,13 +164,13 @@ function safeJson(text: unknown): unknown {
 function politeRefusal(outcome: Extract<AnswerOutcome, { ok: false }>, saga: string | undefined): string {
   switch (outcome.refusal) {
     case 'AlreadyAnswered':
-      return `Thanks — this was already answered, so your press changed nothing. (${outcome.reason})`;
+      return `Thanks — this was already answered, so your press changed nothing. (${slackEscape(outcome.reason)})`;
     case 'NotAllowed':
-      return `Sorry, you are not on the list of approvers${saga ? ` for saga ${saga}` : ''}, so nothing changed.`;
+      return `Sorry, you are not on the list of approvers${saga ? ` for saga ${slackEscape(saga)}` : ''}, so nothing changed.`;
     case 'TextRequired':
-      return `${outcome.reason.replace(/: pass --text.*$/, '')}: answer with \`/saga respond ${saga ?? 'NAME'} ID CHOICE -- your note\`.`;
+      return `${slackEscape(outcome.reason.replace(/: pass --text.*$/, ''))}: answer with \`/saga respond ${slackEscape(saga ?? 'NAME')} ID CHOICE -- your note\`.`;
     default:
-      return `Sorry, that answer was not accepted: ${outcome.reason}`;
+      return `Sorry, that answer was not accepted: ${slackEscape(outcome.reason)}`;
   }
 }
 
@@ -181,8 +181,8 @@ async function runSlashCommand(command: SlashCommand, user: string, deps: SlackD
     // Status shows prompts and plans, so it is for approvers only, like every other command.
     if (!deps.approvers.mayAnswer(command.saga, user))
       return command.type === 'status'
-        ? `:no_entry: You are not on the list of approvers for saga ${command.saga}, so its status is not shown.`
-        : `:no_entry: You are not on the list of approvers for saga ${command.saga}; nothing changed.`;
+        ? `:no_entry: You are not on the list of approvers for saga ${slackEscape(command.saga)}, so its status is not shown.`
+        : `:no_entry: You are not on the list of approvers for saga ${slackEscape(command.saga)}; nothing changed.`;
     if (command.type === 'status') return formatStatus(await getStatus(deps.client, command.saga));
     let interaction: string;
     if ('interaction' in command.target) interaction = command.target.interaction;
@@ -192,7 +192,7 @@ async function runSlashCommand(command: SlashCommand, user: string, deps: SlackD
       const pending = status.pending.find((p) => p.kind === kind);
       if (!pending) {
         const waiting = status.pending.map((p) => `\`${p.id}\` (${p.kind})`).join(', ') || 'nothing';
-        return `:no_entry: Saga ${command.saga} is not waiting for ${kind}; it waits for ${waiting}. Nothing changed.`;
+        return `:no_entry: Saga ${slackEscape(command.saga)} is not waiting for ${kind}; it waits for ${waiting}. Nothing changed.`;
       }
       interaction = pending.id;
     }
@@ -209,10 +209,11 @@ async function runSlashCommand(command: SlashCommand, user: string, deps: SlackD
       `slack:${user}`,
     );
     deps.log(`slack: /saga by ${user}: ${outcome.ok ? 'answered' : `refused (${outcome.refusal})`}`);
-    if (!outcome.ok) return `:no_entry: ${outcome.reason} Nothing changed.`;
-    return `:white_check_mark: Answered \`${outcome.answer.interactionId}\` of saga ${command.saga}: *${outcome.answer.choice}*.`;
+    // Refusals quote the answer and the options: text of users and agents.
+    if (!outcome.ok) return `:no_entry: ${slackEscape(outcome.reason)} Nothing changed.`;
+    return `:white_check_mark: Answered \`${outcome.answer.interactionId}\` of saga ${slackEscape(command.saga)}: *${slackEscape(outcome.answer.choice)}*.`;
   } catch (error) {
-    if (error instanceof UserError) return `:no_entry: ${error.message}`;
+    if (error instanceof UserError) return `:no_entry: ${slackEscape(error.message)}`;
     throw error;
   }
 }

@@ -21,6 +21,7 @@ import { reconcileUpdate } from '../../workflows/definitions';
 import { defaultSagaHome } from '../../worker/worker';
 import { getStatus } from '../saga-client';
 import type { Io } from './server';
+import { stripControls } from '../../domain/text/terminal';
 
 /** Evidence of finished tasks that is missing, empty or outside the saga directory. */
 async function evidenceFindings(
@@ -48,7 +49,12 @@ export async function reconcileSaga(client: Client, status: SagaStatus, io: Io):
     { tasks: git.tasks.length, evidenceFiles: evidence.checked },
   );
   const summary = reconciliationSummary({ ...found, at: new Date().toISOString() });
-  io.out([`Reconciliation: ${summary.heading}`, ...summary.findings.map((f) => `  - ${f}`)].join('\n'));
+  // Findings name files and branches agents made: no control character of theirs reaches the terminal.
+  io.out(
+    stripControls(
+      [`Reconciliation: ${summary.heading}`, ...summary.findings.map((f) => `  - ${f}`)].join('\n'),
+    ),
+  );
   try {
     await client.workflow
       .getHandle(sagaWorkflowId(status.name))

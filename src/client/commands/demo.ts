@@ -16,6 +16,7 @@ import {
 import { SAGA_BRANCH_PREFIX, sagaWorkflowId, uiSagaListUrl, uiWorkflowUrl } from '../../domain/saga/naming';
 import { SAGA_FILES } from '../../domain/saga/saga-dir';
 import type { Interaction, SagaStatus } from '../../domain/saga/state';
+import { stripControls } from '../../domain/text/terminal';
 import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
 import { parseArgs } from '../args';
 import { getStatus, respond } from '../saga-client';
@@ -136,14 +137,16 @@ async function answerUntilDone(client: Client, name: string, io: Io): Promise<vo
     const newest = status.log[0] ?? '';
     if (newest !== lastLog) {
       const fresh = status.log.slice(0, Math.max(1, status.log.indexOf(lastLog)));
-      for (const line of fresh.reverse()) io.out(`  · ${line.replace(/^\S+ /, '')}`);
+      for (const line of fresh.reverse()) io.out(stripControls(`  · ${line.replace(/^\S+ /, '')}`));
       lastLog = newest;
     }
     for (const p of status.pending) {
       if (answered.has(p.id)) continue;
       const a = answerFor(p, status.round);
       io.out(
-        `\n? [${p.kind}] ${p.prompt}\n  options: ${p.options.join(' | ')}\n  → ${a.choice}${a.text ? ` — "${a.text}"` : ''} (${a.why})\n`,
+        stripControls(
+          `\n? [${p.kind}] ${p.prompt}\n  options: ${p.options.join(' | ')}\n  → ${a.choice}${a.text ? ` — "${a.text}"` : ''} (${a.why})\n`,
+        ),
       );
       await respond(client, name, {
         interactionId: p.id,

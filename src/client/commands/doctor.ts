@@ -15,6 +15,7 @@ import {
   versionCheck,
   type CheckResult,
 } from '../../activities/agents/checks';
+import { makePrivateDir } from '../../activities/artifacts/file-io';
 import { findSagaRoot, loadSagaConfig } from '../../activities/config-loader';
 import { checkRepo } from '../../activities/git-ops';
 import { detectSandbox } from '../../activities/sandbox';
@@ -170,7 +171,7 @@ async function serverCheck(connect: () => Promise<Client>): Promise<CheckResult>
 async function sagaHomeCheck(): Promise<CheckResult> {
   const home = defaultSagaHome();
   try {
-    await fs.mkdir(home, { recursive: true });
+    await makePrivateDir(home);
     const probe = path.join(home, `.doctor-${process.pid}`);
     await fs.writeFile(probe, 'ok');
     await fs.rm(probe);

@@ -2,6 +2,7 @@
 import { finishedTaskCount } from '../../domain/saga/milestone-records';
 import { createReadStream, existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import type { Client } from '@temporalio/client';
 import { readableLine } from '../../domain/agents/cli-output';
 import {
@@ -11,6 +12,7 @@ import {
 } from '../../domain/config/agent-presets';
 import { reconciliationSummary } from '../../domain/record/reconciliation';
 import type { SagaStatus } from '../../domain/saga/state';
+import { stripControls } from '../../domain/text/terminal';
 import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs } from '../args';
 import { UserError } from '../errors';
@@ -80,7 +82,8 @@ export function renderStatus(s: SagaStatus, agents: RunningAgent[] = []): string
     lines.push(`Reconciliation: ${summary.heading}`, ...summary.findings.map((f) => `  - ${f}`));
   }
   if (s.log.length) lines.push('Recent:', ...s.log.slice(0, 5).map((l) => `  ${l}`));
-  return lines.join('\n');
+  // Goals, reasons, prompts and log lines carry agents' and trackers' text: no escape of theirs is printed.
+  return stripControls(lines.join('\n'));
 }
 
 export async function statusCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
@@ -124,7 +127,9 @@ export async function watchUntilDone(client: Client, name: string, io: Io): Prom
       if (seen.has(p.id)) continue;
       seen.add(p.id);
       io.out(
-        `[${p.id}] (${p.kind}) ${p.prompt}\n  options: ${p.options.map((o, i) => `${i + 1}) ${o}`).join('  ')}`,
+        stripControls(
+          `[${p.id}] (${p.kind}) ${p.prompt}\n  options: ${p.options.map((o, i) => `${i + 1}) ${o}`).join('  ')}`,
+        ),
       );
     }
     await sleep(1000);
@@ -184,15 +189,19 @@ export async function logsCommand(argv: string[], io: Io, connect: () => Promise
   }
   const file = await findTranscript(sagaDir, taskId);
   const format = bool(args, 'raw') ? 'text' : await transcriptFormat(file);
-  // A CLI's JSON stream is shown as readable lines (--raw: as written); only whole lines are rendered.
+  // A CLI's JSON stream is shown as readable lines (--raw: as written); only whole lines are rendered. The
+  // agent wrote it: its control characters and escape sequences are dropped (a sequence cut by a chunk's
+  // end leaves printable characters only), newlines and tabs kept.
   let partial = '';
+  const decoder = new StringDecoder('utf8');
   const write = (chunk: Buffer) => {
-    if (format === 'text') return void process.stdout.write(chunk);
-    const lines = (partial + chunk.toString('utf8')).split('\n');
+    const text = decoder.write(chunk);
+    if (format === 'text') return void process.stdout.write(stripControls(text));
+    const lines = (partial + text).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
       const readable = readableLine(format, line);
-      if (readable !== null) io.out(readable);
+      if (readable !== null) io.out(stripControls(readable));
     }
   };
   let offset = 0;

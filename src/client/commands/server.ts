@@ -1,8 +1,8 @@
 /** `saga dev` (embedded dev server + worker) and `saga worker` (worker only). */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { makePrivateDirSync } from '../../activities/artifacts/file-io';
 import { codecFromEnv, CODEC_ENV, dataConverterFromEnv } from '../../codec/config';
 import { codecSecretFrom, startCodecServer, uiOrigins, type CodecServer } from '../../codec/server';
 import { connectClient, connectionSettings, sagaClientInterceptors, uiUrlFor } from '../connection';
@@ -56,7 +56,9 @@ export async function ensureDevServer(
   }
   const port = Number(portText ?? 7233);
   const dataDir = path.join(opts.sagaHome, '.temporal');
-  mkdirSync(dataDir, { recursive: true });
+  // The saga home and the server's database: their owner's only.
+  makePrivateDirSync(opts.sagaHome);
+  makePrivateDirSync(dataDir);
   const uiPort = opts.uiPort ?? port + 1000;
   io.out(
     `Starting the Temporal dev server (${binary}) with its database at ${path.join(dataDir, 'temporal.db')}...`,

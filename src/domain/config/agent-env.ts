@@ -177,9 +177,35 @@ export function envEntryProblems(name: string, value: string): string[] {
  */
 export const CONFIG_SECRET_REFERENCE = '${saga.config:literal}';
 
-/** True when a profile `env` value must not travel in workflow inputs as it is. */
+/**
+ * A value that looks like a credential whatever its variable is called: a known token form (OpenAI and
+ * Anthropic `sk-`, Slack `xox?-`, GitHub `ghp_`/`github_pat_`, GitLab `glpat-`, AWS `AKIA…`, Google `AIza…`,
+ * a JWT, a PEM private key), a URL with a password, or a long random-looking word (32+ characters of a
+ * token alphabet with upper case, lower case and digits, not a path).
+ */
+const TOKEN_FORMS =
+  /\b(?:sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,}|AKIA[0-9A-Z]{16}|AIza[\w-]{30,}|eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,})|-----BEGIN [A-Z ]*PRIVATE KEY-----|:\/\/[^\s/:@]+:[^\s/@]+@/;
+export function looksLikeSecretValue(value: string): boolean {
+  if (TOKEN_FORMS.test(value)) return true;
+  return value
+    .split(/\s+/)
+    .some(
+      (word) =>
+        /^[A-Za-z0-9+/=_.-]{32,}$/.test(word) &&
+        !word.startsWith('/') &&
+        !word.startsWith('.') &&
+        /[A-Z]/.test(word) &&
+        /[a-z]/.test(word) &&
+        /[0-9]/.test(word),
+    );
+}
+
+/**
+ * True when a profile `env` value must not travel in workflow inputs as it is: its name looks secret, or
+ * its value does (`MY_CONF: sk-…` is as secret as `MY_KEY: sk-…`).
+ */
 export const isSecretLiteral = (name: string, value: string): boolean =>
-  SECRET_NAME.test(name) && value !== '' && !value.includes('${');
+  value !== '' && !value.includes('${') && (SECRET_NAME.test(name) || looksLikeSecretValue(value));
 
 /** An env entry that cannot be resolved; the agent's activity fails with it, without retries, as `type`. */
 export class EnvReferenceError extends Error {

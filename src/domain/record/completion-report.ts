@@ -17,6 +17,7 @@ import {
   table,
 } from './markdown';
 import type { Plan } from '../plan';
+import type { AutoRunFile } from './auto-run-files';
 import { ExitResultSchema, type SagaStatus } from '../saga/state';
 
 export const ExitCriterionResultSchema = ExitResultSchema.extend({
@@ -37,6 +38,8 @@ export interface ReportInput {
   verifyPath?: string;
   /** Extra, feature-specific steps; the checkout, checks and launch steps are always listed first. */
   manualSteps?: string[];
+  /** Files the work adds or changes that tools run on their own (direnv, editors, git, CI, npm install). */
+  autoRunFiles?: AutoRunFile[];
 }
 
 /** Lines of check output the report quotes per criterion. */
@@ -183,6 +186,21 @@ export function renderReportMd(input: ReportInput): string {
         .map((s, i) => `${i + 1}. ${s}`)
         .join('\n'),
     ),
+    ...(input.autoRunFiles?.length ? [autoRunSection(input.autoRunFiles)] : []),
     section('Open issues', bullets(open)),
   ]);
+}
+
+/** Listed before the user accepts: none of these is run by the saga, each is run by a tool on its own later. */
+function autoRunSection(files: AutoRunFile[]): string {
+  return section(
+    'Review first: files that run on their own',
+    [
+      'The work adds or changes these files, which tools run without being asked (on entering the folder, ' +
+        'opening it in an editor, a git command, an install, CI). Agents wrote them: read each before you ' +
+        'accept and check the work out.',
+      '',
+      bullets(files.map((f) => `${code(f.path)}: ${f.runBy}`)),
+    ].join('\n'),
+  );
 }

@@ -1,9 +1,17 @@
 /** Markdown building blocks of the saga directory's projections: one-line text, inline code, tables. Pure. */
 
-export const oneLine = (s: string): string => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-/** Inline code that survives backticks inside the text. */
-export const code = (s: string): string =>
-  s.includes('`') ? `\`\` ${oneLine(s)} \`\`` : `\`${oneLine(s)}\``;
+const flat = (s: string): string => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+/**
+ * Text (much of it agents') on one line, loading nothing when the Markdown is viewed: no image (`![` is
+ * escaped) and no raw HTML tag (`<` before a tag name is `&lt;`), so a viewer fetches no remote image that
+ * would report the record was opened. Links stay text the reader chooses to follow.
+ */
+export const oneLine = (s: string): string =>
+  flat(s)
+    .replace(/!\[/g, '!\\[')
+    .replace(/<(?=[A-Za-z/!?])/g, '&lt;');
+/** Inline code that survives backticks inside the text (shown literally: nothing in it renders). */
+export const code = (s: string): string => (s.includes('`') ? `\`\` ${flat(s)} \`\`` : `\`${flat(s)}\``);
 /** A table cell: one line, pipes escaped. */
 export const cell = (s: string): string => oneLine(s).replace(/\|/g, '\\|') || '—';
 export const bullets = (items: string[], empty = 'None.'): string =>

@@ -8,6 +8,41 @@ import DOMPurify from '/vendor/dompurify/dist/purify.es.mjs';
 
 const NL = '\n';
 
+/**
+ * Agents wrote much of REPORT.md: it loads nothing from elsewhere. An image whose address is not relative
+ * to the page (a scheme, `//host`, a backslash form) loses its address, its alt text stays: it would tell a
+ * remote server the report was opened, and its query could carry what the page shows. No media, forms or
+ * style attributes either (the page's Content-Security-Policy refuses them too).
+ */
+// eslint-disable-next-line no-control-regex
+const RELATIVE = /^(?![a-z][a-z0-9+.-]*:|[\\/]{2}|\/\\)[^\s\x00-\x1f\x7f]*$/i;
+DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.nodeName !== 'IMG' || RELATIVE.test(node.getAttribute('src') ?? '')) return;
+  node.removeAttribute('src');
+  node.setAttribute('data-remote-image', 'dropped');
+});
+const PURIFY = {
+  FORBID_TAGS: [
+    'audio',
+    'video',
+    'source',
+    'track',
+    'picture',
+    'form',
+    'input',
+    'style',
+    'link',
+    'meta',
+    'base',
+  ],
+  FORBID_ATTR: ['srcset', 'poster', 'background', 'style', 'action', 'formaction', 'ping'],
+};
+
+/** REPORT.md as sanitized HTML, remote images dropped. */
+export function reportHtml(markdown) {
+  return DOMPurify.sanitize(marked.parse(markdown), PURIFY);
+}
+
 function diffLineClass(line) {
   if (line.startsWith('+') && !line.startsWith('+++')) return 'add';
   if (line.startsWith('-') && !line.startsWith('---')) return 'del';
@@ -53,7 +88,7 @@ export function Report({ report }) {
   if (report.loading) return html`<section class="report"><p class="muted">Loading REPORT.md…</p></section>`;
   if (report.error) return html`<section class="report"><p class="card-error">${report.error}</p></section>`;
   if (!report.markdown) return '';
-  const safe = DOMPurify.sanitize(marked.parse(report.markdown));
+  const safe = reportHtml(report.markdown);
   return html`<section class="report">
     <h2>REPORT.md</h2>
     <div class="markdown" dangerouslySetInnerHTML=${{ __html: safe }}></div>
