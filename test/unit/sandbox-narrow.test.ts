@@ -193,7 +193,6 @@ describe('bubblewrap arguments of the narrower sandbox', () => {
     expect(args.indexOf('--seccomp')).toBeGreaterThan(at('--bind', '/w'));
     const command = args.slice(args.indexOf('--chdir') + 3);
     expect(command).toEqual([
-      '--',
       '/usr/bin/prlimit',
       `--nproc=${DEFAULT_LIMITS.tasks}`,
       `--data=${DEFAULT_LIMITS.dataBytes}`,
