@@ -53,7 +53,7 @@ const connect = (target) => new Promise((resolve) => {
   const sibling = spawn('sleep', ['30'], { stdio: 'ignore' });
   out.ptrace = run('python3', ['-c', 'import ctypes, sys; l = ctypes.CDLL(None, use_errno=True); r = l.ptrace(16, int(sys.argv[1]), 0, 0); print("PTRACED" if r == 0 else "errno %d" % ctypes.get_errno()); raise SystemExit(0 if r == 0 else 1)', String(sibling.pid)]);
   out.vmRead = run('python3', ['-c', 'import ctypes, sys; l = ctypes.CDLL(None, use_errno=True); r = l.process_vm_readv(int(sys.argv[1]), 0, 0, 0, 0, 0); print(r, ctypes.get_errno()); raise SystemExit(0 if r == 0 else 1)', String(sibling.pid)]);
-  sibling.kill();
+  sibling.kill('SIGKILL');
   out.shadow = (() => { try { return 'read ' + fs.readFileSync('/etc/shadow', 'utf8').length + ' bytes'; } catch (e) { return 'refused: ' + e.code; } })();
   out.sys = fs.readdirSync('/sys').join(',');
   out.limits = fs.readFileSync('/proc/self/limits', 'utf8').split('\\n').filter((l) => /Max (processes|data size)/.test(l)).map((l) => l.replace(/\\s+/g, ' ').trim()).join('; ');
@@ -61,6 +61,7 @@ const connect = (target) => new Promise((resolve) => {
   out.forks = run('sh', ['-c', 'i=0; while [ $i -lt 1100 ]; do sleep 3 & i=$((i+1)); done 2>/dev/null; echo forked $i; wait']);
   fs.writeFileSync('attempts.json', JSON.stringify(out, null, 2));
   fs.writeFileSync('work.txt', execFileSync('git', ['rev-parse', '--is-inside-work-tree'], { encoding: 'utf8' }));
+  process.exit(0); // whatever an escape left behind (a traced sibling) does not hold the run
 })();
 `;
 
