@@ -4,6 +4,12 @@
  * arguments that load it and nest the confined sandbox in the network one, which addresses count as this
  * machine's or its private network's, and the network bridge's check of an allowed name's addresses.
  */
+import { lookup } from 'node:dns/promises';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { runConfined } from '../../src/activities/sandbox';
 import { isInternalAddress } from '../../src/domain/config/addresses';
 import {
   bwrapArguments,
@@ -224,6 +230,8 @@ describe('bubblewrap arguments of the narrower sandbox', () => {
     // The network sandbox: own user and network namespaces, the capability to bind port 443 alone,
     // dropped before the confined bwrap; its entry script starts the forwarders.
     expect(outer).toEqual(expect.arrayContaining(['--unshare-user', '--unshare-net', '--die-with-parent']));
+    // Its view of the host is writable, or the confined sandbox's writable binds made from it are not.
+    expect(pair(outer, '--bind', '/')).toBe(true);
     expect(pair(outer, '--cap-add', 'CAP_NET_BIND_SERVICE')).toBe(true);
     expect(outer.slice(outer.indexOf('--'))).toEqual([
       '--',
@@ -315,5 +323,69 @@ describe('an allowed name, checked after resolution', () => {
     };
     await expect(checkedAddress({ host: '127.0.0.1', port: 8080 }, never)).resolves.toBe('127.0.0.1');
     await expect(checkedAddress({ host: 'localhost', port: 8080 }, never)).resolves.toBe('127.0.0.1');
+  });
+});
+
+describe('a confined run with an allowed endpoint (real bubblewrap, real bridge)', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'saga-narrow-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const serve = () =>
+    new Promise<{ server: net.Server; port: number; connections: () => number }>((resolve) => {
+      let count = 0;
+      const server = net.createServer((socket) => {
+        count++;
+        socket.end('model-api');
+      });
+      server.listen(0, '127.0.0.1', () =>
+        resolve({ server, port: (server.address() as net.AddressInfo).port, connections: () => count }),
+      );
+    });
+  const confined = async (script: string, host: string, port: number) => {
+    const outputPath = path.join(dir, `out-${Math.random().toString(36).slice(2)}.log`);
+    const run = await runConfined(
+      { mode: 'auto', network: [{ host, port }] },
+      {
+        argv: ['/bin/sh', '-c', script],
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.homedir() },
+        outputPath,
+        timeoutMs: 30_000,
+      },
+    );
+    return { ...run, output: readFileSync(outputPath, 'utf8') };
+  };
+  const read = (host: string, port: number) =>
+    `node -e "const s=require('net').connect(${port},'${host}');s.on('data',d=>console.log('got',String(d)));s.on('close',()=>console.log('closed'));s.on('error',e=>console.log('error',e.code))"`;
+
+  test('writes its working directory and reaches the endpoint, under the filter', async () => {
+    const api = await serve();
+    try {
+      const run = await confined(
+        `echo written > here.txt && ${read('127.0.0.1', api.port)}; unshare -U true 2>/dev/null || echo no-userns`,
+        '127.0.0.1',
+        api.port,
+      );
+      expect(run.output).toContain('got model-api');
+      expect(run.output).toContain('no-userns');
+      expect(readFileSync(path.join(dir, 'here.txt'), 'utf8')).toBe('written\n');
+    } finally {
+      api.server.close();
+    }
+  });
+
+  test('an allowed name that resolves to this machine is refused, and said in the output', async () => {
+    // This machine's own name resolves to one of its addresses wherever /etc/hosts names it.
+    const name = os.hostname().toLowerCase();
+    const addresses = await lookup(name, { all: true }).catch(() => []);
+    if (!/^[a-z0-9.-]+$/.test(name) || !addresses.some((a) => isInternalAddress(a.address))) return;
+    const api = await serve();
+    try {
+      const run = await confined(read(name, api.port), name, api.port);
+      expect(run.output).not.toContain('got model-api');
+      expect(run.output).toContain(`[saga sandbox] connection refused: ${name}:${api.port} resolves to`);
+      expect(api.connections()).toBe(0);
+    } finally {
+      api.server.close();
+    }
   });
 });

@@ -214,9 +214,8 @@ const NO_HARDENING: SandboxHardening = {
 
 /**
  * The bubblewrap arguments for `layout`, then `argv`. Later mounts win over earlier ones at a path.
- * With network routes, these are the arguments of a small network sandbox (its own user, PID and network
- * namespaces, the host read-only) whose entry script starts the forwarders and then the confined sandbox
- * in the same network namespace.
+ * With network routes, these are the arguments of a small network sandbox (its own user and network
+ * namespaces) whose entry script starts the forwarders and then the confined sandbox in that network.
  */
 export function bwrapArguments(
   layout: SandboxLayout,
@@ -288,8 +287,8 @@ export function bwrapArguments(
 }
 
 /**
- * The network sandbox around the confined one: a user and network namespace of its own with the host
- * read-only, its entry script (the forwarders) and then the confined sandbox's bwrap command line. Its
+ * The network sandbox around the confined one: a user and network namespace of its own with the host's
+ * files as they are, its entry script (the forwarders) and then the confined sandbox's bwrap command line. Its
  * /proc is the host's: the confined bwrap writes its user namespace's maps there, and mounts a /proc of
  * its own inside, from which nothing of the network sandbox is visible. A root worker's network sandbox
  * keeps root's capabilities in its own user namespace (bwrap run by root sets up the nested one with
@@ -309,7 +308,9 @@ function networkSandboxArguments(
     '--die-with-parent',
     ...(root ? [] : ['--cap-drop', 'ALL']),
     ...(capAdd ? ['--cap-add', 'CAP_NET_BIND_SERVICE'] : []),
-    '--ro-bind',
+    // Writable: the confined sandbox's writable binds are made from this view, and a bind of a read-only
+    // mount stays read-only. Nothing but saga's own script, socat and bwrap runs here.
+    '--bind',
     '/',
     '/',
     '--bind',
