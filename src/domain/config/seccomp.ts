@@ -46,7 +46,7 @@ const X32_SYSCALL_BIT = 0x40000000;
 interface SyscallTable {
   arch: number;
   name: 'x86_64' | 'aarch64';
-  numbers: Record<(typeof DENIED)[number] | (typeof CHECKED)[number], number>;
+  numbers: Record<SyscallName, number>;
 }
 
 /** Refused whatever their arguments. */
@@ -83,8 +83,8 @@ const DENIED = [
  * so it cannot be checked: glibc then uses clone) or to plain I/O (io_uring). */
 const UNIMPLEMENTED = ['clone3', 'io_uring_setup', 'io_uring_enter', 'io_uring_register'] as const;
 
-/** Checked by argument. */
-const CHECKED = ['clone', 'unshare', 'socket', ...UNIMPLEMENTED] as const;
+/** Every system call the filter names: the refused ones, and those checked by argument. */
+type SyscallName = (typeof DENIED)[number] | (typeof UNIMPLEMENTED)[number] | 'clone' | 'unshare' | 'socket';
 
 export const SYSCALLS: readonly SyscallTable[] = [
   {
@@ -173,8 +173,8 @@ const errno = (n: number) => ret(SECCOMP_RET_ERRNO | n);
 const allow = () => ret(SECCOMP_RET_ALLOW);
 
 /** The rules of one architecture; the accumulator holds the system call number on entry. Each rule
- * is self-contained (it returns or falls through to the next with the number reloaded), so no jump
- * is longer than a few instructions. */
+ * either returns or, when its call is not the one made, leaves the number for the next, so no jump is
+ * longer than a few instructions. */
 function archRules(table: SyscallTable): BpfInstruction[] {
   const n = table.numbers;
   const out: BpfInstruction[] = [ld(DATA_NR)];
