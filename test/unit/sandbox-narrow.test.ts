@@ -4,8 +4,9 @@
  * arguments that load it and nest the confined sandbox in the network one, which addresses count as this
  * machine's or its private network's, and the network bridge's check of an allowed name's addresses.
  */
+import { spawnSync } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -386,6 +387,41 @@ describe('a confined run with an allowed endpoint (real bubblewrap, real bridge)
       expect(api.connections()).toBe(0);
     } finally {
       api.server.close();
+    }
+  });
+});
+
+describe('the task limit (real bubblewrap)', () => {
+  // The kernel does not apply RLIMIT_NPROC to uid 0, so a root worker's sandboxes have none; any other
+  // worker's do. Run here as an unprivileged user (setpriv) when the test runs as root.
+  const root = process.getuid?.() === 0;
+  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => spawnSync(p, ['--version']).status === 0);
+  const prlimit = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => spawnSync(p, ['--version']).status === 0);
+
+  test('a sandbox of a worker not run as root cannot fork past it; below it, it forks', () => {
+    if (!prlimit || (root && !setpriv)) return;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'saga-nproc-'));
+    chmodSync(dir, 0o755);
+    try {
+      const fork = (count: number) => {
+        const args = bwrapArguments(
+          layout(),
+          ['/bin/sh', '-c', `i=0; while [ $i -lt ${count} ]; do sleep 2 & i=$((i+1)); done; echo forked $i`],
+          false,
+          hardening({ seccompFd: null, limits: { prlimit, tasks: 40, dataBytes: DEFAULT_LIMITS.dataBytes } }),
+        ).map((a) => (a === '/w' ? dir : a));
+        const argv = root
+          ? [setpriv!, '--reuid=65534', '--regid=65534', '--clear-groups', 'bwrap', ...args]
+          : ['bwrap', ...args];
+        const run = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 30_000 });
+        return `${run.stdout}${run.stderr}`;
+      };
+      expect(fork(20)).toContain('forked 20');
+      const past = fork(60);
+      expect(past).not.toContain('forked 60');
+      expect(past).toMatch(/fork|Resource temporarily unavailable/i);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
