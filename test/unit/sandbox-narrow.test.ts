@@ -15,6 +15,8 @@ import { isInternalAddress } from '../../src/domain/config/addresses';
 import {
   bwrapArguments,
   DEFAULT_LIMITS,
+  networkEntryScript,
+  networkRoutes,
   type SandboxHardening,
   type SandboxLayout,
 } from '../../src/domain/config/sandbox';
@@ -259,6 +261,15 @@ describe('bubblewrap arguments of the narrower sandbox', () => {
     expect(outer).not.toContain('--cap-add');
     expect(outer.slice(outer.indexOf('--'))).toEqual(['--', '/bin/sh', '/n/entry.sh']);
   });
+});
+
+test("the network sandbox's forwarders end with it, even when the worker is killed (parent-death signal)", () => {
+  const routes = networkRoutes([{ host: 'api.example.com', port: 443 }]);
+  const script = networkEntryScript(routes, '/usr/bin/socat', '/tmp/saga-net-x', '/usr/bin/setpriv');
+  expect(script).toContain(
+    '/usr/bin/setpriv --pdeathsig KILL /usr/bin/socat TCP-LISTEN:443,bind=127.0.0.2,fork,reuseaddr UNIX-CONNECT:/tmp/saga-net-x/0.sock &',
+  );
+  expect(script.trim().split('\n').at(-1)).toBe('exec "$@"');
 });
 
 describe('internal addresses', () => {

@@ -70,7 +70,8 @@ export async function confine(
     );
   }
   const layout = await layoutFor(request, program);
-  const bridge = routes.length > 0 ? await startNetworkBridge(routes, tool.socat!, onRefused) : null;
+  const bridge =
+    routes.length > 0 ? await startNetworkBridge(routes, tool.socat!, onRefused, tool.setpriv) : null;
   layout.network = bridge
     ? { dir: bridge.dir, hosts: bridge.hosts, lowPorts: routes.some((r) => r.endpoint.port < 1024) }
     : null;

@@ -46,11 +46,12 @@ export async function startNetworkBridge(
   routes: readonly NetworkRoute[],
   socat: string,
   onRefused: (err: Error) => void = () => undefined,
+  setpriv: string | null = null,
 ) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'saga-net-'));
   const hosts = path.join(dir, 'hosts');
   await fs.writeFile(hosts, hostsFile(routes));
-  await fs.writeFile(path.join(dir, 'entry.sh'), networkEntryScript(routes, socat, dir));
+  await fs.writeFile(path.join(dir, 'entry.sh'), networkEntryScript(routes, socat, dir, setpriv));
   const servers: net.Server[] = [];
   for (const route of routes) {
     const server = net.createServer((inbound) => {

@@ -134,6 +134,7 @@ export function networkEntryScript(
   routes: readonly NetworkRoute[],
   socat: string,
   socketDir: string,
+  setpriv: string | null = null,
 ): string {
   // Waiting is done by the shell's own builtins (no process per poll): a few milliseconds, at most ~5 s.
   const lines = [
@@ -142,9 +143,11 @@ export function networkEntryScript(
     '  while IFS= read -r l; do case "$l" in *" $1 00000000:0000 0A "*) return 0;; esac; done < /proc/net/tcp',
     '  n=$((n+1)); [ $n -lt 100000 ] || exit 97; done; }',
   ];
+  // Killed when this shell (by then the confined sandbox's bwrap) ends, even when the worker was killed.
+  const forwarder = setpriv ? `${setpriv} --pdeathsig KILL ${socat}` : socat;
   for (const r of routes) {
     lines.push(
-      `${socat} TCP-LISTEN:${r.endpoint.port},bind=${r.address},fork,reuseaddr UNIX-CONNECT:${socketDir}/${r.socket} &`,
+      `${forwarder} TCP-LISTEN:${r.endpoint.port},bind=${r.address},fork,reuseaddr UNIX-CONNECT:${socketDir}/${r.socket} &`,
     );
   }
   for (const r of routes) lines.push(`listening ${procNetTcpAddress(r.address, r.endpoint.port)}`);
