@@ -1,6 +1,7 @@
 /**
  * The sandbox's added cost per agent run: the same short process started plain and confined
- * (bubblewrap; and with one allowed endpoint, which adds the socat forwarder and its readiness wait), in
+ * (bubblewrap with the seccomp filter and limits; and with one allowed endpoint, which adds the network
+ * sandbox around it: a second bwrap, the socat forwarder and its readiness wait), in
  * a real git worktree, alternately so machine load hits both alike. Figures: the median difference.
  */
 import { execFileSync } from 'node:child_process';

@@ -41,6 +41,8 @@ export interface RunProcessOptions {
   onSpawn?: (pid: number) => Promise<void>;
   /** A file to read as the child's stdin (e.g. the prompt); default: no stdin. */
   stdinPath?: string;
+  /** Written, each whole, to the child's descriptors 3, 4, ... (e.g. a seccomp program for bwrap). */
+  inputs?: Buffer[];
   /**
    * Sees each output line (up to 64 KB; longer ones are skipped); a returned text stops the process tree
    * at once and becomes `stoppedFor` — e.g. a CLI retrying a request that can never succeed.

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, promises as fs, type WriteStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
 import type { RunProcessOptions } from './process';
 
 /** The command could not be started at all (not found, not executable, no working directory). */
@@ -46,7 +47,13 @@ export async function spawnChild(
       // PWD as a shell would set it: some CLIs (opencode) take their directory from PWD, not from getcwd().
       env: { ...(opts.env ?? process.env), PWD: opts.cwd },
       detached: true, // own process group: kill(-pid) reaches grandchildren too
-      stdio: [stdin ? stdin.fd : 'ignore', 'pipe', 'pipe'],
+      stdio: [stdin ? stdin.fd : 'ignore', 'pipe', 'pipe', ...(opts.inputs ?? []).map(() => 'pipe' as const)],
+    });
+    (opts.inputs ?? []).forEach((input, i) => {
+      const stream = child.stdio[3 + i] as Writable;
+      // A child that exits without reading it is reported by its exit, not by a broken pipe here.
+      stream.on('error', () => undefined);
+      stream.end(input);
     });
     await waitSpawned(child, command);
     return { child, sink };

@@ -12,6 +12,12 @@ export interface SandboxTool {
   version: string;
   /** socat, which forwards allow-listed endpoints into the sandbox; null when missing. */
   socat: string | null;
+  /** Whether this bubblewrap has `--disable-userns` (0.8.0 and later). */
+  disableUserns: boolean;
+  /** prlimit (util-linux), which sets a confined process's limits; null when missing (no limits). */
+  prlimit: string | null;
+  /** setpriv (util-linux), needed by a worker not run as root to forward a port below 1024. */
+  setpriv: string | null;
 }
 
 /** Why no sandbox can run here, with what to do about it. */
@@ -98,7 +104,16 @@ export function detectSandbox(): Promise<SandboxTool> {
         `bubblewrap at ${bwrap} cannot create namespaces here (${said}); ${namespaceHelp(inContainer())}`,
       );
     }
-    return { tool: 'bubblewrap', path: bwrap, version, socat: onPath('socat') };
+    const [major = 0, minor = 0] = version.split('.').map(Number);
+    return {
+      tool: 'bubblewrap',
+      path: bwrap,
+      version,
+      socat: onPath('socat'),
+      disableUserns: major > 0 || minor >= 8,
+      prlimit: onPath('prlimit'),
+      setpriv: onPath('setpriv'),
+    };
   })();
   detected.catch(() => (detected = null)); // a later install is seen without restarting the worker
   return detected;

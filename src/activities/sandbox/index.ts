@@ -7,6 +7,7 @@
  * and every other local service stay out of reach).
  */
 import { existsSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
 import os from 'node:os';
 import {
   bwrapArguments,
@@ -16,6 +17,7 @@ import {
 } from '../../domain/config/sandbox';
 import { runProcess, SpawnError, type RunProcessOptions, type RunProcessResult } from '../process/process';
 import { detectSandbox, onPath, SandboxUnavailableError } from './detect';
+import { hardeningFor } from './hardening';
 import { layoutFor, privateHomeOf, type ConfineRequest } from './layout';
 import { startNetworkBridge } from './network-bridge';
 
@@ -26,11 +28,16 @@ export interface Confined {
   argv: string[];
   env: Record<string, string>;
   confined: boolean;
+  /** Written to the child's descriptors 3, 4, ... (the seccomp program bwrap reads). */
+  inputs: Buffer[];
   close(): Promise<void>;
 }
 
 /** The argv and environment that run `request` confined (or as it is, with `mode: none`). */
-export async function confine(request: ConfineRequest): Promise<Confined> {
+export async function confine(
+  request: ConfineRequest,
+  onRefused: (err: Error) => void = () => undefined,
+): Promise<Confined> {
   const program = onPath(request.argv[0] ?? '', request.env.PATH);
   if (!program) {
     // As spawn would say it, so a missing agent CLI is still reported as not installed.
@@ -40,7 +47,13 @@ export async function confine(request: ConfineRequest): Promise<Confined> {
     );
   }
   if (request.mode === 'none') {
-    return { argv: request.argv, env: request.env, confined: false, close: async () => undefined };
+    return {
+      argv: request.argv,
+      env: request.env,
+      confined: false,
+      inputs: [],
+      close: async () => undefined,
+    };
   }
   const tool = await detectSandbox();
   const routes = networkRoutes(request.network ?? []);
@@ -50,16 +63,25 @@ export async function confine(request: ConfineRequest): Promise<Confined> {
         'cannot be reached from the sandbox: `sudo apt-get install socat`',
     );
   }
+  if (routes.some((r) => r.endpoint.port < 1024) && process.getuid?.() !== 0 && !tool.setpriv) {
+    throw new SandboxUnavailableError(
+      'setpriv (util-linux) is not installed, so a port below 1024 cannot be forwarded into the sandbox: ' +
+        '`sudo apt-get install util-linux`',
+    );
+  }
   const layout = await layoutFor(request, program);
-  const bridge = routes.length > 0 ? await startNetworkBridge(routes, tool.socat!) : null;
+  const bridge =
+    routes.length > 0 ? await startNetworkBridge(routes, tool.socat!, onRefused, tool.setpriv) : null;
   layout.network = bridge
     ? { dir: bridge.dir, hosts: bridge.hosts, lowPorts: routes.some((r) => r.endpoint.port < 1024) }
     : null;
+  const { hardening, seccomp } = hardeningFor(tool, layout);
   return {
-    argv: [tool.path, ...bwrapArguments(layout, request.argv, existsSync('/run'))],
+    argv: [tool.path, ...bwrapArguments(layout, request.argv, existsSync('/run'), hardening)],
     // bwrap itself is visible inside (the namespace's pid 1): it gets only what the process gets.
     env: { ...request.env, TMPDIR: '/tmp' },
     confined: true,
+    inputs: seccomp ? [seccomp] : [],
     close: async () => bridge?.close(),
   };
 }
@@ -92,9 +114,19 @@ export async function runConfined(
   const env = Object.fromEntries(
     Object.entries(opts.env ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
-  const confined = await confine({ ...request, argv: opts.argv, cwd: opts.cwd, env });
+  // A refused connection is said in the run's output, where whoever reads why the run failed looks.
+  const said = (err: Error) =>
+    void appendFile(opts.outputPath, `\n[saga sandbox] connection refused: ${err.message}\n`).catch(
+      () => undefined,
+    );
+  const confined = await confine({ ...request, argv: opts.argv, cwd: opts.cwd, env }, said);
   try {
-    const result = await runProcess({ ...opts, argv: confined.argv, env: confined.env });
+    const result = await runProcess({
+      ...opts,
+      argv: confined.argv,
+      env: confined.env,
+      inputs: confined.inputs,
+    });
     // bwrap exits 128 + N when its command died of signal N: report the signal, as an unconfined run would.
     const signal = confined.confined && result.exitCode !== null ? signalOfExit(result.exitCode) : null;
     return signal ? { ...result, exitCode: null, signal } : result;

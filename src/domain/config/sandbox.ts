@@ -123,15 +123,19 @@ export function procNetTcpAddress(address: string, port: number): string {
   return `${octets.map((o) => hex(o, 2)).join('')}:${hex(port, 4)}`;
 }
 
-/** Where the network helper files appear inside the sandbox. */
-export const SANDBOX_NET_DIR = '/run/saga-net';
-
 /**
- * The sandbox's entry script when it has routes: a socat forwarder per route (TCP on the loopback
- * address → the worker's socket), a wait until each listens, then the command (`"$@"`). Only numbers and
+ * The network sandbox's entry script: a socat forwarder per route (TCP on the loopback address → the
+ * worker's socket in `socketDir`), a wait until each listens, then the command (`"$@"`, the confined
+ * sandbox). It runs outside the seccomp filter, which refuses Unix sockets, and outside the confined
+ * sandbox's PID namespace, so nothing confined can see, trace or take over the forwarders. Only numbers and
  * fixed paths go into this text; the command stays an argument array.
  */
-export function networkEntryScript(routes: readonly NetworkRoute[], socat: string): string {
+export function networkEntryScript(
+  routes: readonly NetworkRoute[],
+  socat: string,
+  socketDir: string,
+  setpriv: string | null = null,
+): string {
   // Waiting is done by the shell's own builtins (no process per poll): a few milliseconds, at most ~5 s.
   const lines = [
     'set -e',
@@ -139,9 +143,11 @@ export function networkEntryScript(routes: readonly NetworkRoute[], socat: strin
     '  while IFS= read -r l; do case "$l" in *" $1 00000000:0000 0A "*) return 0;; esac; done < /proc/net/tcp',
     '  n=$((n+1)); [ $n -lt 100000 ] || exit 97; done; }',
   ];
+  // Killed when this shell (by then the confined sandbox's bwrap) ends, even when the worker was killed.
+  const forwarder = setpriv ? `${setpriv} --pdeathsig KILL ${socat}` : socat;
   for (const r of routes) {
     lines.push(
-      `${socat} TCP-LISTEN:${r.endpoint.port},bind=${r.address},fork,reuseaddr UNIX-CONNECT:${SANDBOX_NET_DIR}/${r.socket} &`,
+      `${forwarder} TCP-LISTEN:${r.endpoint.port},bind=${r.address},fork,reuseaddr UNIX-CONNECT:${socketDir}/${r.socket} &`,
     );
   }
   for (const r of routes) lines.push(`listening ${procNetTcpAddress(r.address, r.endpoint.port)}`);
@@ -171,23 +177,74 @@ export interface SandboxLayout {
   runFiles: { readable: string[]; writable: string[] };
   /** Read-only after the writable ones (the worktree's `.git` pointer file). */
   readOnlyOver: string[];
-  /** With network routes: the folder holding the entry script and sockets, the hosts file, and whether a
-   * port below 1024 is forwarded. */
+  /** With network routes: the folder holding the entry script and sockets (the worker's, seen only by
+   * the forwarders), the hosts file, and whether a port below 1024 is forwarded. */
   network: { dir: string; hosts: string; lowPorts: boolean } | null;
 }
 
 const isInside = (parent: string, child: string) =>
   child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
 
-/** The bubblewrap arguments for `layout`, then `argv`. Later mounts win over earlier ones at a path. */
-export function bwrapArguments(layout: SandboxLayout, argv: readonly string[], hasRun: boolean): string[] {
+/** What narrows a confined process beyond its file system view and network (see hardening.ts). */
+export interface SandboxHardening {
+  /** The bwrap binary (the network sandbox starts the confined one inside it). */
+  bwrap: string;
+  /** The descriptor bwrap reads the seccomp program from (seccomp.ts); null: no filter. */
+  seccompFd: number | null;
+  /** `--disable-userns` (bubblewrap 0.8 and later): no user namespace nested in the sandbox's. */
+  disableUserns: boolean;
+  /** The uid and gid inside; null keeps the worker's own (mapped to itself). */
+  uid: number | null;
+  /** Per-process limits set inside the sandbox, by prlimit, before the command starts. */
+  limits: ProcessLimits | null;
+  /** setpriv (util-linux), which drops the network sandbox's capability before the confined bwrap. */
+  setpriv: string | null;
+}
+
+export interface ProcessLimits {
+  prlimit: string;
+  /** RLIMIT_NPROC: tasks (processes and threads) of the sandbox's user in its own user namespace. */
+  tasks: number;
+  /** RLIMIT_DATA: each process's data (heap and private writable mappings), in bytes. */
+  dataBytes: number;
+}
+
+/** The uid and gid a worker running as root runs confined processes as (nobody, no capabilities). */
+export const UNPRIVILEGED_ID = 65534;
+export const DEFAULT_LIMITS = { tasks: 1024, dataBytes: 8 * 1024 ** 3 } as const;
+
+const NO_HARDENING: SandboxHardening = {
+  bwrap: 'bwrap',
+  seccompFd: null,
+  disableUserns: false,
+  uid: null,
+  limits: null,
+  setpriv: null,
+};
+
+/**
+ * The bubblewrap arguments for `layout`, then `argv`. Later mounts win over earlier ones at a path.
+ * With network routes, these are the arguments of a small network sandbox (its own user and network
+ * namespaces) whose entry script starts the forwarders and then the confined sandbox in that network.
+ */
+export function bwrapArguments(
+  layout: SandboxLayout,
+  argv: readonly string[],
+  hasRun: boolean,
+  hardening: SandboxHardening = NO_HARDENING,
+): string[] {
   const args = [
-    // Own PID, network, IPC, UTS (and user when possible) namespaces; no capabilities, so nothing mounted
-    // here can be unmounted; the whole tree dies with the run.
+    // Own PID, network, IPC, UTS and user namespaces (a user namespace of its own, which no process inside
+    // can nest another in); no capabilities, so nothing mounted here can be unmounted; the whole tree
+    // dies with the run. With routes, the network namespace is the network sandbox's.
     '--unshare-all',
+    ...(layout.network ? ['--share-net'] : []),
+    '--unshare-user',
+    ...(hardening.disableUserns ? ['--disable-userns'] : []),
     '--die-with-parent',
     '--cap-drop',
     'ALL',
+    ...(hardening.uid === null ? [] : ['--uid', String(hardening.uid), '--gid', String(hardening.uid)]),
     '--hostname',
     'saga-sandbox',
     '--ro-bind',
@@ -197,6 +254,14 @@ export function bwrapArguments(layout: SandboxLayout, argv: readonly string[], h
     '/dev',
     '--proc',
     '/proc',
+    // Not the host's /sys (devices, firmware, kernel knobs): the CPU list alone, which tools size pools by.
+    '--tmpfs',
+    '/sys',
+    '--ro-bind-try',
+    '/sys/devices/system/cpu',
+    '/sys/devices/system/cpu',
+    '--remount-ro',
+    '/sys',
     '--tmpfs',
     '/tmp',
     ...(hasRun ? ['--tmpfs', '/run'] : []),
@@ -222,16 +287,53 @@ export function bwrapArguments(layout: SandboxLayout, argv: readonly string[], h
   // The hidden folders end up empty and read-only (what is shown inside keeps its own mode): a write there
   // fails, rather than "working" in a scratch folder.
   for (const dir of hiddenDirs) args.push('--remount-ro', dir);
-  let command = [...argv];
-  if (layout.network?.lowPorts) {
-    // The forwarder listens on the endpoint's own port (443): binding it needs this one capability, which
-    // reaches no further than the sandbox's own network namespace.
-    args.push('--cap-add', 'CAP_NET_BIND_SERVICE');
-  }
-  if (layout.network) {
-    args.push('--ro-bind', layout.network.hosts, '/etc/hosts', '--bind', layout.network.dir, SANDBOX_NET_DIR);
-    command = ['/bin/sh', `${SANDBOX_NET_DIR}/entry.sh`, ...argv];
-  }
+  if (layout.network) args.push('--ro-bind', layout.network.hosts, '/etc/hosts');
+  // Loaded by bwrap right before it starts the command: everything confined runs under it.
+  if (hardening.seccompFd !== null) args.push('--seccomp', String(hardening.seccompFd));
+  const limits = hardening.limits;
+  const command = limits
+    ? [limits.prlimit, `--nproc=${limits.tasks}`, `--data=${limits.dataBytes}`, '--', ...argv]
+    : [...argv];
   args.push('--chdir', layout.cwd, '--', ...command);
-  return args;
+  if (!layout.network) return args;
+  return [...networkSandboxArguments(layout.network, hardening), hardening.bwrap, ...args];
+}
+
+/**
+ * The network sandbox around the confined one: a user and network namespace of its own with the host's
+ * files as they are, its entry script (the forwarders) and then the confined sandbox's bwrap command line. Its
+ * /proc is the host's: the confined bwrap writes its user namespace's maps there, and mounts a /proc of
+ * its own inside, from which nothing of the network sandbox is visible. A root worker's network sandbox
+ * keeps root's capabilities in its own user namespace (bwrap run by root sets up the nested one with
+ * them); another worker's gets none but binding a port below 1024, dropped again (setpriv) before the
+ * confined bwrap starts, which refuses to run with capabilities it did not expect.
+ */
+function networkSandboxArguments(
+  network: NonNullable<SandboxLayout['network']>,
+  hardening: SandboxHardening,
+): string[] {
+  const root = hardening.uid !== null;
+  const capAdd = !root && network.lowPorts;
+  if (capAdd && !hardening.setpriv) throw new Error('setpriv is needed to forward a port below 1024');
+  return [
+    '--unshare-user',
+    '--unshare-net',
+    '--die-with-parent',
+    ...(root ? [] : ['--cap-drop', 'ALL']),
+    ...(capAdd ? ['--cap-add', 'CAP_NET_BIND_SERVICE'] : []),
+    // Writable: the confined sandbox's writable binds are made from this view, and a bind of a read-only
+    // mount stays read-only. Nothing but saga's own script, socat and bwrap runs here.
+    '--bind',
+    '/',
+    '/',
+    '--bind',
+    '/proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--',
+    '/bin/sh',
+    `${network.dir}/entry.sh`,
+    ...(capAdd ? [hardening.setpriv!, '--inh-caps=-all', '--ambient-caps=-all'] : []),
+  ];
 }
