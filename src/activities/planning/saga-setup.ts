@@ -44,6 +44,9 @@ async function loadRunSettings(input: {
   repo: string;
   sagaHome: string;
   configFile?: string;
+  /** The user passed `--trust-repo-config` to saga start; without it the repository's config is held to
+   * what cannot widen what runs (config-loader.ts). */
+  trustRepoConfig?: boolean;
 }): Promise<RunSettings> {
   const { config, source } = await loadSagaConfig(input);
   const { profiles, subagentDispatch, agentTimeoutMs } = agentSettings(config, source);

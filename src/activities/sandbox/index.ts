@@ -14,6 +14,7 @@ import {
   parseEndpoint,
   type CommandSandbox,
 } from '../../domain/config/sandbox';
+import { reservedEndpoints, reservedRoute } from '../../domain/config/trust';
 import { runProcess, SpawnError, type RunProcessOptions, type RunProcessResult } from '../process/process';
 import { detectSandbox, onPath, SandboxUnavailableError } from './detect';
 import { layoutFor, type ConfineRequest } from './layout';
@@ -41,6 +42,17 @@ export async function confine(request: ConfineRequest): Promise<Confined> {
   }
   if (request.mode === 'none') {
     return { argv: request.argv, env: request.env, confined: false, close: async () => undefined };
+  }
+  // Whatever a config says: saga's own services stay out of reach from inside.
+  const reserved = reservedEndpoints(process.env);
+  for (const endpoint of request.network ?? []) {
+    const hit = reservedRoute(endpoint, reserved);
+    if (hit) {
+      throw new SandboxUnavailableError(
+        `the allowed endpoint ${endpoint.host}:${endpoint.port} leads to ${hit.what} (${hit.host}:${hit.port}) ` +
+          'and is refused: no process saga starts may reach it',
+      );
+    }
   }
   const tool = await detectSandbox();
   const routes = networkRoutes(request.network ?? []);
