@@ -9,12 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../project-root';
 import { CONFIG_SECRET_REFERENCE } from '../domain/config/agent-env';
-import {
-  BUILTIN_AGENTS,
-  expandCommand,
-  type AgentProfile,
-  type SagaConfig,
-} from '../domain/config/config';
+import { BUILTIN_AGENTS, expandCommand, type AgentProfile, type SagaConfig } from '../domain/config/config';
 import { resolveAgentProfile, type ResolvedAgentProfile } from '../domain/config/profile-resolution';
 import { knownAgentNames } from '../domain/config/config';
 import { parseSagaConfigText } from '../domain/config/config-text';
@@ -39,6 +34,8 @@ export interface LoadSagaConfigInput {
   trustRepoConfig?: boolean;
   /** Only the user's file (re-reading the file a profile came from), no repository's over it. */
   userOnly?: boolean;
+  /** Told the trusted repository settings that widen what runs, before anything else is checked. */
+  onRepoWidening?: (file: string, settings: readonly string[]) => void;
 }
 
 export interface LoadedSagaConfig {
@@ -49,6 +46,8 @@ export interface LoadedSagaConfig {
   repoSource: string | null;
   /** Settings of the repository's file that widen what runs or reaches (`key: value`); only when trusted. */
   repoWidening: string[];
+  /** The file each profile's `env` literals are read back from (the repository's when it sets them). */
+  envSources: Record<string, string | null>;
 }
 
 export interface MachinePaths {
@@ -91,8 +90,13 @@ export async function loadSagaConfig(
   const repoText = input.userOnly || repoFile === userFile ? null : await readIfExists(repoFile, false);
   let config = user.config;
   let repoWidening: string[] = [];
+  const envSources: Record<string, string | null> = {};
   if (repoText !== null) {
     const repoRaw = parseYamlOrFail(repoText, repoFile);
+    const repoAgents = (repoRaw as { agents?: Record<string, { env?: unknown } | null> } | null)?.agents;
+    for (const [name, profile] of Object.entries(repoAgents ?? {})) {
+      if (profile?.env) envSources[name] = repoFile;
+    }
     const merged = SagaConfigSchema.safeParse(mergeConfigObjects(userRaw, repoRaw));
     if (!merged.success) {
       const again = parseSagaConfigText(JSON.stringify(mergeConfigObjects(userRaw, repoRaw)), repoFile);
@@ -105,6 +109,7 @@ export async function loadSagaConfig(
         'UntrustedRepoConfig',
       );
     }
+    if (repoWidening.length > 0) input.onRepoWidening?.(repoFile, repoWidening);
     config = merged.data;
   }
   const problems = [
@@ -127,6 +132,7 @@ export async function loadSagaConfig(
     source: userText === null ? null : userFile,
     repoSource: repoText === null ? null : repoFile,
     repoWidening,
+    envSources,
   };
 }
 

@@ -301,7 +301,11 @@ describe('saga.config.yaml env entries', () => {
         'agents:\n  demo:\n    env: { OTHER_TOKEN: "literal-token-do-not-store", MY_API_KEY: "${MY_API_KEY}", PLAIN: "kept" }\n',
     });
     const setup = createSagaSetupActivities({ artifacts: {} as never });
-    const settings = await setup.loadRunSettings({ repo, sagaHome: path.join(dir, 'home') });
+    const settings = await setup.loadRunSettings({
+      repo,
+      sagaHome: path.join(dir, 'home'),
+      trustRepoConfig: true,
+    });
     expect(JSON.stringify(settings)).not.toContain('literal-token-do-not-store');
     expect(settings.profiles.demo).toMatchObject({
       env: { OTHER_TOKEN: CONFIG_SECRET_REFERENCE, MY_API_KEY: '${MY_API_KEY}', PLAIN: 'kept' },

@@ -48,9 +48,12 @@ describe('failure reasons and integration set-up', () => {
   };
 
   test('a saga whose planner cannot start says why: status --json error, status text, PROGRESS.md', async () => {
-    const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'), {
-      configExtra: `agents:\n  broken:\n    command: ["${MISSING_PLANNER}"]\n`,
-    });
+    const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'));
+    // The user's own config declares the profile (a repository's may not set commands).
+    writeFileSync(
+      path.join(env.sagaHome, 'saga.config.yaml'),
+      `agents:\n  broken:\n    command: ["${MISSING_PLANNER}"]\n`,
+    );
     const name = 'no-planner';
     await cli([
       'start',

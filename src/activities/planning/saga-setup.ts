@@ -25,14 +25,14 @@ export type { PlanningContext } from './planning-context';
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 
 /** Each agent's profile, subagent dispatch and timeout; profiles keep their secrets as references. */
-function agentSettings(config: SagaConfig, source: string | null) {
+function agentSettings(config: SagaConfig, source: string | null, envSources: Record<string, string | null>) {
   const profiles: RunSettings['profiles'] = {};
   const subagentDispatch: RunSettings['subagentDispatch'] = {};
   const agentTimeoutMs: RunSettings['agentTimeoutMs'] = {};
   for (const name of knownAgentNames(config)) {
     const profile = resolveAgentProfile(config, name);
     // This result is recorded in history: secrets stay references, read back by the agent's activity.
-    profiles[name] = withSecretsOutOfHistory(profile, source);
+    profiles[name] = withSecretsOutOfHistory(profile, envSources[name] ?? source);
     subagentDispatch[name] = profile.subagentDispatch;
     agentTimeoutMs[name] = profile.timeoutMs;
   }
@@ -48,8 +48,8 @@ async function loadRunSettings(input: {
    * what cannot widen what runs (config-loader.ts). */
   trustRepoConfig?: boolean;
 }): Promise<RunSettings> {
-  const { config, source } = await loadSagaConfig(input);
-  const { profiles, subagentDispatch, agentTimeoutMs } = agentSettings(config, source);
+  const { config, source, envSources } = await loadSagaConfig(input);
+  const { profiles, subagentDispatch, agentTimeoutMs } = agentSettings(config, source, envSources);
   return {
     attempts: config.attempts,
     checkTimeoutMs: checkTimeoutMs(config),

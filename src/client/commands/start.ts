@@ -145,10 +145,12 @@ async function loadConfig(repo: string, sagaHome: string, request: StartRequest)
       sagaHome,
       ...(request.config ? { configFile: request.config } : {}),
       ...(request.trustRepoConfig ? { trustRepoConfig: true } : {}),
+      onRepoWidening: (file, settings) => {
+        for (const setting of settings) {
+          request.warn?.(`--trust-repo-config: ${file}: ${setting} (set by the repository)`);
+        }
+      },
     });
-    for (const setting of loaded.repoWidening) {
-      request.warn?.(`--trust-repo-config: ${loaded.repoSource}: ${setting} (set by the repository)`);
-    }
     config = loaded.config;
   } catch (error) {
     throw new UserError((error as Error).message);
