@@ -2,7 +2,7 @@
  * Every failure carries a one-line reason (the CLI contract, `error`), and the integration worktree is prepared
  * like a task's (`worktree.copy`, `setup`). Real server, real git, bin/saga and the demo agent.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSampleRepo } from '../../src/demo/sample-repo';
 import { failureReason, FAILURE_REASON_MAX } from '../../src/domain/saga/failure';

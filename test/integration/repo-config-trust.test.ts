@@ -10,7 +10,7 @@ import path from 'node:path';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { git } from '../harness/fleet-saga';
+import { createFleetRepo, git, planTask, startApprovedSaga } from '../harness/fleet-saga';
 import { runSaga } from '../harness/cli';
 import {
   createSagaTestEnv,
@@ -148,4 +148,42 @@ test('the worker holds to the rule for a saga started without saga start', async
   await respond(env.client, 'direct', { interactionId: 'confirm-name', choice: 'confirm', user: 'test' });
   const failed = await waitForStatus(env, 'direct', (s) => s.phase === 'failed', 60_000);
   expect(JSON.stringify(failed)).toContain('saga.config.yaml: worktree.setup: set by the repository');
+});
+
+test('a plan cannot route a task to an unconfined profile: the saga’s own runs it, logged as a deviation', async () => {
+  const task = { ...planTask(1, 'one', ['one.txt'], 'test -f one.txt'), agent: 'loose' };
+  const { repo, planFile } = createFleetRepo(env.tmp('route'), {
+    plan: {
+      name: 'route',
+      problem: 'One file.',
+      scope: { in: ['one.txt'], out: [], delegated: [] },
+      exit_criteria: [{ id: 'E1', text: 'one.txt exists', check: 'test -f one.txt' }],
+      milestones: [
+        {
+          id: 1,
+          slug: 'one',
+          title: 'One',
+          depends_on: [],
+          goal: 'one.txt.',
+          validation: [{ text: 'one.txt exists', check: 'test -f one.txt' }],
+          tasks: [task],
+        },
+      ],
+    },
+    script: { tasks: { '1.1': { attempts: [{ files: { 'one.txt': 'one\n' } }] } } },
+    // The user's own profile, unconfined: still not one a plan may pick.
+    config:
+      'agents:\n  loose:\n    command: ["{node}", "{saga_root}/agents/demo-agent.js"]\n    sandbox: none\n',
+  });
+  const input = await startApprovedSaga(env, { repo, planFile, name: 'route', args: 'One file' });
+  const status = await waitForStatus(
+    env,
+    input.name,
+    (s) => s.phase === 'failed' || s.pending.some((p) => p.kind === 'acceptance' || p.kind === 'escalation'),
+  );
+  const ran = status.milestones[0]!.tasks[0]!;
+  expect({ status: ran.status, agent: ran.agent?.profile }).toEqual({ status: 'integrated', agent: 'demo' });
+  expect(status.log.join('\n')).toContain(
+    "Deviation: task 1.1 names agent profile 'loose', which runs UNCONFINED (sandbox: none)",
+  );
 });
