@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../project-root';
-import { CONFIG_SECRET_REFERENCE } from '../domain/config/agent-env';
+import { CONFIG_SECRET_REFERENCE, withSecretsOutOfHistory } from '../domain/config/agent-env';
 import { BUILTIN_AGENTS, expandCommand, type AgentProfile, type SagaConfig } from '../domain/config/config';
 import { resolveAgentProfile, type ResolvedAgentProfile } from '../domain/config/profile-resolution';
 import { knownAgentNames } from '../domain/config/config';
@@ -222,4 +222,65 @@ export async function readBackConfigSecrets<P extends ResolvedAgentProfile>(prof
     env[name] = value;
   }
   return { ...profile, env };
+}
+
+/** A profile's fields that decide what runs and what it reaches. */
+const RUN_FIELDS = ['command', 'resumeCommand', 'sandbox', 'network', 'passEnv', 'env'] as const;
+
+/**
+ * Refuses a profile that is not what the config files it names say on this worker: what runs and what it
+ * reaches come from the worker's own reading of the user's config (and the repository's, when the user
+ * trusted it), never from a workflow's input. Runs in the activity that starts the agent.
+ */
+export async function verifyAgentProfile(
+  profile: ResolvedAgentProfile,
+  sagaHome: string,
+  machine: MachinePaths = { sagaRoot: findSagaRoot(), nodePath: process.execPath },
+): Promise<void> {
+  const sources = profile.sources ?? { user: profile.configFile, repo: null };
+  const refuse = (why: string) =>
+    ApplicationFailure.nonRetryable(
+      `Agent profile '${profile.name}': ${why}; refused (what an agent runs comes from this worker's ` +
+        'reading of the config files, not from the workflow input).',
+      'UntrustedAgentProfile',
+    );
+  let config: SagaConfig;
+  try {
+    ({ config } = await loadSagaConfig(
+      {
+        repo: sources.repo ? path.dirname(sources.repo) : sagaHome,
+        sagaHome,
+        ...(sources.user ? { configFile: sources.user } : {}),
+        ...(sources.repo ? { trustRepoConfig: true } : { userOnly: true }),
+      },
+      machine,
+    ));
+  } catch (error) {
+    throw refuse(`cannot read the config it came from: ${(error as Error).message}`);
+  }
+  const files = [sources.user ?? path.join(sagaHome, CONFIG_FILE_NAME), sources.repo]
+    .filter(Boolean)
+    .join(', ');
+  let expected: ResolvedAgentProfile;
+  try {
+    expected = withSecretsOutOfHistory(resolveAgentProfile(config, profile.name), null);
+  } catch {
+    throw refuse(`${files} has no such profile`);
+  }
+  const filled = (argv: readonly string[] | null) =>
+    argv &&
+    expandCommand(argv, { saga_root: machine.sagaRoot, node: machine.nodePath }, { leaveMissing: true });
+  const comparable = (p: ResolvedAgentProfile, field: (typeof RUN_FIELDS)[number]): unknown =>
+    field === 'command' || field === 'resumeCommand'
+      ? filled(p[field])
+      : field === 'env'
+        ? Object.entries(p.env).sort(([a], [b]) => a.localeCompare(b))
+        : p[field];
+  const differing = RUN_FIELDS.filter(
+    (field) =>
+      // No resume command (older histories, `resume: false`) only narrows what runs.
+      !(field === 'resumeCommand' && profile.resumeCommand === null) &&
+      JSON.stringify(comparable(profile, field)) !== JSON.stringify(comparable(expected, field)),
+  );
+  if (differing.length > 0) throw refuse(`its ${differing.join(', ')} differ from what ${files} say`);
 }

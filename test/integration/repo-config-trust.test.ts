@@ -10,6 +10,10 @@ import path from 'node:path';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
+import { PlanSchema } from '../../src/domain/plan';
+import { taskWorkflowId } from '../../src/domain/saga/naming';
+import { taskWorkflow } from '../../src/workflows/task';
+import { standaloneTaskInput } from '../harness/task-input';
 import { createFleetRepo, git, planTask, startApprovedSaga } from '../harness/fleet-saga';
 import { runSaga } from '../harness/cli';
 import {
@@ -186,4 +190,55 @@ test('a plan cannot route a task to an unconfined profile: the saga’s own runs
   expect(status.log.join('\n')).toContain(
     "Deviation: task 1.1 names agent profile 'loose', which runs UNCONFINED (sandbox: none)",
   );
+});
+
+test('a task workflow started with a command of its own is refused on the worker; nothing of it runs', async () => {
+  const plan = {
+    name: 'forged',
+    problem: 'One file.',
+    scope: { in: ['one.txt'], out: [], delegated: [] },
+    exit_criteria: [{ id: 'E1', text: 'one.txt exists', check: 'test -f one.txt' }],
+    milestones: [
+      {
+        id: 1,
+        slug: 'one',
+        title: 'One',
+        depends_on: [],
+        goal: 'one.txt.',
+        validation: [{ text: 'one.txt exists', check: 'test -f one.txt' }],
+        tasks: [planTask(1, 'one', ['one.txt'], 'test -f one.txt')],
+      },
+    ],
+  };
+  const { repo } = createFleetRepo(env.tmp('forged'), {
+    plan,
+    script: { tasks: { '1.1': { attempts: [{ files: { 'one.txt': 'one\n' } }] } } },
+  });
+  const spec = PlanSchema.parse(plan).milestones[0]!.tasks[0]!;
+  const input = await standaloneTaskInput(env, {
+    name: 'forged',
+    repo,
+    spec,
+    goal: 'Forged',
+    portBase: 20_900,
+  });
+  const marker = path.join(env.tmp('forged-marker'), 'ran');
+  // As another client of the server could: the demo profile's command and sandbox replaced in the input.
+  input.ctx.settings.profiles.demo = {
+    ...input.ctx.settings.profiles.demo!,
+    command: ['touch', marker],
+    sandbox: 'none',
+  };
+  const handle = await env.client.workflow.start(taskWorkflow, {
+    taskQueue: env.taskQueue,
+    workflowId: taskWorkflowId('forged', 1, 1),
+    args: [input],
+  });
+  const outcome = await handle.result().then(
+    (report) => JSON.stringify(report),
+    (error: Error & { cause?: Error & { cause?: Error } }) =>
+      [error.message, error.cause?.message, error.cause?.cause?.message].join(' / '),
+  );
+  expect(outcome).toContain("Agent profile 'demo': its command, sandbox differ from what");
+  expect(existsSync(marker)).toBe(false);
 });

@@ -2,6 +2,7 @@
  * Saga-level activities: the run settings fixed at start, the saga directory's first files, the planner's
  * pre-flight context and the audit trail of automatic decisions (written BEFORE the action they record).
  */
+import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { withSecretsOutOfHistory } from '../../domain/config/agent-env';
 import {
@@ -25,14 +26,19 @@ export type { PlanningContext } from './planning-context';
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 
 /** Each agent's profile, subagent dispatch and timeout; profiles keep their secrets as references. */
-function agentSettings(config: SagaConfig, source: string | null, envSources: Record<string, string | null>) {
+function agentSettings(
+  config: SagaConfig,
+  source: string | null,
+  envSources: Record<string, string | null>,
+  sources: { user: string | null; repo: string | null },
+) {
   const profiles: RunSettings['profiles'] = {};
   const subagentDispatch: RunSettings['subagentDispatch'] = {};
   const agentTimeoutMs: RunSettings['agentTimeoutMs'] = {};
   for (const name of knownAgentNames(config)) {
     const profile = resolveAgentProfile(config, name);
     // This result is recorded in history: secrets stay references, read back by the agent's activity.
-    profiles[name] = withSecretsOutOfHistory(profile, envSources[name] ?? source);
+    profiles[name] = { ...withSecretsOutOfHistory(profile, envSources[name] ?? source), sources };
     subagentDispatch[name] = profile.subagentDispatch;
     agentTimeoutMs[name] = profile.timeoutMs;
   }
@@ -48,8 +54,11 @@ async function loadRunSettings(input: {
    * what cannot widen what runs (config-loader.ts). */
   trustRepoConfig?: boolean;
 }): Promise<RunSettings> {
-  const { config, source, envSources } = await loadSagaConfig(input);
-  const { profiles, subagentDispatch, agentTimeoutMs } = agentSettings(config, source, envSources);
+  const { config, source, envSources, repoSource, repoWidening } = await loadSagaConfig(input);
+  const { profiles, subagentDispatch, agentTimeoutMs } = agentSettings(config, source, envSources, {
+    user: input.configFile ? path.resolve(input.configFile) : null,
+    repo: repoWidening.length > 0 ? repoSource : null,
+  });
   return {
     attempts: config.attempts,
     checkTimeoutMs: checkTimeoutMs(config),
