@@ -242,6 +242,8 @@ export async function startCommand(argv: string[], io: Io, connect: () => Promis
   const args = parseArgs('start', argv);
   const repo = str(args, 'repo');
   if (!repo) throw new UserError('saga start: --repo PATH is required.');
+  // Routes to the server are refused in the config (domain/config/trust.ts), also when a TOML profile names it.
+  process.env.TEMPORAL_ADDRESS ||= connectionSettings().address;
   const input = await prepareSaga({
     repo,
     argumentsText: joinArguments(args),
