@@ -162,9 +162,11 @@ test('unconfinedParts names the top level and each profile that runs unconfined'
   expect(unconfinedParts(config, ['mine', 'other'])).toEqual([
     "agent profile 'mine' (agents.mine.sandbox: none)",
   ]);
-  const all = SagaConfigSchema.parse({ sandbox: 'none', agents: { other: { command: ['y'] } } });
-  expect(unconfinedParts(all, ['other'])).toEqual([
-    'checks and set-up commands (sandbox: none)',
-    "agent profile 'other' (sandbox: none)",
+  const all = SagaConfigSchema.parse({
+    sandbox: 'none',
+    agents: { other: { command: ['y'] }, boxed: { command: ['z'], sandbox: 'auto' } },
+  });
+  expect(unconfinedParts(all, ['boxed', 'other'])).toEqual([
+    'checks, set-up commands and every agent profile without a sandbox setting of its own (sandbox: none)',
   ]);
 });

@@ -226,15 +226,17 @@ export function profileHomeProblems(config: SagaConfig, protect: ProtectedFolder
   return problems;
 }
 
-/** The profiles (by name) and parts of a config that run unconfined (`sandbox: none`), for loud warnings. */
+/** What of a config runs unconfined (`sandbox: none`), for loud warnings; empty when everything is confined. */
 export function unconfinedParts(config: SagaConfig, profileNames: readonly string[]): string[] {
   const parts: string[] = [];
-  if (config.sandbox === 'none') parts.push('checks and set-up commands (sandbox: none)');
+  if (config.sandbox === 'none') {
+    parts.push(
+      'checks, set-up commands and every agent profile without a sandbox setting of its own (sandbox: none)',
+    );
+  }
   for (const name of profileNames) {
-    const own = config.agents[name]?.sandbox;
-    if ((own ?? config.sandbox) === 'none') {
-      parts.push(`agent profile '${name}' (${own ? `agents.${name}.sandbox` : 'sandbox'}: none)`);
-    }
+    if (config.agents[name]?.sandbox === 'none')
+      parts.push(`agent profile '${name}' (agents.${name}.sandbox: none)`);
   }
   return parts;
 }
