@@ -43,9 +43,9 @@ export function profileFor(ctx: SagaContext, name?: string | null): ResolvedAgen
 export const plannerProfile = (ctx: SagaContext): ResolvedAgentProfile => profileFor(ctx);
 
 /**
- * The profile a task runs: the one its plan names, unless that one runs unconfined (`sandbox: none`) and is
- * not the saga's own (`--agent` or `default_agent`): a plan, which a planner writes, must not route work out
- * of the sandbox. Then the saga's own profile runs it, and `deviation` says so.
+ * The profile a task runs: the one its plan names, unless that one runs unconfined (`sandbox: none`) while
+ * the saga's own (`--agent` or `default_agent`) is confined: a plan, which a planner writes, must not route
+ * work out of the sandbox. Then the saga's own profile runs it, and `deviation` says so.
  */
 export function taskProfile(
   ctx: SagaContext,
@@ -55,7 +55,8 @@ export function taskProfile(
   const own = profileFor(ctx);
   if (!named) return { profile: own, deviation: null };
   const profile = profileFor(ctx, named);
-  if (profile.sandbox !== 'none' || profile.name === own.name) return { profile, deviation: null };
+  // Only a route out of the sandbox is refused: when the saga's own profile is unconfined too, it widens nothing.
+  if (profile.sandbox !== 'none' || own.sandbox === 'none') return { profile, deviation: null };
   return {
     profile: own,
     deviation:
