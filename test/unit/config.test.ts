@@ -89,6 +89,7 @@ budget: { task_usd: 2, saga_usd: 20 }
       resumeCommand: null, // its output is plain text: no session id to resume
       sandbox: 'auto',
       network: ['api.anthropic.com:443'],
+      sources: null,
     });
     expect(resolveAgentProfile(config, 'mine')).toMatchObject({
       command: ['node', 'tools/my-agent.js', '{prompt_file}'],
@@ -146,6 +147,7 @@ describe('resolveAgentProfile', () => {
       resumeCommand: [...BUILTIN_AGENTS.claude!.command!, '--resume', '{session}'],
       sandbox: 'auto',
       network: ['api.anthropic.com:443'],
+      sources: null,
     });
   });
 
