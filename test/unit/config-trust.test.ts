@@ -73,6 +73,7 @@ describe('repoWideningSettings', () => {
       repoWideningSettings(
         {
           sandbox: 'auto',
+          worktree: {},
           handoff: { run_hooks: false },
           agents: { mine: { command: ['node', 'mine.js'], env: { HOME: '/home/u/agent' } } },
         },

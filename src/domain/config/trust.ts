@@ -39,9 +39,9 @@ const matchesSafe = (keys: readonly string[]) =>
     return parts.length <= keys.length && parts.every((p, i) => p === '*' || p === keys[i]);
   });
 
-/** Every leaf setting of a parsed YAML mapping, as its key path (arrays are one leaf). */
+/** Every leaf setting of a parsed YAML mapping, as its key path (arrays are one leaf; `{}` sets nothing). */
 function leaves(value: unknown, at: string[] = []): { keys: string[]; value: unknown }[] {
-  if (!isRecord(value) || (at.length > 0 && Object.keys(value).length === 0)) return [{ keys: at, value }];
+  if (!isRecord(value)) return [{ keys: at, value }];
   return Object.entries(value).flatMap(([k, v]) => leaves(v, [...at, k]));
 }
 
