@@ -22,6 +22,8 @@ import {
   reservedRouteProblems,
 } from '../domain/config/trust';
 import { parseDocument } from 'yaml';
+import type { CommandSandbox } from '../domain/config/sandbox';
+import { SandboxUnavailableError } from './sandbox/detect';
 
 export const CONFIG_FILE_NAME = 'saga.config.yaml';
 
@@ -246,21 +248,11 @@ export async function verifyAgentProfile(
     );
   let config: SagaConfig;
   try {
-    ({ config } = await loadSagaConfig(
-      {
-        repo: sources.repo ? path.dirname(sources.repo) : sagaHome,
-        sagaHome,
-        ...(sources.user ? { configFile: sources.user } : {}),
-        ...(sources.repo ? { trustRepoConfig: true } : { userOnly: true }),
-      },
-      machine,
-    ));
+    config = await loadFromSources(sources, sagaHome, machine);
   } catch (error) {
     throw refuse(`cannot read the config it came from: ${(error as Error).message}`);
   }
-  const files = [sources.user ?? path.join(sagaHome, CONFIG_FILE_NAME), sources.repo]
-    .filter(Boolean)
-    .join(', ');
+  const files = sourceFiles(sources, sagaHome);
   let expected: ResolvedAgentProfile;
   try {
     expected = withSecretsOutOfHistory(resolveAgentProfile(config, profile.name), null);
@@ -283,4 +275,49 @@ export async function verifyAgentProfile(
       JSON.stringify(comparable(profile, field)) !== JSON.stringify(comparable(expected, field)),
   );
   if (differing.length > 0) throw refuse(`its ${differing.join(', ')} differ from what ${files} say`);
+}
+
+type ConfigSources = { user: string | null; repo: string | null };
+
+const sourceFiles = (sources: ConfigSources, sagaHome: string) =>
+  [sources.user ?? path.join(sagaHome, CONFIG_FILE_NAME), sources.repo].filter(Boolean).join(', ');
+
+/** The config as the user's file (and a trusted repository's) say it now, read by this worker. */
+async function loadFromSources(
+  sources: ConfigSources,
+  sagaHome: string,
+  machine?: MachinePaths,
+): Promise<SagaConfig> {
+  const { config } = await loadSagaConfig(
+    {
+      repo: sources.repo ? path.dirname(sources.repo) : sagaHome,
+      sagaHome,
+      ...(sources.user ? { configFile: sources.user } : {}),
+      ...(sources.repo ? { trustRepoConfig: true } : { userOnly: true }),
+    },
+    machine,
+  );
+  return config;
+}
+
+/**
+ * Refuses a check, set-up or discovery command's sandbox that is wider (unconfined, or with network) than
+ * the config files it came from say on this worker. The narrowest sandbox needs no reading.
+ */
+export async function verifyCommandSandbox(settings: CommandSandbox, sagaHome: string): Promise<void> {
+  if (settings.mode === 'auto' && settings.network.length === 0) return;
+  const sources = settings.sources ?? { user: null, repo: null };
+  const config = await loadFromSources(sources, sagaHome).catch((error: Error) => {
+    throw new SandboxUnavailableError(`cannot read the config its sandbox came from: ${error.message}`);
+  });
+  const wider = [
+    ...(settings.mode === 'none' && config.sandbox !== 'none' ? ['sandbox: none'] : []),
+    ...settings.network.filter((entry) => !config.network.includes(entry)).map((e) => `network ${e}`),
+  ];
+  if (wider.length > 0) {
+    throw new SandboxUnavailableError(
+      `its ${wider.join(', ')} is not what ${sourceFiles(sources, sagaHome)} say on this worker; refused ` +
+        '(how commands are confined comes from the config files, not from the workflow input)',
+    );
+  }
 }

@@ -242,3 +242,50 @@ test('a task workflow started with a command of its own is refused on the worker
   expect(outcome).toContain("Agent profile 'demo': its command, sandbox differ from what");
   expect(existsSync(marker)).toBe(false);
 });
+
+test('a task workflow started with checks unconfined by its own input is refused on the worker', async () => {
+  const marker = path.join(env.tmp('unboxed-marker'), 'ran');
+  const plan = {
+    name: 'unboxed',
+    problem: 'One file.',
+    scope: { in: ['one.txt'], out: [], delegated: [] },
+    exit_criteria: [{ id: 'E1', text: 'one.txt exists', check: 'test -f one.txt' }],
+    milestones: [
+      {
+        id: 1,
+        slug: 'one',
+        title: 'One',
+        depends_on: [],
+        goal: 'one.txt.',
+        validation: [{ text: 'one.txt exists', check: 'test -f one.txt' }],
+        // Confined, the host's folder is read-only and the check fails; unconfined, it writes there.
+        tasks: [planTask(1, 'one', ['one.txt'], `touch ${marker}`)],
+      },
+    ],
+  };
+  const { repo } = createFleetRepo(env.tmp('unboxed'), {
+    plan,
+    script: { tasks: { '1.1': { attempts: [{ files: { 'one.txt': 'one\n' } }] } } },
+  });
+  const spec = PlanSchema.parse(plan).milestones[0]!.tasks[0]!;
+  const input = await standaloneTaskInput(env, {
+    name: 'unboxed',
+    repo,
+    spec,
+    goal: 'Unboxed',
+    portBase: 20_950,
+  });
+  input.ctx.settings.sandbox = { ...input.ctx.settings.sandbox, mode: 'none' };
+  const handle = await env.client.workflow.start(taskWorkflow, {
+    taskQueue: env.taskQueue,
+    workflowId: taskWorkflowId('unboxed', 1, 1),
+    args: [input],
+  });
+  const outcome = await handle.result().then(
+    (report) => JSON.stringify(report),
+    (error: Error & { cause?: Error & { cause?: Error } }) =>
+      [error.message, error.cause?.message, error.cause?.cause?.message].join(' / '),
+  );
+  expect(outcome).toContain('its sandbox: none is not what');
+  expect(existsSync(marker)).toBe(false);
+});

@@ -55,10 +55,11 @@ async function loadRunSettings(input: {
   trustRepoConfig?: boolean;
 }): Promise<RunSettings> {
   const { config, source, envSources, repoSource, repoWidening } = await loadSagaConfig(input);
-  const { profiles, subagentDispatch, agentTimeoutMs } = agentSettings(config, source, envSources, {
+  const sources = {
     user: input.configFile ? path.resolve(input.configFile) : null,
     repo: repoWidening.length > 0 ? repoSource : null,
-  });
+  };
+  const { profiles, subagentDispatch, agentTimeoutMs } = agentSettings(config, source, envSources, sources);
   return {
     attempts: config.attempts,
     checkTimeoutMs: checkTimeoutMs(config),
@@ -79,7 +80,7 @@ async function loadRunSettings(input: {
     },
     handoff: handoffSettings(config),
     passEnv: config.pass_env,
-    sandbox: { mode: config.sandbox, network: config.network },
+    sandbox: { mode: config.sandbox, network: config.network, sources },
   };
 }
 

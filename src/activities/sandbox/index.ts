@@ -15,6 +15,8 @@ import {
   type CommandSandbox,
 } from '../../domain/config/sandbox';
 import { reservedEndpoints, reservedRoute } from '../../domain/config/trust';
+import { sagaHomeOf } from '../../domain/config/saga-home';
+import { verifyCommandSandbox } from '../config-loader';
 import { runProcess, SpawnError, type RunProcessOptions, type RunProcessResult } from '../process/process';
 import { detectSandbox, onPath, SandboxUnavailableError } from './detect';
 import { layoutFor, type ConfineRequest } from './layout';
@@ -76,9 +78,22 @@ export async function confine(request: ConfineRequest): Promise<Confined> {
   };
 }
 
-/** The sandbox of a check, a set-up or a discovery command: its working directory, caches and `network`. */
-export function commandSandbox(settings: CommandSandbox, sagaHome?: string): SandboxRequest {
-  return { mode: settings.mode, sagaHome, network: settings.network.map(parseEndpoint) };
+/**
+ * The sandbox of a check, a set-up or a discovery command: its working directory, caches and `network`.
+ * One wider than the narrowest is checked against the config files first (verifyCommandSandbox), with this
+ * worker's saga home, not one the input names.
+ */
+export function commandSandbox(
+  settings: CommandSandbox,
+  sagaHome?: string,
+): SandboxRequest | Promise<SandboxRequest> {
+  const request: SandboxRequest = {
+    mode: settings.mode,
+    sagaHome,
+    network: settings.network.map(parseEndpoint),
+  };
+  if (settings.mode === 'auto' && settings.network.length === 0) return request;
+  return verifyCommandSandbox(settings, sagaHomeOf(process.env, os.homedir())).then(() => request);
 }
 
 /** What confines one run, besides the command, directory and environment of its process options. */
@@ -86,9 +101,10 @@ export type SandboxRequest = Omit<ConfineRequest, 'argv' | 'cwd' | 'env'>;
 
 /** `runProcess` inside the sandbox `request` describes; the network bridge ends with the run. */
 export async function runConfined(
-  request: SandboxRequest,
+  sandbox: SandboxRequest | Promise<SandboxRequest>,
   opts: RunProcessOptions,
 ): Promise<RunProcessResult> {
+  const request = await sandbox;
   const env = Object.fromEntries(
     Object.entries(opts.env ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
