@@ -82,6 +82,15 @@ describe('repoWideningSettings', () => {
     ).toEqual([]);
   });
 
+  test('default_agent may not pick a profile of the user’s that runs unconfined', () => {
+    const withLoose = SagaConfigSchema.parse({
+      default_agent: 'mine',
+      agents: { mine: { command: ['m'] }, loose: { command: ['l'], sandbox: 'none' } },
+    });
+    expect(repoWideningSettings({ default_agent: 'loose' }, withLoose)).toEqual(['default_agent: "loose"']);
+    expect(repoWideningSettings({ default_agent: 'claude' }, withLoose)).toEqual([]);
+  });
+
   test('the repository’s mappings merge over the user’s; lists are replaced', () => {
     expect(
       mergeConfigObjects(

@@ -69,9 +69,17 @@ const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringi
  */
 export function repoWideningSettings(repoRaw: unknown, user: SagaConfig): string[] {
   if (!isRecord(repoRaw)) return [];
+  // Choosing among the user's profiles widens nothing, unless the one chosen runs unconfined.
+  const unconfinedChoice = (keys: readonly string[], value: unknown) =>
+    keys.join('.') === 'default_agent' &&
+    typeof value === 'string' &&
+    value !== user.default_agent &&
+    (user.agents[value]?.sandbox ?? user.sandbox) === 'none';
   return leaves(repoRaw)
     .filter(
-      ({ keys, value }) => keys.length > 0 && !matchesSafe(keys) && !sameValue(value, userValue(user, keys)),
+      ({ keys, value }) =>
+        keys.length > 0 &&
+        (unconfinedChoice(keys, value) || (!matchesSafe(keys) && !sameValue(value, userValue(user, keys)))),
     )
     .map(({ keys, value }) => `${keys.join('.')}: ${JSON.stringify(value)}`);
 }
