@@ -1,36 +1,55 @@
 /**
- * Finds and reads `saga.config.yaml`: an explicit file, else the repo's, else the saga home's, else defaults.
+ * Finds and reads `saga.config.yaml`: the user's (an explicit file, else the saga home's, else defaults)
+ * with the repository's over it, within what a repository may set (domain/config/trust.ts).
  * Per-machine placeholders (`{saga_root}`, `{node}`) of every profile are filled in here.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../project-root';
-import { CONFIG_SECRET_REFERENCE } from '../domain/config/agent-env';
-import {
-  BUILTIN_AGENTS,
-  DEFAULT_SAGA_CONFIG,
-  expandCommand,
-  type AgentProfile,
-  type SagaConfig,
-} from '../domain/config/config';
+import { CONFIG_SECRET_REFERENCE, withSecretsOutOfHistory } from '../domain/config/agent-env';
+import { BUILTIN_AGENTS, expandCommand, type AgentProfile, type SagaConfig } from '../domain/config/config';
 import { resolveAgentProfile, type ResolvedAgentProfile } from '../domain/config/profile-resolution';
 import { knownAgentNames } from '../domain/config/config';
 import { parseSagaConfigText } from '../domain/config/config-text';
+import { SagaConfigSchema } from '../domain/config/config';
+import {
+  mergeConfigObjects,
+  profileHomeProblems,
+  repoWideningSettings,
+  reservedEndpoints,
+  reservedRouteProblems,
+} from '../domain/config/trust';
+import { parseDocument } from 'yaml';
+import type { CommandSandbox } from '../domain/config/sandbox';
+import { SandboxUnavailableError } from './sandbox/detect';
 
 export const CONFIG_FILE_NAME = 'saga.config.yaml';
 
 export interface LoadSagaConfigInput {
   repo: string;
   sagaHome: string;
-  /** `--config FILE`: used instead of the search when given; it must exist. */
+  /** `--config FILE`: the user's file, used instead of the saga home's when given; it must exist. */
   configFile?: string;
+  /** `saga start --trust-repo-config`: the repository's file may also set what widens what runs. */
+  trustRepoConfig?: boolean;
+  /** Only the user's file (re-reading the file a profile came from), no repository's over it. */
+  userOnly?: boolean;
+  /** Told the trusted repository settings that widen what runs, before anything else is checked. */
+  onRepoWidening?: (file: string, settings: readonly string[]) => void;
 }
 
 export interface LoadedSagaConfig {
   config: SagaConfig;
-  /** The file read, or null when the defaults apply. */
+  /** The user's file read (`--config` or the saga home's), or null when there is none. */
   source: string | null;
+  /** The repository's saga.config.yaml when it was merged in, else null. */
+  repoSource: string | null;
+  /** Settings of the repository's file that widen what runs or reaches (`key: value`); only when trusted. */
+  repoWidening: string[];
+  /** The file each profile's `env` literals are read back from (the repository's when it sets them). */
+  envSources: Record<string, string | null>;
 }
 
 export interface MachinePaths {
@@ -43,26 +62,102 @@ export function findSagaRoot(): string {
   return PROJECT_ROOT;
 }
 
+const invalid = (file: string, errors: readonly string[]) =>
+  ApplicationFailure.nonRetryable(
+    `Invalid saga config ${file}:\n${errors.map((e) => `  - ${e}`).join('\n')}`,
+    'InvalidSagaConfig',
+  );
+
+/**
+ * The user's config (`--config FILE`, else `$SAGA_HOME/saga.config.yaml`, else the defaults) with the
+ * repository's `saga.config.yaml` over it. The repository's file is content of the repository (a clone, or
+ * what an agent committed): it may set only what cannot widen what runs or what it reaches, unless the user
+ * trusts it. Whatever file says so, a profile HOME over the host's home, saga home or repository and a
+ * route to saga's own services are refused.
+ */
 export async function loadSagaConfig(
   input: LoadSagaConfigInput,
   machine: MachinePaths = { sagaRoot: findSagaRoot(), nodePath: process.execPath },
 ): Promise<LoadedSagaConfig> {
-  const candidates = input.configFile
-    ? [path.resolve(input.configFile)]
-    : [path.join(input.repo, CONFIG_FILE_NAME), path.join(input.sagaHome, CONFIG_FILE_NAME)];
-  for (const file of candidates) {
-    const text = await readIfExists(file, Boolean(input.configFile));
-    if (text === null) continue;
-    const parsed = parseSagaConfigText(text, file);
-    if (!parsed.ok) {
+  const userFile = input.configFile
+    ? path.resolve(input.configFile)
+    : path.join(input.sagaHome, CONFIG_FILE_NAME);
+  const userText = await readIfExists(userFile, Boolean(input.configFile));
+  const userRaw = userText === null ? {} : parseYamlOrFail(userText, userFile);
+  const user = parseSagaConfigText(userText ?? '', userFile);
+  if (!user.ok) throw invalid(userFile, user.errors);
+
+  const repoFile = path.join(input.repo, CONFIG_FILE_NAME);
+  // `--config` inside the repository is still the user's own choice of file.
+  const repoText = input.userOnly || repoFile === userFile ? null : await readIfExists(repoFile, false);
+  let config = user.config;
+  let repoWidening: string[] = [];
+  const envSources: Record<string, string | null> = {};
+  if (repoText !== null) {
+    const repoRaw = parseYamlOrFail(repoText, repoFile);
+    const repoAgents = (repoRaw as { agents?: Record<string, { env?: unknown } | null> } | null)?.agents;
+    for (const [name, profile] of Object.entries(repoAgents ?? {})) {
+      if (profile?.env) envSources[name] = repoFile;
+    }
+    const merged = SagaConfigSchema.safeParse(mergeConfigObjects(userRaw, repoRaw));
+    if (!merged.success) {
+      const again = parseSagaConfigText(JSON.stringify(mergeConfigObjects(userRaw, repoRaw)), repoFile);
+      throw invalid(repoFile, again.ok ? [merged.error.message] : again.errors);
+    }
+    repoWidening = repoWideningSettings(repoRaw, user.config);
+    if (repoWidening.length > 0 && !input.trustRepoConfig) {
       throw ApplicationFailure.nonRetryable(
-        `Invalid saga config ${file}:\n${parsed.errors.map((e) => `  - ${e}`).join('\n')}`,
-        'InvalidSagaConfig',
+        untrustedMessage(repoFile, repoWidening, input.sagaHome),
+        'UntrustedRepoConfig',
       );
     }
-    return { config: fillMachinePlaceholders(parsed.config, machine), source: file };
+    if (repoWidening.length > 0) input.onRepoWidening?.(repoFile, repoWidening);
+    config = merged.data;
   }
-  return { config: fillMachinePlaceholders(DEFAULT_SAGA_CONFIG, machine), source: null };
+  const problems = [
+    ...profileHomeProblems(config, {
+      userHome: os.homedir(),
+      sagaHomes: [input.sagaHome, ...(process.env.SAGA_HOME ? [process.env.SAGA_HOME] : [])],
+      repos: [input.repo],
+    }),
+    ...reservedRouteProblems(config, reservedEndpoints(process.env)),
+  ];
+  if (problems.length > 0) {
+    const files = [userText !== null ? userFile : null, repoText !== null ? repoFile : null].filter(Boolean);
+    throw ApplicationFailure.nonRetryable(
+      `Refused saga config (${files.join(', ')}):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      'InvalidSagaConfig',
+    );
+  }
+  return {
+    config: fillMachinePlaceholders(config, machine),
+    source: userText === null ? null : userFile,
+    repoSource: repoText === null ? null : repoFile,
+    repoWidening,
+    envSources,
+  };
+}
+
+/** The refusal of a repository's config that widens what runs: each setting named, and the ways out. */
+function untrustedMessage(repoFile: string, settings: readonly string[], sagaHome: string): string {
+  return (
+    `${repoFile} sets what saga runs or what it reaches, and a repository's config is not trusted for that:\n` +
+    settings
+      .map((s) => `  - ${CONFIG_FILE_NAME}: ${s.replace(/: .*$/, '')}: set by the repository`)
+      .join('\n') +
+    `\nMove these settings into your own ${path.join(sagaHome, CONFIG_FILE_NAME)} (or a file you pass with ` +
+    '--config), or, if you trust this repository, pass --trust-repo-config to saga start.'
+  );
+}
+
+/** YAML's mapping, or a refusal naming the file (the schema's messages come from parseSagaConfigText). */
+function parseYamlOrFail(text: string, file: string): unknown {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) {
+    const parsed = parseSagaConfigText(text, file);
+    throw invalid(file, parsed.ok ? [doc.errors[0]!.message] : parsed.errors);
+  }
+  return doc.toJS() ?? {};
 }
 
 async function readIfExists(file: string, required: boolean): Promise<string | null> {
@@ -112,6 +207,7 @@ export async function readBackConfigSecrets<P extends ResolvedAgentProfile>(prof
     repo: path.dirname(file),
     sagaHome: path.dirname(file),
     configFile: file,
+    userOnly: true,
   });
   let current: Record<string, string>;
   try {
@@ -128,4 +224,100 @@ export async function readBackConfigSecrets<P extends ResolvedAgentProfile>(prof
     env[name] = value;
   }
   return { ...profile, env };
+}
+
+/** A profile's fields that decide what runs and what it reaches. */
+const RUN_FIELDS = ['command', 'resumeCommand', 'sandbox', 'network', 'passEnv', 'env'] as const;
+
+/**
+ * Refuses a profile that is not what the config files it names say on this worker: what runs and what it
+ * reaches come from the worker's own reading of the user's config (and the repository's, when the user
+ * trusted it), never from a workflow's input. Runs in the activity that starts the agent.
+ */
+export async function verifyAgentProfile(
+  profile: ResolvedAgentProfile,
+  sagaHome: string,
+  machine: MachinePaths = { sagaRoot: findSagaRoot(), nodePath: process.execPath },
+): Promise<void> {
+  const sources = profile.sources ?? { user: profile.configFile, repo: null };
+  const refuse = (why: string) =>
+    ApplicationFailure.nonRetryable(
+      `Agent profile '${profile.name}': ${why}; refused (what an agent runs comes from this worker's ` +
+        'reading of the config files, not from the workflow input).',
+      'UntrustedAgentProfile',
+    );
+  let config: SagaConfig;
+  try {
+    config = await loadFromSources(sources, sagaHome, machine);
+  } catch (error) {
+    throw refuse(`cannot read the config it came from: ${(error as Error).message}`);
+  }
+  const files = sourceFiles(sources, sagaHome);
+  let expected: ResolvedAgentProfile;
+  try {
+    expected = withSecretsOutOfHistory(resolveAgentProfile(config, profile.name), null);
+  } catch {
+    throw refuse(`${files} has no such profile`);
+  }
+  const filled = (argv: readonly string[] | null) =>
+    argv &&
+    expandCommand(argv, { saga_root: machine.sagaRoot, node: machine.nodePath }, { leaveMissing: true });
+  const comparable = (p: ResolvedAgentProfile, field: (typeof RUN_FIELDS)[number]): unknown =>
+    field === 'command' || field === 'resumeCommand'
+      ? filled(p[field])
+      : field === 'env'
+        ? Object.entries(p.env).sort(([a], [b]) => a.localeCompare(b))
+        : p[field];
+  const differing = RUN_FIELDS.filter(
+    (field) =>
+      // No resume command (older histories, `resume: false`) only narrows what runs.
+      !(field === 'resumeCommand' && profile.resumeCommand === null) &&
+      JSON.stringify(comparable(profile, field)) !== JSON.stringify(comparable(expected, field)),
+  );
+  if (differing.length > 0) throw refuse(`its ${differing.join(', ')} differ from what ${files} say`);
+}
+
+type ConfigSources = { user: string | null; repo: string | null };
+
+const sourceFiles = (sources: ConfigSources, sagaHome: string) =>
+  [sources.user ?? path.join(sagaHome, CONFIG_FILE_NAME), sources.repo].filter(Boolean).join(', ');
+
+/** The config as the user's file (and a trusted repository's) say it now, read by this worker. */
+async function loadFromSources(
+  sources: ConfigSources,
+  sagaHome: string,
+  machine?: MachinePaths,
+): Promise<SagaConfig> {
+  const { config } = await loadSagaConfig(
+    {
+      repo: sources.repo ? path.dirname(sources.repo) : sagaHome,
+      sagaHome,
+      ...(sources.user ? { configFile: sources.user } : {}),
+      ...(sources.repo ? { trustRepoConfig: true } : { userOnly: true }),
+    },
+    machine,
+  );
+  return config;
+}
+
+/**
+ * Refuses a check, set-up or discovery command's sandbox that is wider (unconfined, or with network) than
+ * the config files it came from say on this worker. The narrowest sandbox needs no reading.
+ */
+export async function verifyCommandSandbox(settings: CommandSandbox, sagaHome: string): Promise<void> {
+  if (settings.mode === 'auto' && settings.network.length === 0) return;
+  const sources = settings.sources ?? { user: null, repo: null };
+  const config = await loadFromSources(sources, sagaHome).catch((error: Error) => {
+    throw new SandboxUnavailableError(`cannot read the config its sandbox came from: ${error.message}`);
+  });
+  const wider = [
+    ...(settings.mode === 'none' && config.sandbox !== 'none' ? ['sandbox: none'] : []),
+    ...settings.network.filter((entry) => !config.network.includes(entry)).map((e) => `network ${e}`),
+  ];
+  if (wider.length > 0) {
+    throw new SandboxUnavailableError(
+      `its ${wider.join(', ')} is not what ${sourceFiles(sources, sagaHome)} say on this worker; refused ` +
+        '(how commands are confined comes from the config files, not from the workflow input)',
+    );
+  }
 }

@@ -83,6 +83,10 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
       { name: 'wait', description: 'follow the saga until it ends' },
       { name: 'allow-dirty', description: 'start even if the repository has uncommitted changes' },
       { name: 'skip-agent-check', description: 'do not check the agent CLI before starting' },
+      {
+        name: 'trust-repo-config',
+        description: "let the repository's saga.config.yaml set commands, sandbox, network and env",
+      },
     ],
     notes:
       'ARGUMENTS is the slash-command text, best given after --, e.g.\n' +

@@ -7,4 +7,6 @@ export const PATCHES = {
   milestoneRecords: 'milestone-records',
   /** The PROGRESS.md projector runs on the host's projector queue, not in a host activity slot. */
   projectorQueue: 'projector-queue',
+  /** A task whose plan names an unconfined profile runs the saga's own, logged as a deviation. */
+  confinedTaskProfiles: 'confined-task-profiles',
 } as const;

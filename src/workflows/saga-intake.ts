@@ -64,6 +64,7 @@ export async function intakeAndPlan(
     repo: input.repo,
     sagaHome: input.sagaHome,
     ...(input.configFile ? { configFile: input.configFile } : {}),
+    ...(input.trustRepoConfig ? { trustRepoConfig: true } : {}),
   });
   const agentName = input.agent ?? settings.defaultAgent;
   const modes = resolveRunModes(input.flags, {

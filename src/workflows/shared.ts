@@ -43,6 +43,29 @@ export function profileFor(ctx: SagaContext, name?: string | null): ResolvedAgen
 export const plannerProfile = (ctx: SagaContext): ResolvedAgentProfile => profileFor(ctx);
 
 /**
+ * The profile a task runs: the one its plan names, unless that one runs unconfined (`sandbox: none`) while
+ * the saga's own (`--agent` or `default_agent`) is confined: a plan, which a planner writes, must not route
+ * work out of the sandbox. Then the saga's own profile runs it, and `deviation` says so.
+ */
+export function taskProfile(
+  ctx: SagaContext,
+  ref: string,
+  named: string | null,
+): { profile: ResolvedAgentProfile; deviation: string | null } {
+  const own = profileFor(ctx);
+  if (!named) return { profile: own, deviation: null };
+  const profile = profileFor(ctx, named);
+  // Only a route out of the sandbox is refused: when the saga's own profile is unconfined too, it widens nothing.
+  if (profile.sandbox !== 'none' || own.sandbox === 'none') return { profile, deviation: null };
+  return {
+    profile: own,
+    deviation:
+      `Deviation: task ${ref} names agent profile '${named}', which runs UNCONFINED (sandbox: none); only ` +
+      `--agent or default_agent may choose an unconfined profile, so '${own.name}' runs it.`,
+  };
+}
+
+/**
  * The planning phase's scratch worktree (detached at the base commit): discovery's commands, the planner
  * and the plan reviewer run there, never in the user's checkout.
  */

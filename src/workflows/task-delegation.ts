@@ -17,7 +17,7 @@ import { budgetStopReason, classifyAttempt, taskBudgetReason } from '../domain/f
 import { activitiesFor } from './activity-proxies';
 import { budgetGrantSignal, taskUsageSignal } from './definitions';
 import { reviewLoop } from './review-loop';
-import { profileFor } from './shared';
+import { taskProfile } from './shared';
 import { adjustTaskSpec } from './spec-adjustment';
 import type { TaskInput } from './task';
 import { TaskRun } from './task-run';
@@ -25,6 +25,8 @@ import { TaskRun } from './task-run';
 export class TaskDelegation {
   readonly run: TaskRun;
   readonly profile;
+  /** Why the task runs another profile than its plan names (an unconfined one), or null. */
+  readonly deviation: string | null;
   private readonly activities;
   private readonly label: string;
   /** Each task its own port range: checks that start servers do not collide. */
@@ -36,7 +38,9 @@ export class TaskDelegation {
     const { ctx } = input;
     this.run = new TaskRun(input, ctx.settings.budget.taskUsd);
     this.activities = activitiesFor(ctx);
-    this.profile = profileFor(ctx, this.run.spec.agent ?? null);
+    const chosen = taskProfile(ctx, input.ref, this.run.spec.agent ?? null);
+    this.profile = chosen.profile;
+    this.deviation = chosen.deviation;
     this.label = `${input.key}-d${input.delegation}`;
     this.env = { SAGA_PORT_BASE: String(input.portBase) };
   }

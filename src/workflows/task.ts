@@ -7,13 +7,15 @@
  * Each attempt is one activity (worktree set-up on the first, handoff on the last), so a task costs few
  * workflow-task round trips.
  */
-import { workflowInfo } from '@temporalio/workflow';
+import { log, patched, workflowInfo } from '@temporalio/workflow';
 import type { BudgetGrant } from '../domain/fleet/budget';
 import type { TaskReport } from '../domain/fleet/fleet';
 import type { Plan, PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { SpecChange } from '../domain/saga/state';
 import { TaskDelegation } from './task-delegation';
+import { PATCHES } from './patches';
+import { sagaLog } from './shared';
 
 export interface TaskInput {
   ctx: SagaContext;
@@ -56,6 +58,10 @@ export type { TaskReport };
 
 export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   const task = new TaskDelegation(input);
+  if (task.deviation) {
+    log.warn(task.deviation);
+    if (patched(PATCHES.confinedTaskProfiles)) await sagaLog(input.ctx, task.deviation);
+  }
   if (input.resetBranch) await task.resetBranch(input.resetBranch);
   task.listenToBudget();
   try {

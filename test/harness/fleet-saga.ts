@@ -3,7 +3,7 @@
  * started from it and taken through intake and plan approval; and what the server knows about its runs.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
@@ -23,7 +23,11 @@ export interface FleetRepoOptions {
   plan: Record<string, unknown>;
   /** The demo agent's script (agents/demo-agent.js documents the format). */
   script: Record<string, unknown>;
-  /** Extra saga.config.yaml lines. */
+  /**
+   * Extra saga.config.yaml lines: committed in the repo and also written as the user's own file beside it
+   * (`<dir>/saga.config.yaml`), which startApprovedSaga passes as `--config`, so a repo setting that widens
+   * what runs (commands, sandbox, set-up) is the user's word, as saga start wants it.
+   */
   config?: string;
   /** Extra files committed in the repo (path → content). */
   files?: Record<string, string>;
@@ -44,6 +48,7 @@ export function createFleetRepo(dir: string, options: FleetRepoOptions): { repo:
     mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
     writeFileSync(path.join(repo, file), content);
   }
+  if (options.config) writeFileSync(userConfigBeside(repo), files['saga.config.yaml']!);
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'Fleet sample');
@@ -51,6 +56,9 @@ export function createFleetRepo(dir: string, options: FleetRepoOptions): { repo:
   writeFileSync(planFile, YAML.stringify(options.plan));
   return { repo, planFile };
 }
+
+/** The user's own config file createFleetRepo writes beside the repo (when it was given `config`). */
+export const userConfigBeside = (repo: string): string => path.join(path.dirname(repo), 'saga.config.yaml');
 
 /** A plan task with the fields the schema wants; `check` doubles as its one validation command. */
 export function planTask(
@@ -88,7 +96,11 @@ export async function startApprovedSaga(
     plan: request.planFile,
     name: request.name,
     ...(request.agent ? { agent: request.agent } : {}),
-    ...(request.config ? { config: request.config } : {}),
+    ...(request.config
+      ? { config: request.config }
+      : existsSync(userConfigBeside(request.repo))
+        ? { config: userConfigBeside(request.repo) }
+        : {}),
   });
   await startSaga(env.client, input);
   await waitForPending(env, input.name, 'confirm-name');

@@ -109,6 +109,8 @@ export async function startModesSaga(env: SagaTestEnv, opts: ModesSagaOptions): 
   }
   const input = await prepareSaga({
     repo,
+    // The repository's config is the test's own (unconfined wrapper profiles): trusted.
+    trustRepoConfig: true,
     argumentsText: opts.args,
     name: opts.name,
     agent: opts.agent ?? 'demo',

@@ -33,7 +33,8 @@ export async function standaloneTaskInput(
     hostQueue: hostTaskQueue(env.hostId),
     flags: parseFlags(goal, {}),
     executionMode: 'inline',
-    settings: await setup.loadRunSettings({ repo, sagaHome: env.sagaHome }),
+    // The repository's config is these tests' own: trusted, as `--trust-repo-config` would.
+    settings: await setup.loadRunSettings({ repo, sagaHome: env.sagaHome, trustRepoConfig: true }),
     agent: null,
   };
   return {

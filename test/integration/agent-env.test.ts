@@ -103,7 +103,7 @@ describe('agent environment', () => {
 
   test('sees SAGA_*, its profile env with references resolved, pass_env and base variables; no worker secrets', async () => {
     const out = path.join(dir, 'agent-env.json');
-    const { runAgent } = createAgentActivities({ sagaHome: path.join(dir, 'saga') });
+    const { runAgent } = createAgentActivities({ sagaHome: path.join(dir, 'saga'), profilesFromInput: true });
     const result = (await newEnv().run(runAgent, input(profileDumping(out)))) as RunAgentResult;
     expect(result.exitCode).toBe(0);
     const env = await readDump(out);
@@ -126,7 +126,7 @@ describe('agent environment', () => {
 
   test("a preset's CLI gets its own variables (by profile name or by program)", async () => {
     const out = path.join(dir, 'claude-env.json');
-    const { runAgent } = createAgentActivities({ sagaHome: path.join(dir, 'saga') });
+    const { runAgent } = createAgentActivities({ sagaHome: path.join(dir, 'saga'), profilesFromInput: true });
     // A user profile running a program called `claude` (here a shell script standing in for it).
     const bin = path.join(dir, 'bin');
     await fs.mkdir(bin);
@@ -149,7 +149,7 @@ describe('agent environment', () => {
   });
 
   test('a reference to a variable the worker does not have fails without retries, naming it', async () => {
-    const { runAgent } = createAgentActivities({ sagaHome: path.join(dir, 'saga') });
+    const { runAgent } = createAgentActivities({ sagaHome: path.join(dir, 'saga'), profilesFromInput: true });
     const profile = profileDumping(path.join(dir, 'never.json'), {
       env: { OPENAI_API_KEY: '${SAGA_TEST_UNSET_VAR}' },
     });
@@ -301,7 +301,11 @@ describe('saga.config.yaml env entries', () => {
         'agents:\n  demo:\n    env: { OTHER_TOKEN: "literal-token-do-not-store", MY_API_KEY: "${MY_API_KEY}", PLAIN: "kept" }\n',
     });
     const setup = createSagaSetupActivities({ artifacts: {} as never });
-    const settings = await setup.loadRunSettings({ repo, sagaHome: path.join(dir, 'home') });
+    const settings = await setup.loadRunSettings({
+      repo,
+      sagaHome: path.join(dir, 'home'),
+      trustRepoConfig: true,
+    });
     expect(JSON.stringify(settings)).not.toContain('literal-token-do-not-store');
     expect(settings.profiles.demo).toMatchObject({
       env: { OTHER_TOKEN: CONFIG_SECRET_REFERENCE, MY_API_KEY: '${MY_API_KEY}', PLAIN: 'kept' },
@@ -310,7 +314,7 @@ describe('saga.config.yaml env entries', () => {
     // The run reads the literal back from the config file.
     const out = path.join(dir, 'demo-env.json');
     const profile = { ...settings.profiles.demo!, command: ['{node}', '-e', dumpEnv(out)] };
-    const { runAgent } = createAgentActivities({ sagaHome: path.join(dir, 'saga') });
+    const { runAgent } = createAgentActivities({ sagaHome: path.join(dir, 'saga'), profilesFromInput: true });
     const run: RunAgentInput = {
       sagaName: 'env-saga',
       sagaDir: path.join(dir, 'saga'),

@@ -48,7 +48,8 @@ describe('runAgent', () => {
     demoLog = path.join(dir, 'demo-log.jsonl');
     await fs.mkdir(path.join(workdir, '.saga'), { recursive: true });
     process.env.SAGA_DEMO_LOG = demoLog;
-    runAgent = createAgentActivities({ sagaHome: sagaDir }).runAgent;
+    // The run itself is under test, with profiles made here (a worker checks them against its config files).
+    runAgent = createAgentActivities({ sagaHome: sagaDir, profilesFromInput: true }).runAgent;
   });
   afterEach(async () => {
     delete process.env.SAGA_DEMO_LOG;

@@ -63,6 +63,7 @@ describe('a custom-command profile that prints a Claude JSON envelope', () => {
     });
     const input = await prepareSaga({
       repo,
+      trustRepoConfig: true,
       argumentsText: '--quality-locked Add a greeting',
       name: 'envelope-review',
       agent: 'wrapped',

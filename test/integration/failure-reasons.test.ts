@@ -2,7 +2,7 @@
  * Every failure carries a one-line reason (the CLI contract, `error`), and the integration worktree is prepared
  * like a task's (`worktree.copy`, `setup`). Real server, real git, bin/saga and the demo agent.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSampleRepo } from '../../src/demo/sample-repo';
 import { failureReason, FAILURE_REASON_MAX } from '../../src/domain/saga/failure';
@@ -48,9 +48,13 @@ describe('failure reasons and integration set-up', () => {
   };
 
   test('a saga whose planner cannot start says why: status --json error, status text, PROGRESS.md', async () => {
-    const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'), {
-      configExtra: `agents:\n  broken:\n    command: ["${MISSING_PLANNER}"]\n`,
-    });
+    const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'));
+    // The user's own config declares the profile (a repository's may not set commands).
+    mkdirSync(env.sagaHome, { recursive: true });
+    writeFileSync(
+      path.join(env.sagaHome, 'saga.config.yaml'),
+      `agents:\n  broken:\n    command: ["${MISSING_PLANNER}"]\n`,
+    );
     const name = 'no-planner';
     await cli([
       'start',

@@ -23,7 +23,14 @@ import { respond } from '../../src/client/saga-client';
 import { sagaWorkflowId, taskWorkflowId } from '../../src/domain/saga/naming';
 import { PlanSchema } from '../../src/domain/plan';
 import { taskWorkflow, type TaskReport } from '../../src/workflows/task';
-import { createFleetRepo, git, planTask, sagaWorktrees, startApprovedSaga } from '../harness/fleet-saga';
+import {
+  createFleetRepo,
+  git,
+  planTask,
+  sagaWorktrees,
+  startApprovedSaga,
+  userConfigBeside,
+} from '../harness/fleet-saga';
 import { processesRunning } from '../harness/processes';
 import { standaloneTaskInput } from '../harness/task-input';
 import { createSagaTestEnv, sagaStatus, waitForPending, type SagaTestEnv } from '../harness/saga-env';
@@ -51,6 +58,8 @@ const onePlan = (name: string, tasks: Record<string, unknown>[], milestoneCheck 
 /** Replaces the repo's saga.config.yaml (createFleetRepo writes a default one) and commits it. */
 function setConfig(repo: string, config: string): void {
   writeFileSync(path.join(repo, 'saga.config.yaml'), config);
+  // Also the user's own file, which startApprovedSaga passes as --config (the repo's alone is not trusted).
+  writeFileSync(userConfigBeside(repo), config);
   git(repo, 'commit', '-q', '-am', 'fault test config');
 }
 

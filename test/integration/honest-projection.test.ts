@@ -229,6 +229,7 @@ describe('honest projections, failure notifications, config in status', () => {
     const name = 'projection-fails';
     const input = await prepareSaga({
       repo,
+      trustRepoConfig: true,
       argumentsText: 'Greet',
       name,
       agent: 'broken',

@@ -83,6 +83,7 @@ describe('planning runs in a scratch worktree, never in the user checkout', () =
 
     const input = await prepareSaga({
       repo,
+      trustRepoConfig: true,
       argumentsText: 'Add a greeting',
       name: 'scratch-plan',
       agent: 'scribbler',
@@ -155,7 +156,7 @@ describe("planning's scratch worktree has node_modules of its own", () => {
       const before = checkoutState(repo);
 
       const name = `scratch-modules-${sandbox}`;
-      const input = await prepareSaga({ repo, argumentsText: 'Add a greeting', name });
+      const input = await prepareSaga({ repo, argumentsText: 'Add a greeting', name, trustRepoConfig: true });
       await startSaga(env.client, input);
       await waitForPending(env, name, 'confirm-name');
       await respond(env.client, name, { interactionId: 'confirm-name', choice: 'confirm', user: 'tester' });

@@ -103,6 +103,7 @@ describe('workflow histories replay', () => {
 
       const input = await prepareSaga({
         repo,
+        trustRepoConfig: true,
         argumentsText: '--subagents --parallel=2 Add a greeting',
         plan: GREETING_PLAN_FILE,
         name: 'replay',

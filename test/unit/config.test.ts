@@ -89,6 +89,7 @@ budget: { task_usd: 2, saga_usd: 20 }
       resumeCommand: null, // its output is plain text: no session id to resume
       sandbox: 'auto',
       network: ['api.anthropic.com:443'],
+      sources: null,
     });
     expect(resolveAgentProfile(config, 'mine')).toMatchObject({
       command: ['node', 'tools/my-agent.js', '{prompt_file}'],
@@ -146,6 +147,7 @@ describe('resolveAgentProfile', () => {
       resumeCommand: [...BUILTIN_AGENTS.claude!.command!, '--resume', '{session}'],
       sandbox: 'auto',
       network: ['api.anthropic.com:443'],
+      sources: null,
     });
   });
 
@@ -316,18 +318,45 @@ describe('loadSagaConfig', () => {
     expect(resolveAgentProfile(config).command).toEqual(BUILTIN_AGENTS.claude.command);
   });
 
-  test('the repo file wins over the saga home file', async () => {
-    await fs.writeFile(path.join(home, 'saga.config.yaml'), 'attempts: 5\n');
+  test("the repo file's settings go over the saga home file's", async () => {
+    await fs.writeFile(path.join(home, 'saga.config.yaml'), 'attempts: 5\ncheck_timeout: 3m\n');
     expect((await loadSagaConfig({ repo, sagaHome: home }, machine)).config.attempts).toBe(5);
     await fs.writeFile(path.join(repo, 'saga.config.yaml'), 'attempts: 7\n');
     const loaded = await loadSagaConfig({ repo, sagaHome: home }, machine);
-    expect(loaded.config.attempts).toBe(7);
-    expect(loaded.source).toBe(path.join(repo, 'saga.config.yaml'));
+    expect(loaded.config).toMatchObject({ attempts: 7, check_timeout: '3m' });
+    expect(loaded.source).toBe(path.join(home, 'saga.config.yaml'));
+    expect(loaded.repoSource).toBe(path.join(repo, 'saga.config.yaml'));
+  });
+
+  test("the repo file's commands are refused unless trusted, then reported", async () => {
+    const file = path.join(repo, 'saga.config.yaml');
+    await fs.writeFile(file, 'default_agent: mine\nagents:\n  mine:\n    command: ["node", "x.js"]\n');
+    await expect(loadSagaConfig({ repo, sagaHome: home }, machine)).rejects.toThrow(
+      `${file} sets what saga runs or what it reaches, and a repository's config is not trusted for that:\n` +
+        '  - saga.config.yaml: agents.mine.command: set by the repository\n' +
+        `Move these settings into your own ${path.join(home, 'saga.config.yaml')}`,
+    );
+    const told: string[] = [];
+    const loaded = await loadSagaConfig(
+      { repo, sagaHome: home, trustRepoConfig: true, onRepoWidening: (_f, s) => told.push(...s) },
+      machine,
+    );
+    expect(resolveAgentProfile(loaded.config).command).toEqual(['node', 'x.js']);
+    expect(told).toEqual(['agents.mine.command: ["node","x.js"]']);
+    expect(loaded.repoWidening).toEqual(told);
+  });
+
+  test('a HOME of / is refused whatever file sets it', async () => {
+    const file = path.join(home, 'saga.config.yaml');
+    await fs.writeFile(file, 'agents:\n  mine:\n    command: ["x"]\n    env: { HOME: "/" }\n');
+    await expect(loadSagaConfig({ repo, sagaHome: home }, machine)).rejects.toThrow(
+      `Refused saga config (${file}):\n  - agents.mine.env.HOME: '/' is / (the whole host would be writable in the sandbox); refused`,
+    );
   });
 
   test('user commands may use {saga_root}; other placeholders stay for run time', async () => {
     await fs.writeFile(
-      path.join(repo, 'saga.config.yaml'),
+      path.join(home, 'saga.config.yaml'),
       'default_agent: mine\nagents:\n  mine:\n    command: ["{node}", "{saga_root}/x.js", "{prompt_file}"]\n',
     );
     const { config } = await loadSagaConfig({ repo, sagaHome: home }, machine);

@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { checksRunAfter } from '../../domain/agents/cli-output';
 import { zodIssueLines } from '../../domain/text/zod-errors';
-import { findSagaRoot } from '../config-loader';
+import { findSagaRoot, verifyAgentProfile } from '../config-loader';
 import { RunAgentInputSchema, type RunAgentInput, type RunAgentResult } from './input';
 import { interruptedSession } from './resume';
 import { executeAgentRun } from './run';
@@ -23,7 +23,16 @@ export {
 } from './input';
 export { executeAgentRun } from './run';
 
-export function createAgentActivities(deps: { sagaHome: string; nodePath?: string; sagaRoot?: string }) {
+export function createAgentActivities(deps: {
+  sagaHome: string;
+  nodePath?: string;
+  sagaRoot?: string;
+  /**
+   * Run profiles as the input gives them, unchecked against the config files: only for tests of the run
+   * itself. A worker re-resolves each profile from its config (verifyAgentProfile).
+   */
+  profilesFromInput?: boolean;
+}) {
   const machine = {
     nodePath: deps.nodePath ?? process.execPath,
     sagaRoot: deps.sagaRoot ?? findSagaRoot(),
@@ -40,6 +49,7 @@ export function createAgentActivities(deps: { sagaHome: string; nodePath?: strin
           'InvalidInput',
         );
       }
+      if (!deps.profilesFromInput) await verifyAgentProfile(parsed.data.profile, deps.sagaHome);
       const ctx = Context.current();
       const activity = `${ctx.info.workflowExecution?.runId ?? '-'}/${ctx.info.activityId}`;
       // A retry after the worker died mid-run continues the session the dead try had started.

@@ -2,6 +2,7 @@
  * Saga-level activities: the run settings fixed at start, the saga directory's first files, the planner's
  * pre-flight context and the audit trail of automatic decisions (written BEFORE the action they record).
  */
+import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { withSecretsOutOfHistory } from '../../domain/config/agent-env';
 import {
@@ -25,14 +26,19 @@ export type { PlanningContext } from './planning-context';
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 
 /** Each agent's profile, subagent dispatch and timeout; profiles keep their secrets as references. */
-function agentSettings(config: SagaConfig, source: string | null) {
+function agentSettings(
+  config: SagaConfig,
+  source: string | null,
+  envSources: Record<string, string | null>,
+  sources: { user: string | null; repo: string | null },
+) {
   const profiles: RunSettings['profiles'] = {};
   const subagentDispatch: RunSettings['subagentDispatch'] = {};
   const agentTimeoutMs: RunSettings['agentTimeoutMs'] = {};
   for (const name of knownAgentNames(config)) {
     const profile = resolveAgentProfile(config, name);
     // This result is recorded in history: secrets stay references, read back by the agent's activity.
-    profiles[name] = withSecretsOutOfHistory(profile, source);
+    profiles[name] = { ...withSecretsOutOfHistory(profile, envSources[name] ?? source), sources };
     subagentDispatch[name] = profile.subagentDispatch;
     agentTimeoutMs[name] = profile.timeoutMs;
   }
@@ -44,9 +50,16 @@ async function loadRunSettings(input: {
   repo: string;
   sagaHome: string;
   configFile?: string;
+  /** The user passed `--trust-repo-config` to saga start; without it the repository's config is held to
+   * what cannot widen what runs (config-loader.ts). */
+  trustRepoConfig?: boolean;
 }): Promise<RunSettings> {
-  const { config, source } = await loadSagaConfig(input);
-  const { profiles, subagentDispatch, agentTimeoutMs } = agentSettings(config, source);
+  const { config, source, envSources, repoSource, repoWidening } = await loadSagaConfig(input);
+  const sources = {
+    user: input.configFile ? path.resolve(input.configFile) : null,
+    repo: repoWidening.length > 0 ? repoSource : null,
+  };
+  const { profiles, subagentDispatch, agentTimeoutMs } = agentSettings(config, source, envSources, sources);
   return {
     attempts: config.attempts,
     checkTimeoutMs: checkTimeoutMs(config),
@@ -67,7 +80,7 @@ async function loadRunSettings(input: {
     },
     handoff: handoffSettings(config),
     passEnv: config.pass_env,
-    sandbox: { mode: config.sandbox, network: config.network },
+    sandbox: { mode: config.sandbox, network: config.network, sources },
   };
 }
 

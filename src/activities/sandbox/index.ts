@@ -15,6 +15,9 @@ import {
   parseEndpoint,
   type CommandSandbox,
 } from '../../domain/config/sandbox';
+import { reservedEndpoints, reservedRoute } from '../../domain/config/trust';
+import { sagaHomeOf } from '../../domain/config/saga-home';
+import { verifyCommandSandbox } from '../config-loader';
 import { runProcess, SpawnError, type RunProcessOptions, type RunProcessResult } from '../process/process';
 import { detectSandbox, onPath, SandboxUnavailableError } from './detect';
 import { hardeningFor } from './hardening';
@@ -55,6 +58,17 @@ export async function confine(
       close: async () => undefined,
     };
   }
+  // Whatever a config says: saga's own services stay out of reach from inside.
+  const reserved = reservedEndpoints(process.env);
+  for (const endpoint of request.network ?? []) {
+    const hit = reservedRoute(endpoint, reserved);
+    if (hit) {
+      throw new SandboxUnavailableError(
+        `the allowed endpoint ${endpoint.host}:${endpoint.port} leads to ${hit.what} (${hit.host}:${hit.port}) ` +
+          'and is refused: no process saga starts may reach it',
+      );
+    }
+  }
   const tool = await detectSandbox();
   const routes = networkRoutes(request.network ?? []);
   if (routes.length > 0 && !tool.socat) {
@@ -88,19 +102,23 @@ export async function confine(
 
 /**
  * The sandbox of a check, a set-up or a discovery command: its working directory, `network`, and the
- * package caches of its saga (`sagaDir`; without one, scratch caches that end with the run).
+ * package caches of its saga (`sagaDir`; without one, scratch caches that end with the run). One wider than
+ * the narrowest is checked against the config files first (verifyCommandSandbox), with this worker's saga
+ * home, not one the input names.
  */
 export function commandSandbox(
   settings: CommandSandbox,
   sagaHome?: string,
   sagaDir?: string,
-): SandboxRequest {
-  return {
+): SandboxRequest | Promise<SandboxRequest> {
+  const request: SandboxRequest = {
     mode: settings.mode,
     sagaHome,
     ...(sagaDir ? { privateHome: privateHomeOf(sagaDir) } : {}),
     network: settings.network.map(parseEndpoint),
   };
+  if (settings.mode === 'auto' && settings.network.length === 0) return request;
+  return verifyCommandSandbox(settings, sagaHomeOf(process.env, os.homedir())).then(() => request);
 }
 
 /** What confines one run, besides the command, directory and environment of its process options. */
@@ -108,9 +126,10 @@ export type SandboxRequest = Omit<ConfineRequest, 'argv' | 'cwd' | 'env'>;
 
 /** `runProcess` inside the sandbox `request` describes; the network bridge ends with the run. */
 export async function runConfined(
-  request: SandboxRequest,
+  sandbox: SandboxRequest | Promise<SandboxRequest>,
   opts: RunProcessOptions,
 ): Promise<RunProcessResult> {
+  const request = await sandbox;
   const env = Object.fromEntries(
     Object.entries(opts.env ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );

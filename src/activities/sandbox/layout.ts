@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { isWorkerSecret } from '../../domain/config/agent-env';
 import { AGENT_PRESETS } from '../../domain/config/agent-presets';
+import { homeProblem } from '../../domain/config/trust';
+import { SandboxUnavailableError } from './detect';
 import type { Endpoint, SandboxLayout, SandboxMode } from '../../domain/config/sandbox';
 
 /** Folders and files under the worker's home that hold credentials no confined process may read. */
@@ -126,6 +128,15 @@ export async function layoutFor(request: ConfineRequest, program: string): Promi
     runFiles.writable.push(file);
   }
 
+  // A HOME of its own is bound writable: never one holding the host's home, a saga home or the repository.
+  const homeRefused = homeProblem(path.resolve(home), {
+    userHome: workerHome,
+    sagaHomes: [request.sagaHome, process.env.SAGA_HOME, path.join(workerHome, '.sagas')].filter(
+      (h): h is string => Boolean(h),
+    ),
+    repos: [request.cwd, ...(repo?.views ?? [])],
+  });
+  if (homeRefused) throw new SandboxUnavailableError(`its HOME ${home} ${homeRefused}; refused`);
   const writable: string[] = [];
   const binds: { source: string; dest: string; readOnly: boolean }[] = [];
   const scratch: string[] = [];

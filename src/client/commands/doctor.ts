@@ -85,7 +85,7 @@ async function commandSandboxCheck(config: SagaConfig): Promise<CheckResult> {
   }
 }
 
-/** The config (the repo's, the saga home's or `--config`) and the agents it uses. */
+/** The config (the saga home's or `--config`, the repo's over it) and the agents it uses. */
 async function configCheck(
   repo: string | undefined,
   configFile: string | undefined,
@@ -95,12 +95,24 @@ async function configCheck(
       repo: repo ? path.resolve(repo) : process.cwd(),
       sagaHome: defaultSagaHome(),
       ...(configFile ? { configFile } : {}),
+      // Diagnosis: the agents the repository's settings name are checked too; start refuses them (below).
+      trustRepoConfig: true,
     });
-    const declared = loaded.source ? await declaredAgents(loaded.source) : [];
+    const files = [loaded.source, loaded.repoSource].filter((f): f is string => f !== null);
+    const declared = (await Promise.all(files.map(declaredAgents))).flat();
+    const detail = files.join(' with ') || 'no saga.config.yaml: defaults';
     return {
       config: loaded.config,
       inUse: [...new Set([loaded.config.default_agent, ...declared])],
-      check: { name: 'config', level: 'ok', detail: loaded.source ?? 'no saga.config.yaml: defaults' },
+      check: loaded.repoWidening.length
+        ? {
+            name: 'config',
+            level: 'warn',
+            detail:
+              `${detail}; saga start refuses the repository's ${loaded.repoWidening.map((s) => s.replace(/: .*$/, '')).join(', ')} ` +
+              `unless given --trust-repo-config (or moved into ${path.join(defaultSagaHome(), 'saga.config.yaml')})`,
+          }
+        : { name: 'config', level: 'ok', detail },
     };
   } catch (error) {
     return {

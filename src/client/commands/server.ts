@@ -161,6 +161,9 @@ async function devBoard(
 export async function workerCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs('worker', argv);
   const settings = connectionSettings();
+  // The sandbox refuses routes to the server this worker uses (domain/config/trust.ts reads it from here),
+  // also when a TOML profile, not the environment, names it.
+  process.env.TEMPORAL_ADDRESS ||= settings.address;
   const dataConverter = dataConverterFromEnv();
   let connection: NativeConnection;
   try {

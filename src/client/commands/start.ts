@@ -9,6 +9,7 @@ import { quickAgentChecks } from '../../activities/agents/checks';
 import { type SagaConfig } from '../../domain/config/config';
 import { resolveAgentProfile } from '../../domain/config/profile-resolution';
 import { knownAgentNames } from '../../domain/config/config';
+import { unconfinedParts } from '../../domain/config/trust';
 import { parseFlags } from '../../domain/request/flags';
 import { announceModes } from '../../domain/request/mode-resolution';
 import {
@@ -41,10 +42,15 @@ export interface StartRequest {
   allowDirty?: boolean;
   /** Skip the agent CLI checks (when the agents run on another machine than this CLI). */
   skipAgentCheck?: boolean;
+  /** `--trust-repo-config`: the repository's saga.config.yaml may set what widens what runs. */
+  trustRepoConfig?: boolean;
+  /** Where warnings go before anything starts (trusted repository settings, UNCONFINED, agent checks). */
+  warn?: (line: string) => void;
 }
 
 /** Builds the saga's input from what the user typed; every problem is a UserError naming it. */
 export async function prepareSaga(request: StartRequest, now = new Date()): Promise<SagaInput> {
+  const warn = request.warn ?? (() => undefined);
   const repoInfo = await checkRepository(request);
   const flags = parseFlags(
     request.argumentsText,
@@ -54,7 +60,9 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
   const plan = request.plan ? readPlanFile(request.plan) : null;
   const sagaHome = defaultSagaHome();
   const config = await loadConfig(repoInfo.repo, sagaHome, request);
-  if (!request.skipAgentCheck) await refuseAgentsThatCannotRun(config, request.agent, plan);
+  const unconfined = unconfinedParts(config, knownAgentNames(config));
+  for (const part of unconfined) warn(`WARNING: UNCONFINED: ${part} runs without the sandbox.`);
+  if (!request.skipAgentCheck) await refuseAgentsThatCannotRun(config, request.agent, plan, warn);
 
   const goal = flags.goal || plan?.problem.split('\n')[0] || '';
   if (!goal && !plan)
@@ -75,6 +83,8 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
     planSource: request.plan ? path.resolve(request.plan) : null,
     agent: request.agent ?? null,
     configFile: request.config ? path.resolve(request.config) : null,
+    ...(request.trustRepoConfig ? { trustRepoConfig: true } : {}),
+    ...(unconfined.length ? { unconfined } : {}),
     sagaHome,
     sagaDir,
     worktreeRoot: config.worktree.root
@@ -123,13 +133,25 @@ function readPlanFile(planArg: string): Plan {
   return parsed.plan;
 }
 
-/** The saga config (`--config FILE` or the repository's), with `--agent` one of its profiles. */
+/**
+ * The saga config (`--config FILE` or the saga home's, the repository's over it), with `--agent` one of its
+ * profiles. Settings the repository's file may only set when trusted are printed before anything runs.
+ */
 async function loadConfig(repo: string, sagaHome: string, request: StartRequest): Promise<SagaConfig> {
   let config: SagaConfig;
   try {
-    config = (
-      await loadSagaConfig({ repo, sagaHome, ...(request.config ? { configFile: request.config } : {}) })
-    ).config;
+    const loaded = await loadSagaConfig({
+      repo,
+      sagaHome,
+      ...(request.config ? { configFile: request.config } : {}),
+      ...(request.trustRepoConfig ? { trustRepoConfig: true } : {}),
+      onRepoWidening: (file, settings) => {
+        for (const setting of settings) {
+          request.warn?.(`--trust-repo-config: ${file}: ${setting} (set by the repository)`);
+        }
+      },
+    });
+    config = loaded.config;
   } catch (error) {
     throw new UserError((error as Error).message);
   }
@@ -154,7 +176,12 @@ function chooseName(given: string | undefined, goal: string, now: Date): string 
  * The cheap part of `saga doctor` for the agents this saga will use (the chosen or default profile and any
  * a plan task names): installed and with credentials. Nothing has started yet when it refuses.
  */
-async function refuseAgentsThatCannotRun(config: SagaConfig, agent: string | undefined, plan: Plan | null) {
+async function refuseAgentsThatCannotRun(
+  config: SagaConfig,
+  agent: string | undefined,
+  plan: Plan | null,
+  warn: (line: string) => void,
+) {
   // Checks and set-up commands run confined too: no sandbox here, no saga, unless `sandbox: none`.
   if (config.sandbox === 'auto') {
     await detectSandbox().catch((error: Error) => {
@@ -168,9 +195,10 @@ async function refuseAgentsThatCannotRun(config: SagaConfig, agent: string | und
   for (const m of plan?.milestones ?? []) for (const t of m.tasks) if (t.agent) names.add(t.agent);
   for (const name of names) {
     if (!knownAgentNames(config).includes(name)) continue; // the plan's own validation names it
-    const failed = (await quickAgentChecks(resolveAgentProfile(config, name))).filter(
-      (r) => r.level === 'fail',
-    );
+    const results = await quickAgentChecks(resolveAgentProfile(config, name));
+    for (const r of results.filter((c) => c.level === 'warn'))
+      warn(`Warning: ${name}: ${r.name}: ${r.detail}`);
+    const failed = results.filter((r) => r.level === 'fail');
     if (failed.length)
       throw new EnvironmentError(
         `Cannot start: ${failed.map((r) => `${r.name}: ${r.detail.replace(/\.$/, '')}`).join('; ')}. ` +
@@ -214,6 +242,8 @@ export async function startCommand(argv: string[], io: Io, connect: () => Promis
   const args = parseArgs('start', argv);
   const repo = str(args, 'repo');
   if (!repo) throw new UserError('saga start: --repo PATH is required.');
+  // Routes to the server are refused in the config (domain/config/trust.ts), also when a TOML profile names it.
+  process.env.TEMPORAL_ADDRESS ||= connectionSettings().address;
   const input = await prepareSaga({
     repo,
     argumentsText: joinArguments(args),
@@ -224,6 +254,8 @@ export async function startCommand(argv: string[], io: Io, connect: () => Promis
     base: str(args, 'base'),
     allowDirty: bool(args, 'allow-dirty'),
     skipAgentCheck: bool(args, 'skip-agent-check'),
+    trustRepoConfig: bool(args, 'trust-repo-config'),
+    warn: (line) => io.err(line),
   });
   const client = await connect();
   input.uiBaseUrl = uiUrlFor(connectionSettings().address);

@@ -38,6 +38,12 @@ export const ResolvedAgentProfileSchema = z.object({
   sandbox: SandboxModeSchema.default('auto'),
   /** host:port pairs the confined agent may reach (its preset's model API and the profile's `network`). */
   network: z.array(z.string()).default([]),
+  /**
+   * The config files the worker resolves this profile from again before it runs it (what runs is never the
+   * input's word): the user's file (null: the worker's saga home's) and the repository's, when the user
+   * trusted it to widen what runs. Null in older histories: `configFile` alone.
+   */
+  sources: z.object({ user: z.string().nullable(), repo: z.string().nullable() }).nullable().default(null),
 });
 export type ResolvedAgentProfile = z.infer<typeof ResolvedAgentProfileSchema>;
 
@@ -82,6 +88,7 @@ export function resolveAgentProfile(config: SagaConfig, name?: string): Resolved
         : resumeCommandFor(wanted, merged.command),
     sandbox: user?.sandbox ?? config.sandbox,
     network: [...new Set([...(AGENT_PRESETS[wanted]?.network ?? []), ...(user?.network ?? [])])],
+    sources: null,
   };
 }
 

@@ -14,6 +14,11 @@ export type SandboxMode = z.infer<typeof SandboxModeSchema>;
 export const CommandSandboxSchema = z.object({
   mode: SandboxModeSchema.default('auto'),
   network: z.array(z.string()).default([]),
+  /**
+   * The config files the worker reads again before it runs a command unconfined or with network (the
+   * input's word is not enough): the user's (null: the worker's saga home's) and a trusted repository's.
+   */
+  sources: z.object({ user: z.string().nullable(), repo: z.string().nullable() }).nullable().optional(),
 });
 export type CommandSandbox = z.infer<typeof CommandSandboxSchema>;
 

@@ -18,6 +18,8 @@ export interface IntakeRequest {
   plan: Plan | null;
   planSource: string | null;
   agent: string | null;
+  /** What runs unconfined (`sandbox: none`); absent or empty when everything is confined. */
+  unconfined?: readonly string[];
 }
 
 export interface IntakeBrief {
@@ -86,7 +88,14 @@ export function intakeBrief(req: IntakeRequest): IntakeBrief {
 /** The prompt of the `confirm-name` interaction: what will be created, the restatement and the unknowns. */
 export function confirmNamePrompt(req: IntakeRequest): string {
   const brief = intakeBrief(req);
+  const unconfined = req.unconfined ?? [];
   return [
+    ...(unconfined.length
+      ? [
+          `WARNING: UNCONFINED: ${unconfined.join('; ')} run${unconfined.length > 1 ? '' : 's'} without the ` +
+            "sandbox, with your user's full access to this machine, its files and its network.",
+        ]
+      : []),
     `Create saga '${req.name}' in ${req.sagaDir} for: ${req.goal.trim() || '(no goal given)'}?`,
     `${req.plan ? 'Problem' : 'Request'}: ${brief.problem}`,
     `Rough shape: ${brief.shape}`,

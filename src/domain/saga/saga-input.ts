@@ -55,6 +55,13 @@ export const SagaInputSchema = z.object({
   agent: z.string().nullable(),
   /** `saga start --config FILE` (absolute), used instead of the repo's or saga home's saga.config.yaml. */
   configFile: z.string().nullable().optional(),
+  /**
+   * `saga start --trust-repo-config`: the repository's saga.config.yaml may set what widens what runs.
+   * Absent (older sagas, other starters): it may not.
+   */
+  trustRepoConfig: z.boolean().optional(),
+  /** What runs unconfined (`sandbox: none`), as saga start found it; the confirm-name prompt says so. */
+  unconfined: z.array(z.string()).optional(),
   sagaHome: z.string(),
   sagaDir: z.string(),
   /** Folder that holds task worktrees (default: the repo's parent). */
