@@ -1,11 +1,10 @@
 /**
  * Issue 20, item 6: git never hangs an activity and never looks like a dead worker. A command that runs past
- * its timeout is killed with everything it started (here the user's clean filter, a real process git runs
- * for `status`), with an error naming the timeout; a slow git command heartbeats, so a heartbeat timeout
- * shorter than the work does not start a second attempt beside it; quick activities' start-to-close leaves
- * room for git's own timeout.
+ * its timeout is killed with everything it started (here a child of a slow `git status`), with an error
+ * naming the timeout; a slow git command heartbeats, so a heartbeat timeout shorter than the work does not
+ * start a second attempt beside it; quick activities' start-to-close leaves room for git's own timeout.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,25 +17,30 @@ import { isRunning as alive } from '../harness/processes';
 const root = mkdtempSync(path.join(os.tmpdir(), 'saga-git-timeout-'));
 
 /**
- * A repo whose `git status` runs the user's clean filter, which sleeps `seconds` (recording its pid first).
- * (Not an fsmonitor hook: the worker's git runs none, issue 29.) The filter is configured after the commit
- * and the file's time changed, so status must read the file through it to compare.
+ * A repo whose `git status` is slow: the worker's git runs none of the user's drivers, hooks or fsmonitor, so
+ * the slowness comes from a `git` earlier on PATH that, for `status`, starts a child that sleeps `seconds`
+ * (recording its pid, as a filter git started would) and then runs the real git.
  */
+const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+const savedPath = process.env.PATH;
+
 function repoWithSlowStatus(name: string, seconds: number): { repo: string; pidFile: string } {
   const repo = path.join(root, name);
   const pidFile = path.join(root, `${name}.pid`);
   execFileSync('git', ['init', '-q', '-b', 'main', repo]);
   writeFileSync(path.join(repo, 'data.txt'), 'data\n');
-  writeFileSync(path.join(repo, '.gitattributes'), 'data.txt filter=slow\n');
   const commit = ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'init'];
   execFileSync('git', ['add', '-A'], { cwd: repo });
   execFileSync('git', commit, { cwd: repo });
-  const filter = path.join(root, `${name}-filter.sh`);
-  writeFileSync(filter, `#!/bin/sh\necho $$ > '${pidFile}'\nsleep ${seconds}\ncat\n`);
-  chmodSync(filter, 0o755);
-  execFileSync('git', ['config', 'filter.slow.clean', filter], { cwd: repo });
-  const later = new Date(Date.now() + 5000);
-  utimesSync(path.join(repo, 'data.txt'), later, later);
+  const bin = path.join(root, `${name}-bin`);
+  mkdirSync(bin);
+  writeFileSync(
+    path.join(bin, 'git'),
+    `#!/bin/sh\nfor a in "$@"; do if [ "$a" = status ]; then sleep ${seconds} & echo $! > '${pidFile}'; wait $!; fi; done\n` +
+      `exec '${realGit}' "$@"\n`,
+  );
+  chmodSync(path.join(bin, 'git'), 0o755);
+  process.env.PATH = `${bin}${path.delimiter}${savedPath}`;
   return { repo, pidFile };
 }
 
@@ -44,10 +48,11 @@ const git = createGitActivities({ sagaHome: path.join(root, 'home') });
 
 afterEach(() => {
   delete process.env.SAGA_GIT_TIMEOUT_MS;
+  process.env.PATH = savedPath;
 });
 
 describe('git process timeout', () => {
-  test('a hanging git command is killed at the timeout, hook included, with a clear error', async () => {
+  test('a hanging git command is killed at the timeout, its children included, with a clear error', async () => {
     const { repo, pidFile } = repoWithSlowStatus('hang', 60);
     process.env.SAGA_GIT_TIMEOUT_MS = '1500';
     const started = Date.now();
@@ -58,7 +63,7 @@ describe('git process timeout', () => {
     expect(error?.message).toMatch(/git status .* timed out after 1500 ms and was killed/);
     expect(error?.message).toContain('SAGA_GIT_TIMEOUT_MS');
     expect(Date.now() - started).toBeLessThan(8_000);
-    // The hook git started is gone too (its process group was killed).
+    // The child the slow git started is gone too (its process group was killed).
     expect(existsSync(pidFile)).toBe(true);
     const hookPid = Number(readFileSync(pidFile, 'utf8').trim());
     for (let i = 0; i < 20 && alive(hookPid); i++) await new Promise((r) => setTimeout(r, 100));
