@@ -43,6 +43,12 @@ const git = (cwd: string, ...args: string[]) =>
     encoding: 'utf8',
   }).trim();
 
+/**
+ * Registered only so that sagas of older releases still in that phase finish; no saga starts them now (the
+ * saga runs acceptance itself, and 0.2.0 recorded none), so a fresh release cannot record one.
+ */
+const RETIRED_WORKFLOWS = ['acceptanceWorkflow'];
+
 describe('workflow histories replay', () => {
   let env: SagaTestEnv;
   beforeAll(async () => {
@@ -50,11 +56,14 @@ describe('workflow histories replay', () => {
   });
   afterAll(async () => env.close());
 
-  test('the previous release keeps a history of every workflow type', () => {
+  test('the previous release keeps a history of every workflow type a saga starts; every type has one', () => {
     const previous = keptVersions().filter((v) => compareVersions(v, CURRENT_VERSION) < 0);
     expect(previous.length).toBeGreaterThan(0);
     const kept = keptHistories(previous.at(-1)!).map((h) => h.workflowType);
-    expect(kept.sort()).toEqual(Object.keys(workflows).sort());
+    const started = Object.keys(workflows).filter((type) => !RETIRED_WORKFLOWS.includes(type));
+    expect(kept.sort()).toEqual(started.sort());
+    const keptAnywhere = new Set(keptVersions().flatMap((v) => keptHistories(v).map((h) => h.workflowType)));
+    expect(Object.keys(workflows).filter((type) => !keptAnywhere.has(type))).toEqual([]);
   });
 
   test.each(
