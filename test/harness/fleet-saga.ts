@@ -11,6 +11,7 @@ import YAML from 'yaml';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
 import type { SagaInput } from '../../src/domain/saga/saga-input';
+import type { SagaStatus } from '../../src/domain/saga/state';
 import { waitForPending, type SagaTestEnv } from './saga-env';
 
 export const git = (cwd: string, ...args: string[]): string =>
@@ -81,6 +82,36 @@ export function planTask(
     evidence: 'check output',
   };
 }
+
+/**
+ * A plan of one milestone whose one task writes `work.txt` (and the `attempts.json` a rogue agent records its
+ * tries in), `check` validating the task, the milestone and the saga.
+ */
+export function oneFilePlan(name: string, check: string): Record<string, unknown> {
+  return {
+    name,
+    problem: 'One file.',
+    scope: { in: ['work.txt'], out: [], delegated: [] },
+    exit_criteria: [{ id: 'E1', text: 'work.txt', check }],
+    milestones: [
+      {
+        id: 1,
+        slug: 'one',
+        title: 'One',
+        depends_on: [],
+        goal: 'work.txt',
+        validation: [{ text: 'work.txt', check }],
+        tasks: [planTask(1, 'work', ['work.txt', 'attempts.json'], check)],
+      },
+    ],
+  };
+}
+
+/** The saga has stopped to ask its user (acceptance or an escalation), or ended. */
+export const waitsForUserOrEnded = (s: SagaStatus): boolean =>
+  s.phase === 'failed' ||
+  s.phase === 'complete' ||
+  s.pending.some((p) => p.kind === 'acceptance' || p.kind === 'escalation');
 
 /** Starts the saga, confirms its name and approves the plan; returns its input. */
 export async function startApprovedSaga(

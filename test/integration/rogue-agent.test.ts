@@ -11,7 +11,13 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import path from 'node:path';
 import { respond } from '../../src/client/saga-client';
 import { SAGA_BIN } from '../harness/cli';
-import { createFleetRepo, git, planTask, startApprovedSaga } from '../harness/fleet-saga';
+import {
+  createFleetRepo,
+  git,
+  oneFilePlan,
+  startApprovedSaga,
+  waitsForUserOrEnded,
+} from '../harness/fleet-saga';
 import { processesWithEnv } from '../harness/processes';
 import { createSagaTestEnv, sagaStatus, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 
@@ -94,23 +100,7 @@ test('a rogue agent escapes nowhere, cannot accept its saga, and its task still 
   const name = 'rogue';
   const check = 'test -f work.txt';
   const { repo, planFile } = createFleetRepo(dir, {
-    plan: {
-      name,
-      problem: 'One file.',
-      scope: { in: ['work.txt'], out: [], delegated: [] },
-      exit_criteria: [{ id: 'E1', text: 'work.txt', check }],
-      milestones: [
-        {
-          id: 1,
-          slug: 'one',
-          title: 'One',
-          depends_on: [],
-          goal: 'work.txt',
-          validation: [{ text: 'work.txt', check }],
-          tasks: [planTask(1, 'work', ['work.txt', 'attempts.json'], check)],
-        },
-      ],
-    },
+    plan: oneFilePlan(name, check),
     script: {},
     config: `agents:\n  rogue: { command: ["{node}", ${JSON.stringify(agent)}] }\n`,
   });
@@ -119,15 +109,7 @@ test('a rogue agent escapes nowhere, cannot accept its saga, and its task still 
   const mainBefore = git(repo, 'rev-parse', 'main');
 
   await startApprovedSaga(env, { repo, planFile, name, args: 'Write work.txt', agent: 'rogue' });
-  const status = await waitForStatus(
-    env,
-    name,
-    (s) =>
-      s.phase === 'failed' ||
-      s.phase === 'complete' ||
-      s.pending.some((p) => p.kind === 'acceptance' || p.kind === 'escalation'),
-    180_000,
-  );
+  const status = await waitForStatus(env, name, waitsForUserOrEnded, 180_000);
   const transcript = path.join(status.sagaDir, 'runs', 'm1t1-d1-a1', 'transcript.log');
   expect({
     phase: status.phase,

@@ -11,7 +11,13 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createFleetRepo, git, planTask, startApprovedSaga } from '../harness/fleet-saga';
+import {
+  createFleetRepo,
+  git,
+  planTask,
+  startApprovedSaga,
+  waitsForUserOrEnded,
+} from '../harness/fleet-saga';
 import { createSagaTestEnv, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 
 /** The fake home's files, as the user's tools would find them. */
@@ -131,15 +137,7 @@ test('a rogue agent and its checks change nothing in the user home, and its priv
   const before = tree(fakeHome);
 
   await startApprovedSaga(env, { repo, planFile, name, args: 'Write work.txt', agent: 'claude' });
-  const status = await waitForStatus(
-    env,
-    name,
-    (s) =>
-      s.phase === 'failed' ||
-      s.phase === 'complete' ||
-      s.pending.some((p) => p.kind === 'acceptance' || p.kind === 'escalation'),
-    180_000,
-  );
+  const status = await waitForStatus(env, name, waitsForUserOrEnded, 180_000);
   const tasks = status.milestones[0]!.tasks;
   expect({ phase: status.phase, tasks: tasks.map((t) => [t.status, t.reason]) }).toEqual({
     phase: 'acceptance',

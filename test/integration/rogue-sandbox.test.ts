@@ -10,7 +10,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { respond } from '../../src/client/saga-client';
-import { createFleetRepo, git, planTask, startApprovedSaga } from '../harness/fleet-saga';
+import {
+  createFleetRepo,
+  git,
+  oneFilePlan,
+  startApprovedSaga,
+  waitsForUserOrEnded,
+} from '../harness/fleet-saga';
 import { createSagaTestEnv, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 
 let env: SagaTestEnv;
@@ -72,23 +78,7 @@ test('a rogue agent makes no user namespace, reaches no host socket, traces noth
   const abstractName = `saga-rogue-${path.basename(dir)}`;
   const agent = path.join(dir, 'rogue.js');
   const { repo, planFile } = createFleetRepo(dir, {
-    plan: {
-      name,
-      problem: 'One file.',
-      scope: { in: ['work.txt'], out: [], delegated: [] },
-      exit_criteria: [{ id: 'E1', text: 'work.txt', check }],
-      milestones: [
-        {
-          id: 1,
-          slug: 'one',
-          title: 'One',
-          depends_on: [],
-          goal: 'work.txt',
-          validation: [{ text: 'work.txt', check }],
-          tasks: [planTask(1, 'work', ['work.txt', 'attempts.json'], check)],
-        },
-      ],
-    },
+    plan: oneFilePlan(name, check),
     script: {},
     config: `agents:\n  rogue: { command: ["{node}", ${JSON.stringify(agent)}] }\n`,
   });
@@ -108,15 +98,7 @@ test('a rogue agent makes no user namespace, reaches no host socket, traces noth
   const servers = [await listen(hostSocket), await listen(`\0${abstractName}`)];
   try {
     await startApprovedSaga(env, { repo, planFile, name, args: 'Write work.txt', agent: 'rogue' });
-    const status = await waitForStatus(
-      env,
-      name,
-      (s) =>
-        s.phase === 'failed' ||
-        s.phase === 'complete' ||
-        s.pending.some((p) => p.kind === 'acceptance' || p.kind === 'escalation'),
-      180_000,
-    );
+    const status = await waitForStatus(env, name, waitsForUserOrEnded, 180_000);
     const transcript = path.join(status.sagaDir, 'runs', 'm1t1-d1-a1', 'transcript.log');
     expect({
       phase: status.phase,
