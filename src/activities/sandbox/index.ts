@@ -17,7 +17,7 @@ import {
 } from '../../domain/config/sandbox';
 import { reservedEndpoints, reservedRoute } from '../../domain/config/trust';
 import { sagaHomeOf } from '../../domain/config/saga-home';
-import { verifyCommandSandbox } from '../config-loader';
+import { verifyCommandSandbox } from '../config-verify';
 import { runProcess, SpawnError, type RunProcessOptions, type RunProcessResult } from '../process/process';
 import { detectSandbox, onPath, SandboxUnavailableError } from './detect';
 import { hardeningFor } from './hardening';

@@ -1,5 +1,5 @@
 /**
- * `saga board`'s server (issue 32): the page, its API and its live events on one port, bound to 127.0.0.1
+ * `saga board`'s server: the page, its API and its live events on one port, bound to 127.0.0.1
  * unless told otherwise, on the CLI's Temporal client. One watcher serves every open page.
  */
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * The board's one poller (issue 32, "many tabs cost the Temporal server no more than one"): each topic (the
+ * The board's one poller (many tabs cost the Temporal server no more than one): each topic (the
  * saga list, or one saga) is read once per interval while anyone watches it, whatever the number of
  * subscribers, and a result is sent only when it changed. Nothing is polled while nobody watches. Each topic
  * has its own loop, so a slow one (a list of sagas whose workers are gone) never holds up another.

@@ -1,4 +1,4 @@
-/** `saga board`: the saga board, a local web page of every saga that also answers their questions (issue 32). */
+/** `saga board`: the saga board, a local web page of every saga that also answers their questions. */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { Client } from '@temporalio/client';

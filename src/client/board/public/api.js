@@ -1,5 +1,5 @@
 /**
- * The board server's API (/tmp/board-api.md contract): reads and the answer POST with the Bearer token (the
+ * The board server's API (README "The saga board"): reads and the answer POST with the Bearer token (the
  * event stream with `?token=`: EventSource sends no headers), and the token itself (taken once from
  * `?token=`, kept in sessionStorage, never left in the address bar).
  */

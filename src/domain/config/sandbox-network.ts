@@ -1,0 +1,144 @@
+/**
+ * The sandbox's network, as data: the allow-list entries (`host:port`), the endpoints a process's own
+ * environment names, and the routes that reach each from inside (loopback addresses, the hosts file, the
+ * forwarders' entry script). Pure.
+ */
+import { z } from 'zod';
+
+/** One host and port a confined process may connect to. */
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/** `host:port` → an endpoint; throws a message naming what is wrong. IPv4 addresses and names only. */
+export function parseEndpoint(text: string): Endpoint {
+  const match = /^([^:\s]+):(\d{1,5})$/.exec(text.trim());
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || !HOST.test(match[1]!) || port < 1 || port > 65535) {
+    throw new Error(`'${text}' is not host:port (e.g. api.anthropic.com:443 or 127.0.0.1:8080)`);
+  }
+  // A name is mapped to a loopback address inside the sandbox; another machine's bare IP cannot be.
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(match[1]!) && match[1] !== '127.0.0.1') {
+    throw new Error(
+      `'${text}': give a host name, or 127.0.0.1 for this machine (other IP addresses cannot be routed)`,
+    );
+  }
+  return { host: match[1]!.toLowerCase(), port };
+}
+
+export const NetworkEntrySchema = z.string().superRefine((text, ctx) => {
+  try {
+    parseEndpoint(text);
+  } catch (err) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: (err as Error).message });
+  }
+});
+
+export const endpointKey = (e: Endpoint) => `${e.host}:${e.port}`;
+
+/**
+ * Endpoints a process's own environment points it at: model API base URLs (`ANTHROPIC_BASE_URL`,
+ * `OPENAI_BASE_URL`, `GOOGLE_GEMINI_BASE_URL`, `OPENAI_API_BASE`, ...) and HTTP(S) proxies. A URL the
+ * user gave the agent is a destination they meant it to reach.
+ */
+export function endpointsFromEnv(env: Readonly<Record<string, string | undefined>>): Endpoint[] {
+  const found: Endpoint[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!value || !/(_BASE_URL|_API_BASE|^HTTPS?_PROXY|^https?_proxy)$/.test(name)) continue;
+    try {
+      const url = new URL(value);
+      const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+      found.push(parseEndpoint(`${url.hostname}:${port}`));
+    } catch {
+      // Not a URL: nothing to allow.
+    }
+  }
+  return found;
+}
+
+export function uniqueEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
+  const seen = new Map<string, Endpoint>();
+  for (const e of endpoints) seen.set(endpointKey(e), e);
+  return [...seen.values()];
+}
+
+/** Where an allowed endpoint is reached inside the sandbox: a loopback address and the same port. */
+export interface NetworkRoute {
+  endpoint: Endpoint;
+  /** The address the in-sandbox forwarder listens on (127.0.0.1 for loopback endpoints). */
+  address: string;
+  /** The worker-side socket file it forwards to, named inside the bound socket folder. */
+  socket: string;
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1']);
+
+/**
+ * One route per endpoint: loopback endpoints keep 127.0.0.1; each other host name gets its own loopback
+ * address (127.0.0.2, ...), which the sandbox's /etc/hosts maps it to.
+ */
+export function networkRoutes(endpoints: readonly Endpoint[]): NetworkRoute[] {
+  const addresses = new Map<string, string>();
+  let next = 2;
+  return uniqueEndpoints(endpoints).map((endpoint, index) => {
+    let address = LOOPBACK_NAMES.has(endpoint.host) ? '127.0.0.1' : addresses.get(endpoint.host);
+    if (!address) {
+      address = `127.0.${next >> 8}.${next & 255}`;
+      next++;
+      addresses.set(endpoint.host, address);
+    }
+    return { endpoint, address, socket: `${index}.sock` };
+  });
+}
+
+/** The sandbox's /etc/hosts: localhost, and each allowed host name at its loopback address. */
+export function hostsFile(routes: readonly NetworkRoute[]): string {
+  const lines = ['127.0.0.1 localhost', '::1 localhost'];
+  const named = new Map<string, string>();
+  for (const r of routes) if (!LOOPBACK_NAMES.has(r.endpoint.host)) named.set(r.endpoint.host, r.address);
+  for (const [host, address] of named) lines.push(`${address} ${host}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `/proc/net/tcp`'s spelling of a listening socket's local address (little-endian IPv4, hex port). */
+export function procNetTcpAddress(address: string, port: number): string {
+  const octets = address.split('.').map(Number).reverse();
+  const hex = (n: number, width: number) => n.toString(16).toUpperCase().padStart(width, '0');
+  return `${octets.map((o) => hex(o, 2)).join('')}:${hex(port, 4)}`;
+}
+
+/**
+ * The network sandbox's entry script: a socat forwarder per route (TCP on the loopback address → the
+ * worker's socket in `socketDir`), a wait until each listens, then the command (`"$@"`, the confined
+ * sandbox). It runs outside the seccomp filter, which refuses Unix sockets, and outside the confined
+ * sandbox's PID namespace, so nothing confined can see, trace or take over the forwarders. Only numbers and
+ * fixed paths go into this text; the command stays an argument array.
+ */
+export function networkEntryScript(
+  routes: readonly NetworkRoute[],
+  socat: string,
+  socketDir: string,
+  setpriv: string | null = null,
+): string {
+  // Waiting is done by the shell's own builtins (no process per poll): a few milliseconds, at most ~5 s.
+  const lines = [
+    'set -e',
+    'listening() { n=0; while :; do',
+    '  while IFS= read -r l; do case "$l" in *" $1 00000000:0000 0A "*) return 0;; esac; done < /proc/net/tcp',
+    '  n=$((n+1)); [ $n -lt 100000 ] || exit 97; done; }',
+  ];
+  // Killed when this shell (by then the confined sandbox's bwrap) ends, even when the worker was killed.
+  const forwarder = setpriv ? `${setpriv} --pdeathsig KILL ${socat}` : socat;
+  for (const r of routes) {
+    lines.push(
+      `${forwarder} TCP-LISTEN:${r.endpoint.port},bind=${r.address},fork,reuseaddr UNIX-CONNECT:${socketDir}/${r.socket} &`,
+    );
+  }
+  for (const r of routes) lines.push(`listening ${procNetTcpAddress(r.address, r.endpoint.port)}`);
+  lines.push('exec "$@"');
+  return `${lines.join('\n')}\n`;
+}
