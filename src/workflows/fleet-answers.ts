@@ -4,8 +4,10 @@
  * agreed spec is kept with the task, logged as a deviation and written to decisions.md, never applied
  * silently.
  */
+import { patched } from '@temporalio/workflow';
 import {
   escalationQuestion,
+  gapClarification,
   specGap,
   specGapDecision,
   specGapNote,
@@ -18,6 +20,7 @@ import type { Answer, SpecChange, TaskState } from '../domain/saga/state';
 import { quickActivities } from './activity-proxies';
 import { ask } from './ask';
 import type { Fleet } from './fleet-state';
+import { PATCHES } from './patches';
 
 /** Asks the user about a task that stays blocked; the answer comes back as a fleet event. */
 export function askAboutBlocked(
@@ -35,7 +38,9 @@ export function askAboutBlocked(
   const gap = rep?.agentBlocked ? specGap(rep.agentBlocked) : null;
   if (gap !== null) {
     // A spec gap is the user's to close: asked as a question, the answer goes to the next delegation.
-    void ask(ctx.sagaWorkflowId, specGapQuestion(task, gap)).then(
+    // The agent's options reach the question only in runs that know them (older histories replay as asked).
+    const offered = rep?.gapOptions && patched(PATCHES.specGapOptions) ? rep.gapOptions : null;
+    void ask(ctx.sagaWorkflowId, specGapQuestion(task, gap, offered)).then(
       (answer) => state.events.push({ type: 'spec-gap', ref: task.id, gap, answer }),
       () => undefined, // cancelled with the workflow; the main loop sees the cancellation itself
     );
@@ -100,12 +105,10 @@ export async function resolveSpecGap(
     state.update(task, { status: 'skipped' });
     return false;
   }
-  const clarification = { ...answer, text: `${gap} — ${answer.text ?? ''}` };
+  const clarified = gapClarification(answer);
+  const clarification = { ...answer, text: `${gap} — ${clarified}` };
   state.update(task, { specChanges: withSpecChange(task, specChangeOf('spec-gap', clarification)) });
-  state.retained.set(task.id, {
-    evidence: task.evidence,
-    notes: [specGapNote(gap, answer.user, answer.text ?? '')],
-  });
+  state.retained.set(task.id, { evidence: task.evidence, notes: [specGapNote(gap, answer.user, clarified)] });
   state.blockedStreak.set(task.id, ASKED_STREAK);
   state.update(task, { status: 'pending', reason: null });
   return false;

@@ -9,4 +9,6 @@ export const PATCHES = {
   projectorQueue: 'projector-queue',
   /** A task whose plan names an unconfined profile runs the saga's own, logged as a deviation. */
   confinedTaskProfiles: 'confined-task-profiles',
+  /** A spec gap's question offers the options its agent reported, the recommended one marked. */
+  specGapOptions: 'spec-gap-options',
 } as const;

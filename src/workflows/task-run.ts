@@ -29,6 +29,8 @@ export class TaskRun {
   fatal = false;
   /** The agent's reason when it reported blocked and the checks did not pass. */
   agentBlocked: string | null = null;
+  /** The answers the agent offered with that report. */
+  gapOptions: TaskReport['gapOptions'] | null = null;
   /** The latest attempt's agent finished and its checks failed (what an adjusted spec may resolve). */
   checksFailed = false;
   /** The user's [A] Abort or [E] Escalate at the review's cap-reached or stuck checkpoint. */
@@ -78,6 +80,7 @@ export class TaskRun {
     this.attempts++;
     // The latest attempt decides (a review's revisions run after a stop): earlier outcomes are cleared.
     this.agentBlocked = null;
+    this.gapOptions = null;
     this.checksFailed = false;
     this.fatal = false;
     return (this.input.attemptOffset ?? 0) + this.attempts;
@@ -130,6 +133,7 @@ export class TaskRun {
     this.reason = outcome.reason;
     this.fatal = outcome.fatal;
     this.agentBlocked = outcome.agentBlocked;
+    this.gapOptions = outcome.gapOptions ?? null;
     this.checksFailed = outcome.checksFailed;
     return false;
   }
@@ -180,6 +184,7 @@ export class TaskRun {
         ...(this.sessionNote ? { sessionNote: this.sessionNote } : {}),
       },
       ...(this.agentBlocked !== null ? { agentBlocked: this.agentBlocked } : {}),
+      ...(this.gapOptions ? { gapOptions: this.gapOptions } : {}),
       ...(this.budgetStopped ? { budgetStopped: this.budgetStopped } : {}),
       ...(this.reviewStop ? { reviewStop: this.reviewStop } : {}),
       ...(this.specChange ? { specChange: this.specChange } : {}),

@@ -3,6 +3,7 @@
  * `{"status": "blocked", "reason": "SPEC GAP: ..."}` to $SAGA_REPORT_FILE when it cannot finish. Pure.
  */
 import type { Answer, InteractionRequest } from '../saga/state';
+import { gapOptionsSentence, gapOptionText, type GapOptions } from './spec-gap-options';
 
 /** Longest agent reason kept: it goes to `saga status`, PROGRESS.md and the escalation prompt. */
 export const BLOCKED_REASON_MAX = 300;
@@ -38,10 +39,20 @@ export function describeAgentBlocker(agentReason: string): string {
 export const SPEC_GAP_OPTIONS = ['answer', 'skip', 'abort'] as const;
 
 /** The question a spec gap becomes (the Saga procedure: escalate spec gaps to the user, do not proceed until resolved). */
-export const specGapPrompt = (ref: string, title: string, gap: string): string =>
-  `Task ${ref} (${title}) found a spec gap: ${gap}. Answer 'answer' with the clarification in --text: the ` +
-  `task is re-delegated with it and it is recorded as a deviation from the spec. Or 'skip' the task ` +
-  `(recorded as a deviation too), or 'abort' the saga.`;
+export const specGapPrompt = (ref: string, title: string, gap: string, offered?: GapOptions | null): string =>
+  `Task ${ref} (${title}) found a spec gap: ${gap}. ` +
+  (offered
+    ? `${gapOptionsSentence(offered)} the task is re-delegated with it`
+    : `Answer 'answer' with the clarification in --text: the task is re-delegated with it`) +
+  ` and it is recorded as a deviation from the spec. Or 'skip' the task (recorded as a deviation too), or ` +
+  `'abort' the saga.`;
+
+/** The clarification an answer gives: the user's own text, or the agent's option picked (with any note). */
+export function gapClarification(answer: { choice: string; text?: string }): string {
+  if (answer.choice === 'answer') return answer.text ?? '';
+  const picked = gapOptionText(answer.choice);
+  return answer.text ? `${picked} (${answer.text})` : picked;
+}
 
 /** The note the re-delegated agent gets: its own report and the user's clarification. */
 export const specGapNote = (gap: string, user: string, answer: string): string =>
@@ -57,9 +68,10 @@ export function specGapDeviation(
   gap: string,
   answer: { user: string; choice: string; text?: string },
 ) {
+  const how = answer.choice === 'answer' ? '' : ` with option ${answer.choice.slice(0, 3)}`;
   const outcome =
-    answer.choice === 'answer'
-      ? `answered by ${answer.user}: ${oneLine(answer.text ?? '')}`
+    answer.choice !== 'skip'
+      ? `answered by ${answer.user}${how}: ${oneLine(gapClarification(answer))}`
       : `task skipped by ${answer.user}${answer.text ? `: ${oneLine(answer.text)}` : ''}`;
   return `Deviation: task ${ref} spec gap: ${gap} — ${outcome}`;
 }
@@ -107,12 +119,14 @@ export const escalationQuestion = (
 export const specGapQuestion = (
   task: { id: string; key: string; title: string; delegations: number },
   gap: string,
+  offered?: GapOptions | null,
 ): InteractionRequest => ({
   id: `gap-${task.key}-d${task.delegations}`,
   kind: 'question',
-  prompt: specGapPrompt(task.id, task.title, gap),
-  options: [...SPEC_GAP_OPTIONS],
-  recommended: 0,
+  prompt: specGapPrompt(task.id, task.title, gap, offered),
+  // The agent's options first, then the saga's own answers (own text, skip, abort).
+  options: [...(offered?.options ?? []), ...SPEC_GAP_OPTIONS],
+  recommended: offered ? offered.recommended : 0,
   textRequiredFor: ['answer'],
 });
 
@@ -126,7 +140,7 @@ export const specGapDecision = (
   title: specGapDeviation(task.id, gap, answer),
   lines: [
     `- Task ${task.id} (${task.title}) reported a spec gap; ${answer.user} answered ${answer.interactionId}.`,
-    `- ${answer.choice === 'answer' ? 'The task is re-delegated with the clarification in its notes.' : 'The task is skipped.'}`,
+    `- ${answer.choice !== 'skip' ? 'The task is re-delegated with the clarification in its notes.' : 'The task is skipped.'}`,
   ],
 });
 

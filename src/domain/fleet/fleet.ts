@@ -4,6 +4,7 @@ import type { AcceptanceIssue } from '../planning/acceptance-issues';
 import type { Plan, PlanMilestone, PlanOutline, PlanTask } from '../plan';
 import { integrationBranch, slugify, taskBranch, taskKey, taskRef } from '../saga/naming';
 import type { SchedTask } from './schedule';
+import type { GapOptions } from './spec-gap-options';
 import type { MilestoneState, SpecChange, TaskState, Usage } from '../saga/state';
 
 export function initialTaskState(sagaName: string, milestone: PlanMilestone, task: PlanTask): TaskState {
@@ -191,6 +192,8 @@ export interface TaskReport {
    * made, and the fleet asks the user instead of re-delegating (`retryable` is false).
    */
   agentBlocked?: string;
+  /** The answers its agent offered with that report (labelled), and the one it recommends. */
+  gapOptions?: GapOptions;
   /** The saga budget ended the task (no run started, or its run was stopped): it is redone after a raise. */
   budgetStopped?: boolean;
   /**

@@ -6,6 +6,7 @@
 import type { AgentFailure } from '../agents/cli-output';
 import { agentBlockedReason, agentBlockedTaskReason } from './blocked-report';
 import { sagaBudgetReason, type BudgetGrant } from './budget';
+import { gapOptionsOf, type GapOptions } from './spec-gap-options';
 
 /** What an attempt's agent run reports (the fields the outcome depends on). */
 export interface AttemptRun {
@@ -42,6 +43,8 @@ export type AttemptOutcome =
       fatal: boolean;
       /** The agent's own reason when it reported blocked. */
       agentBlocked: string | null;
+      /** The answers the agent offered with its blocked report (shown to the user, the recommended one marked). */
+      gapOptions?: GapOptions;
       /** The agent finished and its checks failed (what an adjusted spec may resolve). */
       checksFailed: boolean;
     };
@@ -51,6 +54,11 @@ const failedChecks = (checks: { results: AttemptCheck[] } | null) =>
 
 const outputsOf = (run: AttemptRun, checks: { results: AttemptCheck[] } | null) =>
   checks ? checks.results.map((r) => r.outputPath) : [run.transcriptPath];
+
+const withGapOptions = (report: AttemptRun['report']) => {
+  const gapOptions = gapOptionsOf(report);
+  return gapOptions ? { gapOptions } : {};
+};
 
 /** Attempt `n`'s outcome from its agent run and, when the agent finished, its checks. */
 export function classifyAttempt(
@@ -81,6 +89,7 @@ export function classifyAttempt(
       ...stop,
       fatal: true,
       agentBlocked: blockedReason,
+      ...withGapOptions(run.report),
       failures: [...failedChecks(checks).map((r) => r.outputPath), run.transcriptPath],
       notes: [`Attempt ${n}: you reported blocked: ${blockedReason}`],
       reason: agentBlockedTaskReason(blockedReason),
