@@ -11,6 +11,7 @@
 import { ZodEnum, ZodNativeEnum, ZodObject, ZodString, ZodType } from 'zod';
 import * as acceptanceIssues from '../domain/planning/acceptance-issues';
 import * as answerChoices from '../domain/saga/answer-choices';
+import * as autoPickNotice from '../domain/planning/auto-pick-notice';
 import * as autoRunFiles from '../domain/record/auto-run-files';
 import * as autonomousDecisions from '../domain/planning/autonomous-decisions';
 import * as blockedReport from '../domain/fleet/blocked-report';
@@ -55,6 +56,7 @@ import * as zodErrors from '../domain/text/zod-errors';
 const SHARED_DOMAIN_MODULES = {
   acceptanceIssues,
   answerChoices,
+  autoPickNotice,
   autoRunFiles,
   autonomousDecisions,
   blockedReport,

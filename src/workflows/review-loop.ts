@@ -9,6 +9,7 @@ import {
   CHECKPOINT_REVISE,
 } from '../domain/planning/plan-review';
 import { ITERATION_CAP, qualityDecision, type IterationRecord } from '../domain/fleet/review';
+import { autoPickLogLine } from '../domain/planning/auto-pick-notice';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { Answer } from '../domain/saga/state';
 import { activitiesFor } from './activity-proxies';
@@ -113,7 +114,9 @@ async function openCheckpoint<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>): 
     checkpoint: opts.checkpoint,
     flags: ctx.flags,
   });
-  await sagaLog(ctx, `Auto-picked [A] Review at ${opts.checkpoint} (--autonomous --quality-locked)`);
+  // The seed's notice in place of the prompt: the progress log and the CLI's watch show it.
+  const notice = { name: ctx.name, sagaDir: ctx.sagaDir, checkpoint: opts.checkpoint, flags: ctx.flags };
+  await sagaLog(ctx, autoPickLogLine(notice));
   return 'review';
 }
 

@@ -2,6 +2,7 @@
  * The audit trail of an auto-picked [A] Review (both --autonomous and --quality-locked active): a manifest
  * entry and a decisions.md entry, written before the review runs.
  */
+import { autoPickOverrideHints } from '../../domain/planning/auto-pick-notice';
 import type { FlagsResult } from '../../domain/request/flags';
 import type { createArtifactActivities } from '../artifacts';
 
@@ -15,19 +16,6 @@ export interface AutoPickInput {
   phase: string;
   checkpoint: string;
   flags: FlagsResult;
-}
-
-/** How to turn each active flag off, by where it came from. */
-function overrideHints(active: readonly (typeof FLAG_KEYS)[number][], flags: FlagsResult): string[] {
-  return active
-    .map((k) => {
-      const source = flags[`${k}_source`];
-      if (source === 'config')
-        return `pass --no-${k.replace('_', '-')} to opt out of the .sage/config.yaml default for one run`;
-      if (source === 'flag') return `omit ${flagName(k)} to disable the flag`;
-      return null;
-    })
-    .filter((hint): hint is string => hint !== null);
 }
 
 export async function logAutoPick(artifacts: Artifacts, input: AutoPickInput): Promise<void> {
@@ -58,7 +46,7 @@ export async function logAutoPick(artifacts: Artifacts, input: AutoPickInput): P
       lines: [
         `Flags active: ${active.map((k) => `${flagName(k)} (${input.flags[`${k}_source`] ?? 'off'})`).join(', ')}`,
         `Effect: Triggered quality-locked review loop (results in manifest under quality_locked_history).`,
-        `Override: ${overrideHints(active, input.flags).join('; ')}.`,
+        `Override: ${autoPickOverrideHints(input.flags).join('; ')}.`,
       ],
     },
   });

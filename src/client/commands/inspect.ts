@@ -25,6 +25,7 @@ import {
   type RunningAgent,
 } from '../running-agents';
 import { statusJson } from '../status-json';
+import { autoPickStatusLines, newAutoPickNotices } from '../auto-pick-view';
 import type { Io } from './server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -33,6 +34,7 @@ export function renderStatus(s: SagaStatus, agents: RunningAgent[] = []): string
   const lines = [`Saga ${s.name} — ${s.phase}${s.round > 1 ? ` (round ${s.round})` : ''}`, `Goal: ${s.goal}`];
   if (s.error) lines.push(`Error: ${s.error}`);
   lines.push(`Mode: ${s.executionMode}`);
+  lines.push(...autoPickStatusLines(s.log));
   if (s.configFile) lines.push(`Config: ${s.configFile}`);
   if (s.planSummary) {
     const p = s.planSummary;
@@ -123,6 +125,8 @@ export async function watchUntilDone(client: Client, name: string, io: Io): Prom
       return desc.status.name === 'COMPLETED' ? 0 : 1;
     }
     const status = await getStatus(client, name);
+    // An auto-picked checkpoint shows as its notice, where a prompt would have been.
+    for (const notice of newAutoPickNotices(status.log, seen)) io.out(stripControls(notice.join('\n')));
     for (const p of status.pending) {
       if (seen.has(p.id)) continue;
       seen.add(p.id);
