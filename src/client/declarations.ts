@@ -18,6 +18,8 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
   {
     name: 'start',
     load: async () => (await import('./commands/start')).startCommand,
+    // An empty goal continues the repository's unfinished saga, which may run a worker in this process.
+    runtime: true,
     summary: 'start a saga on a repository',
     args: [{ name: 'ARGUMENTS', optional: true, variadic: true }],
     options: [
@@ -37,7 +39,8 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
     ],
     notes:
       'ARGUMENTS is the slash-command text, best given after --, e.g.\n' +
-      '  saga start --repo ~/src/app -- "--autonomous --parallel=3 Ship dark mode"',
+      '  saga start --repo ~/src/app -- "--autonomous --parallel=3 Ship dark mode"\n' +
+      "With no goal (and no --plan) it picks up the repository's unfinished saga, as saga continue would.",
   },
   {
     name: 'status',

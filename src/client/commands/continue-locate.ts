@@ -8,7 +8,7 @@ import { SagaRepo } from '../../domain/saga/search-attributes';
 import { UserError } from '../errors';
 import { listSagas, type SagaListEntry } from '../saga-client';
 
-const CLOSED_RESUMABLE = ['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED'];
+export const CLOSED_RESUMABLE = ['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED'];
 
 /** Where `saga continue` asks which saga when several are active (the terminal, unless a test says). */
 export interface Terminal {
@@ -44,11 +44,14 @@ export async function locate(client: Client, name: string | undefined, terminal:
   );
 }
 
-/** One line per active saga: name, phase, whether it waits for input, repo (from its search attributes). */
-async function describeActive(
+/**
+ * One line per saga: name, phase, whether it waits for input (or how its run ended), repo (from its search
+ * attributes).
+ */
+export async function describeActive(
   client: Client,
   active: SagaListEntry[],
-): Promise<{ name: string; line: string }[]> {
+): Promise<{ name: string; repo: string; line: string }[]> {
   const repos = await Promise.all(
     active.map((s) =>
       client.workflow
@@ -63,26 +66,33 @@ async function describeActive(
   const width = Math.max(...active.map((s) => s.name.length));
   return active.map((s, i) => ({
     name: s.name,
+    repo: repos[i]!,
     line: [
       s.name.padEnd(width),
       `phase ${s.phase ?? '?'}`,
-      s.awaitingInput ? 'waiting for input' : 'no pending input',
+      s.status !== 'RUNNING'
+        ? `run ${s.status.toLowerCase()}`
+        : s.awaitingInput
+          ? 'waiting for input'
+          : 'no pending input',
       `repo ${repos[i]}`,
     ].join('  '),
   }));
 }
 
 /** Lists the sagas and reads a number or a name until one matches; end of input chooses none. */
-async function chooseSaga(rows: { name: string; line: string }[], terminal: Terminal): Promise<string> {
+export async function chooseSaga(
+  rows: { name: string; line: string }[],
+  terminal: Terminal,
+  what = 'Several sagas are active',
+): Promise<string> {
   const rl = createInterface({ input: terminal.input, output: terminal.output, terminal: true });
   // Ctrl-C or end of input closes the prompt, and a pending question then gives up (no hang).
   const closing = new AbortController();
   rl.on('SIGINT', () => rl.close());
   rl.on('close', () => closing.abort());
   try {
-    terminal.output.write(
-      `Several sagas are active:\n${rows.map((r, i) => `  ${i + 1}) ${r.line}`).join('\n')}\n`,
-    );
+    terminal.output.write(`${what}:\n${rows.map((r, i) => `  ${i + 1}) ${r.line}`).join('\n')}\n`);
     while (!closing.signal.aborted) {
       const answer = (
         await rl

@@ -145,6 +145,19 @@ export async function continueCommand(
   const args = parseArgs('continue', argv);
   const client = await connect();
   const name = await locate(client, args.positionals[0], terminal);
+  return continueSaga(client, name, io, { detach: bool(args, 'detach') });
+}
+
+/**
+ * Continues the saga `name` (`saga continue NAME`, and `saga start` with an empty goal). It follows the
+ * saga when it started the worker itself (unless `detach`), or when asked to (`follow`).
+ */
+export async function continueSaga(
+  client: Client,
+  name: string,
+  io: Io,
+  opts: { detach?: boolean; follow?: boolean } = {},
+): Promise<number> {
   const desc = await describeSaga(client, name);
   const state = desc.status.name;
   if (state === 'COMPLETED') {
@@ -183,7 +196,7 @@ export async function continueCommand(
     const status = await getStatus(client, name);
     io.out(renderStatus(status));
     if (status.milestones.length) await reconcileSaga(client, status, io);
-    if (!workers || bool(args, 'detach')) return 0;
+    if (workers ? opts.detach : !opts.follow) return 0;
     return await watchUntilDone(client, name, io);
   } finally {
     if (workers) for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();

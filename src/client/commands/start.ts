@@ -29,7 +29,9 @@ import { bool, parseArgs, str } from '../args';
 import { connectionSettings, uiUrlFor } from '../connection';
 import { EnvironmentError, UserError } from '../errors';
 import { loadSageConfigDefaults } from '../sage-config';
+import type { Terminal } from './continue-locate';
 import type { Io } from './server';
+import { emptyGoalRequest, NO_GOAL, pickUpSaga } from './start-pickup';
 
 export interface StartRequest {
   repo: string;
@@ -65,8 +67,7 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
   if (!request.skipAgentCheck) await refuseAgentsThatCannotRun(config, request.agent, plan, warn);
 
   const goal = flags.goal || plan?.problem.split('\n')[0] || '';
-  if (!goal && !plan)
-    throw new UserError('Say what the saga should deliver: saga start --repo PATH -- "Ship dark mode".');
+  if (!goal && !plan) throw new UserError(NO_GOAL);
   const name = chooseName(request.name ?? plan?.name, goal, now);
   const sagaDir = path.join(sagaHome, name);
   if (existsSync(sagaDir))
@@ -238,12 +239,19 @@ export function joinArguments(args: { positionals: string[] }): string {
   return args.positionals.join(' ');
 }
 
-export async function startCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
+export async function startCommand(
+  argv: string[],
+  io: Io,
+  connect: () => Promise<Client>,
+  terminal: Terminal = { input: process.stdin, output: process.stdout },
+): Promise<number> {
   const args = parseArgs('start', argv);
   const repo = str(args, 'repo');
   if (!repo) throw new UserError('saga start: --repo PATH is required.');
   // Routes to the server are refused in the config (domain/config/trust.ts), also when a TOML profile names it.
   process.env.TEMPORAL_ADDRESS ||= connectionSettings().address;
+  const pickup = await emptyGoalRequest(args, joinArguments(args));
+  if (pickup) return pickUpSaga(await connect(), { ...pickup, follow: bool(args, 'wait') }, io, terminal);
   const input = await prepareSaga({
     repo,
     argumentsText: joinArguments(args),
