@@ -3,13 +3,22 @@
  * real server: the one unfinished saga of R is continued, saying so; several are asked about at a terminal
  * and listed in a script; none is the missing-goal error; options that only shape a new saga are refused.
  */
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
 import { sagaWorkflowId } from '../../src/domain/saga/naming';
-import { runSaga } from '../harness/cli';
+import { runSaga, SAGA_BIN } from '../harness/cli';
 import { runSagaInPty } from '../harness/pty';
-import { createInProcessSagaEnv, waitForPending, type InProcessSagaEnv } from '../harness/saga-env';
+import {
+  createInProcessSagaEnv,
+  createSagaTestEnv,
+  useEnvInProcess,
+  waitForPending,
+  type InProcessSagaEnv,
+  type SagaTestEnv,
+} from '../harness/saga-env';
+import { waitFor } from '../harness/wait';
 
 jest.setTimeout(150_000);
 
@@ -105,5 +114,43 @@ describe('saga start with an empty goal', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`picking up the unfinished saga 'two-b-${suffix}'`);
     expect(result.stdout).toContain(`Saga two-b-${suffix} — planning`);
+  });
+});
+
+describe('saga start with an empty goal, no worker running', () => {
+  let env: SagaTestEnv;
+  const name = `alone-${Date.now().toString(36)}`;
+  beforeAll(async () => {
+    env = await createSagaTestEnv('start-pickup-alone');
+    useEnvInProcess(env);
+  });
+  afterAll(async () => {
+    await env.client.workflow
+      .getHandle(sagaWorkflowId(name))
+      .terminate('test over')
+      .catch(() => undefined);
+    await env.close();
+  });
+
+  test('runs the worker in its own process and follows the saga, as saga continue does', async () => {
+    const repo = createSampleRepo(path.join(env.tmp('alone'), 'greeting'));
+    const input = await prepareSaga({ repo, argumentsText: 'Add greeting', plan: GREETING_PLAN_FILE, name });
+    await startSaga(env.client, input);
+    const child = spawn(process.execPath, [SAGA_BIN, 'start', '--repo', repo], {
+      env: env.cliEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      // The saga only reaches its first question on the worker this command started.
+      await waitFor('the name confirmation in the output', () => output.includes('[confirm-name]'), 60_000);
+      expect(output).toContain(`picking up the unfinished saga '${name}'`);
+      expect(output).toContain('No worker was polling');
+    } finally {
+      child.kill('SIGINT');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
   });
 });
