@@ -11,7 +11,9 @@ import {
   parseIssueLines,
   type AcceptanceIssue,
 } from '../domain/planning/acceptance-issues';
+import { patched } from '@temporalio/workflow';
 import { issuesMilestone } from '../domain/fleet/fleet';
+import { withCorrectionScopes } from '../domain/saga/decision-fixes';
 import { autoRunPromptLine, type AutoRunFile } from '../domain/record/auto-run-files';
 import {
   acceptanceCorrectionLines,
@@ -22,6 +24,7 @@ import type { PlanMilestone, PlanOutline } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { Answer, InteractionRequest } from '../domain/saga/state';
 import { activitiesFor } from './activity-proxies';
+import { PATCHES } from './patches';
 import { ask, askAll } from './ask';
 import type { ValidationResult } from './validation';
 import { ACCEPTANCE_CHOICE } from '../domain/saga/answer-choices';
@@ -134,10 +137,15 @@ export async function acceptRound(
       corrections,
       at: `acceptance round ${round}`,
     });
+  const milestone = issuesMilestone(plan, issues, round);
+  const texts = issues.map((i) => i.text);
   return {
     accepted: false,
-    issues: issues.map((i) => i.text),
-    milestone: issuesMilestone(plan, issues, round),
+    issues: texts,
+    milestone:
+      corrections.length && patched(PATCHES.correctionSpecs)
+        ? withCorrectionScopes(milestone, texts, corrections)
+        : milestone,
     by: answer.user,
   };
 }

@@ -9,4 +9,6 @@ export const PATCHES = {
   projectorQueue: 'projector-queue',
   /** A task whose plan names an unconfined profile runs the saga's own, logged as a deviation. */
   confinedTaskProfiles: 'confined-task-profiles',
+  /** A `D<n>:` fix task's spec carries the decision it corrects (question, choice, correction). */
+  correctionSpecs: 'correction-specs',
 } as const;
