@@ -15,6 +15,7 @@ import { patched } from '@temporalio/workflow';
 import { issuesMilestone } from '../domain/fleet/fleet';
 import { withCorrectionScopes } from '../domain/saga/decision-fixes';
 import { autoRunPromptLine, type AutoRunFile } from '../domain/record/auto-run-files';
+import { reconciliationPromptLines } from '../domain/record/reconciliation';
 import {
   acceptanceCorrectionLines,
   parseDecisionCorrections,
@@ -41,6 +42,8 @@ export interface AcceptanceInput {
   decisions?: CorrectableDecision[];
   /** Files the work adds or changes that tools run on their own; the prompt names them. */
   autoRunFiles?: AutoRunFile[];
+  /** What `saga continue` found differing between the record and git (lost merges too); the prompt says it. */
+  reconciliation?: string[];
 }
 
 export type AcceptanceResult =
@@ -85,6 +88,7 @@ export async function acceptRound(
     unresolved = [],
     decisions = [],
     autoRunFiles = [],
+    reconciliation = [],
   }: AcceptanceInput,
   asker: Asker,
 ): Promise<AcceptanceResult> {
@@ -102,7 +106,10 @@ export async function acceptRound(
       acceptanceCorrectionLines(decisions)
         .map((line) => `\n${line}`)
         .join('') +
-      (autoRun ? `\n${autoRun}` : ''),
+      (autoRun ? `\n${autoRun}` : '') +
+      reconciliationPromptLines(reconciliation)
+        .map((line) => `\n${line}`)
+        .join(''),
     options: [...ACCEPTANCE_OPTIONS],
     recommended: validation.passed && !unresolved.length ? 0 : 2,
     textRequiredFor: [ACCEPTANCE_CHOICE.reportIssues],
