@@ -45,8 +45,9 @@ describe('saga continue reconciles before it resumes', () => {
   });
   afterAll(async () => env.close());
 
-  test('a lost merge is asked about, redone, and reported at acceptance and in REPORT.md', async () => {
-    const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'), {
+  /** A saga stopped while task 2.1 runs, its integration branch reset to lose task 1.2's merge. */
+  async function stoppedWithLostMerge(name: string, dir: string) {
+    const repo = createSampleRepo(path.join(env.tmp(dir), 'greeting'), {
       script: {
         tasks: {
           '1.1': {
@@ -72,13 +73,13 @@ describe('saga continue reconciles before it resumes', () => {
         },
       },
     });
-    await startApprovedSaga(env, { repo, planFile: GREETING_PLAN_FILE, name: NAME, args: 'Add greeting' });
-    const inFlight = await waitForStatus(env, NAME, (s) => s.milestones[1]?.tasks[0]?.status === 'running');
+    await startApprovedSaga(env, { repo, planFile: GREETING_PLAN_FILE, name, args: 'Add greeting' });
+    const inFlight = await waitForStatus(env, name, (s) => s.milestones[1]?.tasks[0]?.status === 'running');
     await new Promise((r) => setTimeout(r, 1000));
-    await env.client.workflow.getHandle(sagaWorkflowId(NAME)).terminate('simulated crash');
+    await env.client.workflow.getHandle(sagaWorkflowId(name)).terminate('simulated crash');
 
     // The integration branch loses its newest merge: task 1.2's (it depends on 1.1, so merges last).
-    const branch = integrationBranch(NAME);
+    const branch = integrationBranch(name);
     const [, before, lostCommit] = git(
       repo,
       'rev-list',
@@ -100,12 +101,17 @@ describe('saga continue reconciles before it resumes', () => {
       }
     };
     expect(isMerged()).toBe(false);
+    return { repo, branch, before: before!, lostCommit: lostCommit!, isMerged };
+  }
+
+  test('a lost merge is asked about, redone, and reported at acceptance and in REPORT.md', async () => {
+    const { repo, branch, before, lostCommit, isMerged } = await stoppedWithLostMerge(NAME, 'repo');
 
     // A script is told what was found and how to answer; nothing is resumed or changed.
     const scripted = await runSaga(['continue', NAME, '--detach'], env.cliEnv);
     expect(scripted.code).toBe(1);
     expect(scripted.stderr).toContain(`Saga '${NAME}': the integration branch lost the merge of 1 task(s)`);
-    expect(scripted.stderr).toContain(`task 1.2 (Default name), commit ${lostCommit!.slice(0, 12)}`);
+    expect(scripted.stderr).toContain(`task 1.2 (Default name), commit ${lostCommit.slice(0, 12)}`);
     expect(scripted.stderr).toContain(`saga continue ${NAME} --lost-merges=redo`);
     const desc = await env.client.workflow.getHandle(sagaWorkflowId(NAME)).describe();
     expect(desc.status.name).toBe('TERMINATED');
@@ -122,7 +128,7 @@ describe('saga continue reconciles before it resumes', () => {
     expect(cont.code).toBe(0);
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain(
-      `Task 1.2 (Default name) is recorded as integrated, but its commit ${lostCommit!.slice(0, 12)} is not in the integration branch.`,
+      `Task 1.2 (Default name) is recorded as integrated, but its commit ${lostCommit.slice(0, 12)} is not in the integration branch.`,
     );
     const out = plain(cont.stdout);
     // Reconciled (and redone) before the new run started.
@@ -156,5 +162,31 @@ describe('saga continue reconciles before it resumes', () => {
     await respond(env.client, NAME, { interactionId: 'acceptance-1', choice: 'accept', user: 'test' });
     const result = await env.client.workflow.getHandle(sagaWorkflowId(NAME)).result();
     expect(result.phase).toBe('complete');
+  });
+  test('answered leave: the saga resumes without the merge, and acceptance and REPORT.md say so', async () => {
+    const name = 'left-merge';
+    const { branch, before, lostCommit, isMerged } = await stoppedWithLostMerge(name, 'repo-leave');
+    const bad = await runSaga(['continue', name, '--lost-merges=maybe'], env.cliEnv);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("--lost-merges must be 'redo' or 'leave', got 'maybe'.");
+
+    const cont = await runSaga(['continue', name, '--detach', '--lost-merges=leave'], env.cliEnv);
+    expect(cont.stderr).toBe('');
+    expect(cont.code).toBe(0);
+    expect(cont.stdout).toContain('left as is by cli:');
+    expect(isMerged()).toBe(false);
+
+    const atAcceptance = await waitForPending(env, name, 'acceptance-1', 150_000);
+    const finding = `Task 1.2: recorded as integrated but not merged into '${branch}'; left as is by cli:`;
+    expect(atAcceptance.pending.find((p) => p.id === 'acceptance-1')!.prompt).toContain(`- ${finding}`);
+    const report = readFileSync(path.join(atAcceptance.sagaDir, 'REPORT.md'), 'utf8');
+    expect(report).toContain(`- ${finding}`);
+    expect(report).toMatch(
+      /- \*\*1\.2 Default name\*\* \(integrated, `[0-9a-f]{12}`\): changed `test\/greet-default\.test\.js`; no merge of it is on the integration branch\./,
+    );
+    expect(git(atAcceptance.repo, 'merge-base', '--is-ancestor', before, branch)).toBe('');
+    expect(lostCommit).toMatch(/^[0-9a-f]{40}$/);
+    await respond(env.client, name, { interactionId: 'acceptance-1', choice: 'accept', user: 'test' });
+    expect((await env.client.workflow.getHandle(sagaWorkflowId(name)).result()).phase).toBe('complete');
   });
 });
