@@ -103,7 +103,14 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
     runtime: true,
     summary: 'after a crash: replay history, resume failed/terminated runs',
     args: [{ name: 'NAME', optional: true }],
-    options: [{ name: 'detach', description: 'return once resumed instead of following the saga' }],
+    options: [
+      { name: 'detach', description: 'return once resumed instead of following the saga' },
+      {
+        name: 'lost-merges',
+        value: 'redo|leave',
+        description: 'tasks recorded as integrated that the integration branch lost: merge again, or leave',
+      },
+    ],
   },
   {
     name: 'cancel',

@@ -11,8 +11,11 @@ import {
   parseIssueLines,
   type AcceptanceIssue,
 } from '../domain/planning/acceptance-issues';
+import { patched } from '@temporalio/workflow';
 import { issuesMilestone } from '../domain/fleet/fleet';
+import { withCorrectionScopes } from '../domain/saga/decision-fixes';
 import { autoRunPromptLine, type AutoRunFile } from '../domain/record/auto-run-files';
+import { reconciliationPromptLines } from '../domain/record/reconciliation';
 import {
   acceptanceCorrectionLines,
   parseDecisionCorrections,
@@ -22,6 +25,7 @@ import type { PlanMilestone, PlanOutline } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { Answer, InteractionRequest } from '../domain/saga/state';
 import { activitiesFor } from './activity-proxies';
+import { PATCHES } from './patches';
 import { ask, askAll } from './ask';
 import type { ValidationResult } from './validation';
 import { ACCEPTANCE_CHOICE } from '../domain/saga/answer-choices';
@@ -38,6 +42,8 @@ export interface AcceptanceInput {
   decisions?: CorrectableDecision[];
   /** Files the work adds or changes that tools run on their own; the prompt names them. */
   autoRunFiles?: AutoRunFile[];
+  /** What `saga continue` found differing between the record and git (lost merges too); the prompt says it. */
+  reconciliation?: string[];
 }
 
 export type AcceptanceResult =
@@ -82,6 +88,7 @@ export async function acceptRound(
     unresolved = [],
     decisions = [],
     autoRunFiles = [],
+    reconciliation = [],
   }: AcceptanceInput,
   asker: Asker,
 ): Promise<AcceptanceResult> {
@@ -99,7 +106,10 @@ export async function acceptRound(
       acceptanceCorrectionLines(decisions)
         .map((line) => `\n${line}`)
         .join('') +
-      (autoRun ? `\n${autoRun}` : ''),
+      (autoRun ? `\n${autoRun}` : '') +
+      reconciliationPromptLines(reconciliation)
+        .map((line) => `\n${line}`)
+        .join(''),
     options: [...ACCEPTANCE_OPTIONS],
     recommended: validation.passed && !unresolved.length ? 0 : 2,
     textRequiredFor: [ACCEPTANCE_CHOICE.reportIssues],
@@ -134,10 +144,15 @@ export async function acceptRound(
       corrections,
       at: `acceptance round ${round}`,
     });
+  const milestone = issuesMilestone(plan, issues, round);
+  const texts = issues.map((i) => i.text);
   return {
     accepted: false,
-    issues: issues.map((i) => i.text),
-    milestone: issuesMilestone(plan, issues, round),
+    issues: texts,
+    milestone:
+      corrections.length && patched(PATCHES.correctionSpecs)
+        ? withCorrectionScopes(milestone, texts, corrections)
+        : milestone,
     by: answer.user,
   };
 }

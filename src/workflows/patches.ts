@@ -11,4 +11,6 @@ export const PATCHES = {
   confinedTaskProfiles: 'confined-task-profiles',
   /** A spec gap's question offers the options its agent reported, the recommended one marked. */
   specGapOptions: 'spec-gap-options',
+  /** A `D<n>:` fix task's spec carries the decision it corrects (question, choice, correction). */
+  correctionSpecs: 'correction-specs',
 } as const;

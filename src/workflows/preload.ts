@@ -18,6 +18,7 @@ import * as blockedReport from '../domain/fleet/blocked-report';
 import * as budget from '../domain/fleet/budget';
 import * as caps from '../domain/text/caps';
 import * as config from '../domain/config/config';
+import * as decisionFixes from '../domain/saga/decision-fixes';
 import * as elicitation from '../domain/planning/elicitation';
 import * as environment from '../domain/planning/environment';
 import * as failure from '../domain/saga/failure';
@@ -63,6 +64,7 @@ const SHARED_DOMAIN_MODULES = {
   budget,
   caps,
   config,
+  decisionFixes,
   elicitation,
   environment,
   failure,

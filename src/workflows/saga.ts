@@ -15,6 +15,7 @@ import {
 } from '@temporalio/workflow';
 import type { AutoRunFile } from '../domain/record/auto-run-files';
 import { planOutline } from '../domain/plan';
+import { reconciliationSummary } from '../domain/record/reconciliation';
 import { failureReason } from '../domain/saga/failure';
 import { integrationBranch, phaseWorkflowId } from '../domain/saga/naming';
 import { unresolvedTasks } from '../domain/saga/phase-progress';
@@ -170,6 +171,9 @@ async function accept(
       unresolved: unresolvedTasks(run.progress.milestones),
       ...(decisions ? { decisions } : {}),
       ...(autoRunFiles.length ? { autoRunFiles } : {}),
+      ...(run.reconciliation?.findings.length
+        ? { reconciliation: reconciliationSummary(run.reconciliation).findings }
+        : {}),
     },
     { ask: (request) => run.ask(request), askAll: (requests) => run.askAll(requests) },
   );

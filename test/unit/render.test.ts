@@ -304,9 +304,11 @@ describe('REPORT.md', () => {
     });
     expect(md).toContain('- **Exit criteria passed:** 1 of 2');
     expect(md).toContain('### Milestone 1: Core library — running');
-    expect(md).toContain('Integration commit: `fedcba987654`');
     expect(md).toContain(
-      '| 1.1 | Add greet() | passed | `saga/add-greeting/m1t1-add-greet` | `0123456789ab` | src/greet.js, test/greet.test.js |',
+      '0 tasks of 2 landed on the integration branch (integration commit `fedcba987654`).',
+    );
+    expect(md).toContain(
+      '- **1.1 Add greet()** (passed, `0123456789ab`): changed `src/greet.js`, `test/greet.test.js`.',
     );
     expect(md).toContain(
       '| E1 | greet() returns the greeting | `node --test test/greet.test.js` | **passed** | ' +

@@ -10,7 +10,8 @@ import { prependDecision, updateManifest, type DecisionInput, type ManifestUpdat
 import { recordMilestone, type RecordMilestoneInput } from './milestone-records';
 import { writeProgress, type ProgressInput } from './progress';
 import { createSagaFiles } from './saga-files';
-import { writeSpecTree, type SpecTreeInput } from './spec-tree';
+import { correctStoredRationale, writeSpecTree, type SpecTreeInput } from './spec-tree';
+import type { DecisionCorrection } from '../../domain/planning/memory';
 import { SAGA_FILES } from '../../domain/saga/saga-dir';
 
 export { writeFileAtomic } from './file-io';
@@ -26,6 +27,16 @@ export function createArtifactActivities(deps: { sagaHome: string }) {
     /** SAGA.md plus milestones/NN-slug/MILESTONE.md and milestones/NN-slug/tasks/NN-slug.md. */
     async writeSpecTree(input: SpecTreeInput): Promise<{ files: string[]; costEstimate: string | null }> {
       return writeSpecTree(files, input);
+    },
+
+    /** Decisions corrected at acceptance show their corrected choice in SAGA.md's rationale from now on. */
+    async correctRationale(input: {
+      sagaDir: string;
+      corrections: DecisionCorrection[];
+      where: string;
+      user: string;
+    }): Promise<{ updated: boolean }> {
+      return { updated: await correctStoredRationale(files, input) };
     },
 
     /**

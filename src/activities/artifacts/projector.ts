@@ -18,6 +18,7 @@ import type { createArtifactActivities } from './';
 import { readEvidenceTail } from './evidence';
 import type { createGitActivities } from '../git';
 import { landedAutoRunFiles } from '../git-ops/landed-files';
+import { builtForReport } from './report-built';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 
@@ -196,6 +197,13 @@ async function writeSagaReport(
     checkout: { copy: ctx.settings.worktree.copy, setup: ctx.settings.worktree.setup },
     verifyPath: `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'verify')}`,
     autoRunFiles,
+    built: await builtForReport({
+      repo: ctx.repo,
+      base: ctx.base,
+      integrationBranch: status.integrationBranch,
+      sagaDir: input.sagaDir,
+      milestones: status.milestones,
+    }),
   });
   // The acceptance prompt names them too (a result without them, from an older worker, names none).
   return { path, autoRunFiles };

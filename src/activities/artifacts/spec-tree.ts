@@ -19,6 +19,8 @@ import {
   renderTaskMd,
 } from '../../domain/record/render';
 import type { SagaStatus } from '../../domain/saga/state';
+import { correctedRationale } from '../../domain/saga/decision-fixes';
+import type { DecisionCorrection } from '../../domain/planning/memory';
 import { earlierCostRecords } from './cost-records';
 import { lockFile } from './file-io';
 import type { ProgressInput } from './progress';
@@ -112,6 +114,27 @@ export async function refreshSpecTree(files: SagaFiles, input: ProgressInput): P
       },
       input.status,
     );
+  } finally {
+    release();
+  }
+}
+
+/**
+ * Corrections made at acceptance: the stored rationale shows the corrected choices, so every later render
+ * of SAGA.md (the projector's next write) has them; false when no spec tree was written.
+ */
+export async function correctStoredRationale(
+  files: SagaFiles,
+  input: { sagaDir: string; corrections: DecisionCorrection[]; where: string; user: string },
+): Promise<boolean> {
+  const release = await lockFile(path.join(input.sagaDir, SAGA_FILES.saga));
+  try {
+    const stored = await readStoredSpec(files, input.sagaDir);
+    if (!stored) return false;
+    const rationale = correctedRationale(stored.plan.rationale ?? [], input.corrections, input);
+    const spec = { ...stored, plan: { ...stored.plan, rationale } };
+    await files.write(input.sagaDir, SPEC_INPUT_FILE, `${JSON.stringify(spec, null, 2)}\n`);
+    return true;
   } finally {
     release();
   }

@@ -13,6 +13,7 @@ export { commitHandoff, commitWork, handedOff, type CommittedWork } from './hand
 export { abortMerge, completeMerge, mergeBranch, resetHard } from './merges';
 export { listedPaths, pathExists } from './paths';
 export { reconcileGit, type GitFinding } from './reconcile';
+export { redoMerge, type RedoMergeResult } from './redo-merge';
 export { checkRepo } from './repo';
 export { DEFAULT_GIT_TIMEOUT_MS, execGit, GitError, gitTimeoutMs, runGit } from './run';
 export { cleanupSagaWorktrees, listSagaWorktrees } from './saga-worktrees';

@@ -96,6 +96,14 @@ export function createMemoryActivities(deps: { sagaHome: string; artifacts: Arti
           ),
         },
       });
+      // At acceptance the plan is not revised: SAGA.md's rationale is corrected here instead.
+      if (input.at)
+        await deps.artifacts.correctRationale({
+          sagaDir: input.sagaDir,
+          corrections: input.corrections,
+          where: input.at,
+          user: input.user,
+        });
       return { file: await appendToRepoMemory(deps.sagaHome, input.repo, entries) };
     },
 

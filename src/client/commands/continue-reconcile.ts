@@ -24,8 +24,8 @@ import type { Io } from './server';
 import { stripControls } from '../../domain/text/terminal';
 
 /** Evidence of finished tasks that is missing, empty or outside the saga directory. */
-async function evidenceFindings(
-  status: SagaStatus,
+export async function evidenceFindings(
+  status: Pick<SagaStatus, 'sagaDir' | 'milestones'>,
 ): Promise<{ checked: number; findings: ReconciliationFinding[] }> {
   const cited = evidenceToCheck(status.milestones);
   const problems = await Promise.all(cited.map((e) => evidenceProblem(status.sagaDir, e.path)));

@@ -2,7 +2,8 @@
  * `saga continue [NAME]`: continuing is a replay of Temporal's history, never a re-reading of markdown.
  * A running saga needs only a worker; a failed or terminated one resumes in a new run seeded from its
  * last state, so finished tasks are not redone. Which saga: continue-locate.ts; what the history says:
- * continue-history.ts; the record is reconciled with reality: continue-reconcile.ts.
+ * continue-history.ts; the record is reconciled with reality before a new run starts:
+ * continue-resume-check.ts (a running run as it goes on: continue-reconcile.ts).
  */
 import { finishedTaskCount } from '../../domain/saga/milestone-records';
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
@@ -16,10 +17,11 @@ import type { MilestoneState } from '../../domain/saga/state';
 import { carryQuery } from '../../workflows/definitions';
 import { sagaWorkflow } from '../../workflows/saga';
 import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
-import { bool, parseArgs } from '../args';
+import { bool, parseArgs, str } from '../args';
 import { connectionSettings } from '../connection';
 import { describeSaga, getStatus } from '../saga-client';
 import { reconcileSaga } from './continue-reconcile';
+import { lostMergeChoice, reconcileBeforeResume, type LostMergeChoice } from './continue-resume-check';
 import { openImplementationProgress, replayProblem, runStart, stateFromHistory } from './continue-history';
 import { locate, type Terminal } from './continue-locate';
 import { renderStatus, watchUntilDone } from './inspect';
@@ -143,9 +145,10 @@ export async function continueCommand(
   terminal: Terminal = { input: process.stdin, output: process.stdout },
 ): Promise<number> {
   const args = parseArgs('continue', argv);
+  const lostMerges = lostMergeChoice(str(args, 'lost-merges'));
   const client = await connect();
   const name = await locate(client, args.positionals[0], terminal);
-  return continueSaga(client, name, io, { detach: bool(args, 'detach') });
+  return continueSaga(client, name, io, { detach: bool(args, 'detach'), lostMerges, terminal });
 }
 
 /**
@@ -156,8 +159,9 @@ export async function continueSaga(
   client: Client,
   name: string,
   io: Io,
-  opts: { detach?: boolean; follow?: boolean } = {},
+  opts: { detach?: boolean; follow?: boolean; lostMerges?: LostMergeChoice; terminal: Terminal },
 ): Promise<number> {
+  const { terminal, lostMerges } = opts;
   const desc = await describeSaga(client, name);
   const state = desc.status.name;
   if (state === 'COMPLETED') {
@@ -167,12 +171,15 @@ export async function continueSaga(
   const run = client.workflow.getHandle(sagaWorkflowId(name), desc.runId);
   const history = await run.fetchHistory();
   const { input } = await runStart(client, name, history);
+  // A new run starts from a state checked against git first (and a lost merge answered).
+  const checked = (carry: SagaState | null) =>
+    carry ? reconcileBeforeResume(carry, input, io, terminal, lostMerges) : Promise.resolve(carry);
   const workers = await ensureWorker(client, desc.taskQueue, input.hostQueue, io);
   try {
     const unreplayable = await replayProblem(history, sagaWorkflowId(name));
     if (unreplayable) {
       // Made by other code (an upgrade): the saga crosses it by its state, not by replaying that code.
-      const carry = await stateFromHistory(client, name, history);
+      const carry = await checked(await stateFromHistory(client, name, history));
       if (state === 'RUNNING')
         await run.terminate(`saga continue: this code cannot replay the run (${unreplayable})`);
       await startFromState(client, desc.taskQueue, input, carry, io);
@@ -185,7 +192,7 @@ export async function continueSaga(
       const carried = await run.query(carryQuery);
       // The task states of an implementation phase that was running are its own.
       const live = carried && (await openImplementationProgress(client, history));
-      const carry = carried && live ? withReportedProgress(carried, [{ live }]) : carried;
+      const carry = await checked(carried && live ? withReportedProgress(carried, [{ live }]) : carried);
       await startFromState(client, desc.taskQueue, input, carry, io);
       io.out(
         carry
@@ -195,7 +202,9 @@ export async function continueSaga(
     }
     const status = await getStatus(client, name);
     io.out(renderStatus(status));
-    if (status.milestones.length) await reconcileSaga(client, status, io);
+    // A run that kept running (it only needed a worker) is reconciled as it goes on.
+    if (state === 'RUNNING' && !unreplayable && status.milestones.length)
+      await reconcileSaga(client, status, io);
     if (workers ? opts.detach : !opts.follow) return 0;
     return await watchUntilDone(client, name, io);
   } finally {

@@ -83,5 +83,5 @@ export async function pickUpSaga(
     );
   // Loaded here: the continue path brings the worker, which starting a new saga does not need.
   const { continueSaga } = await import('./continue');
-  return continueSaga(client, name, io, { follow: request.follow });
+  return continueSaga(client, name, io, { follow: request.follow, terminal });
 }

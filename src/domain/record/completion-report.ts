@@ -4,20 +4,10 @@
  */
 import { z } from 'zod';
 import type { Environment } from '../planning/environment';
-import {
-  bullets,
-  cell,
-  code,
-  doc,
-  fenced,
-  oneLine,
-  section,
-  shellQuote,
-  shortCommit,
-  table,
-} from './markdown';
+import { bullets, cell, code, doc, fenced, oneLine, section, shellQuote, table } from './markdown';
 import type { Plan } from '../plan';
 import type { AutoRunFile } from './auto-run-files';
+import { reconciliationReport, whatWasBuilt, type TaskBuilt } from './report-built';
 import { ExitResultSchema, type SagaStatus } from '../saga/state';
 
 export const ExitCriterionResultSchema = ExitResultSchema.extend({
@@ -40,6 +30,8 @@ export interface ReportInput {
   manualSteps?: string[];
   /** Files the work adds or changes that tools run on their own (direnv, editors, git, CI, npm install). */
   autoRunFiles?: AutoRunFile[];
+  /** Per task ref: the agent's summary and what its merge changed (read when the report is written). */
+  built?: Record<string, TaskBuilt>;
 }
 
 /** Lines of check output the report quotes per criterion. */
@@ -129,27 +121,7 @@ export function renderReportMd(input: ReportInput): string {
     result: exitResults.find((r) => r.id === c.id),
   }));
   const passed = results.filter((r) => r.result?.result === 'passed').length;
-  const built = status.milestones.map((m) => {
-    const rows = m.tasks.map((t) => [
-      t.id,
-      cell(t.title),
-      t.status,
-      t.branch ? code(t.branch) : '—',
-      shortCommit(t.commit),
-      cell(
-        t.changedFiles.length
-          ? `${t.changedFiles.slice(0, 5).join(', ')}${t.changedFiles.length > 5 ? ` (+${t.changedFiles.length - 5} more)` : ''}`
-          : '—',
-      ),
-    ]);
-    return [
-      `### Milestone ${m.id}: ${oneLine(m.title)} — ${m.status}`,
-      '',
-      `Integration commit: ${shortCommit(m.integrationCommit)}`,
-      '',
-      table(['Task', 'Title', 'Status', 'Branch', 'Commit', 'Changed files'], rows),
-    ].join('\n');
-  });
+  const reconciled = reconciliationReport(status);
   const exitRows = results.map(({ criterion, result }) => [
     cell(criterion.id),
     cell(criterion.text),
@@ -173,7 +145,8 @@ export function renderReportMd(input: ReportInput): string {
       `- **Integration branch:** ${code(status.integrationBranch)}`,
       `- **Exit criteria passed:** ${passed} of ${plan.exit_criteria.length}`,
     ].join('\n'),
-    section('What was built', built.join('\n\n') || 'Nothing yet.'),
+    section('What was built', whatWasBuilt(status, input.built)),
+    ...(reconciled ? [section('Reconciliation (saga continue)', reconciled)] : []),
     section(
       'Exit criteria',
       [table(['ID', 'Criterion', 'Check', 'Result', 'Evidence', 'Summary'], exitRows), ...evidence].join(

@@ -111,3 +111,15 @@ export function reconciliationSummary(r: Reconciliation): { heading: string; fin
     findings: r.findings.map((f) => (f.task ? `Task ${f.task}: ${f.text}` : f.text)),
   };
 }
+
+/**
+ * The acceptance prompt's lines for what `saga continue` found: the user accepting (and fast-forwarding)
+ * the integration branch is told of every difference, a lost merge above all.
+ */
+export function reconciliationPromptLines(findings: string[]): string[] {
+  if (!findings.length) return [];
+  return [
+    `saga continue found ${findings.length} difference(s) between the record and git (REPORT.md lists them; read them before you accept):`,
+    ...findings.map((f) => `- ${f}`),
+  ];
+}
