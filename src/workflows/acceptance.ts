@@ -38,6 +38,8 @@ export interface AcceptanceInput {
   decisions?: CorrectableDecision[];
   /** Files the work adds or changes that tools run on their own; the prompt names them. */
   autoRunFiles?: AutoRunFile[];
+  /** Spec changes of checks or scope decided under --autonomous without asking; the prompt lists them. */
+  autonomousChanges?: string[];
 }
 
 export type AcceptanceResult =
@@ -82,6 +84,7 @@ export async function acceptRound(
     unresolved = [],
     decisions = [],
     autoRunFiles = [],
+    autonomousChanges = [],
   }: AcceptanceInput,
   asker: Asker,
 ): Promise<AcceptanceResult> {
@@ -99,7 +102,8 @@ export async function acceptRound(
       acceptanceCorrectionLines(decisions)
         .map((line) => `\n${line}`)
         .join('') +
-      (autoRun ? `\n${autoRun}` : ''),
+      (autoRun ? `\n${autoRun}` : '') +
+      autonomousChangesLine(autonomousChanges),
     options: [...ACCEPTANCE_OPTIONS],
     recommended: validation.passed && !unresolved.length ? 0 : 2,
     textRequiredFor: [ACCEPTANCE_CHOICE.reportIssues],
@@ -141,6 +145,12 @@ export async function acceptRound(
     by: answer.user,
   };
 }
+
+/** The spec changes --autonomous decided without asking, for the user to confirm or report against. */
+const autonomousChangesLine = (changes: string[]): string =>
+  changes.length
+    ? `\nDecided under --autonomous without asking (spec changes of checks or scope): ${changes.join('; ')}.`
+    : '';
 
 /** One question per issue reported without a check, all open at once: a command, or `none` (review only). */
 async function askMissingChecks(

@@ -10,6 +10,7 @@
  */
 import { ZodEnum, ZodNativeEnum, ZodObject, ZodString, ZodType } from 'zod';
 import * as acceptanceIssues from '../domain/planning/acceptance-issues';
+import * as adjustmentApproval from '../domain/fleet/adjustment-approval';
 import * as answerChoices from '../domain/saga/answer-choices';
 import * as autoRunFiles from '../domain/record/auto-run-files';
 import * as autonomousDecisions from '../domain/planning/autonomous-decisions';
@@ -45,6 +46,7 @@ import * as sagaState from '../domain/saga/saga-state';
 import * as schedule from '../domain/fleet/schedule';
 import * as searchAttributes from '../domain/saga/search-attributes';
 import * as specChanges from '../domain/fleet/spec-changes';
+import * as specEdit from '../domain/fleet/spec-edit';
 import * as state from '../domain/saga/state';
 import * as taskOutcome from '../domain/fleet/task-outcome';
 import * as unachievable from '../domain/planning/unachievable';
@@ -54,6 +56,7 @@ import * as zodErrors from '../domain/text/zod-errors';
 
 const SHARED_DOMAIN_MODULES = {
   acceptanceIssues,
+  adjustmentApproval,
   answerChoices,
   autoRunFiles,
   autonomousDecisions,
@@ -89,6 +92,7 @@ const SHARED_DOMAIN_MODULES = {
   schedule,
   searchAttributes,
   specChanges,
+  specEdit,
   state,
   taskOutcome,
   unachievable,

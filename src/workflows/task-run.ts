@@ -31,6 +31,8 @@ export class TaskRun {
   agentBlocked: string | null = null;
   /** The latest attempt's agent finished and its checks failed (what an adjusted spec may resolve). */
   checksFailed = false;
+  /** The latest attempt's agent timed out, hung or crashed before its checks ran. */
+  agentFailed = false;
   /** The user's [A] Abort or [E] Escalate at the review's cap-reached or stuck checkpoint. */
   reviewStop: TaskReport['reviewStop'] | null = null;
   sessionId: string | null = null;
@@ -79,6 +81,7 @@ export class TaskRun {
     // The latest attempt decides (a review's revisions run after a stop): earlier outcomes are cleared.
     this.agentBlocked = null;
     this.checksFailed = false;
+    this.agentFailed = false;
     this.fatal = false;
     return (this.input.attemptOffset ?? 0) + this.attempts;
   }
@@ -131,6 +134,7 @@ export class TaskRun {
     this.fatal = outcome.fatal;
     this.agentBlocked = outcome.agentBlocked;
     this.checksFailed = outcome.checksFailed;
+    this.agentFailed = outcome.agentFailed === true;
     return false;
   }
 
@@ -184,6 +188,7 @@ export class TaskRun {
       ...(this.reviewStop ? { reviewStop: this.reviewStop } : {}),
       ...(this.specChange ? { specChange: this.specChange } : {}),
       ...(status !== 'passed' && this.checksFailed ? { checksFailed: this.checksFailed } : {}),
+      ...(status !== 'passed' && this.agentFailed && !this.fatal ? { agentFailed: true } : {}),
     };
   }
 }
