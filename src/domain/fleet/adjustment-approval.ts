@@ -67,11 +67,17 @@ export function autonomousAdjustmentEntry(
 export function autonomousSpecChanges(
   milestones: readonly { tasks: readonly Pick<TaskState, 'id' | 'specChanges'>[] }[],
 ): string[] {
-  return milestones.flatMap((m) =>
+  const all = milestones.flatMap((m) =>
     m.tasks.flatMap((t) =>
       (t.specChanges ?? []).filter((c) => c.autonomous).map((c) => `task ${t.id}: ${describeSpecChange(c)}`),
     ),
   );
+  // The prompt stays readable; decisions.md has every one.
+  return all.length <= LISTED_MAX
+    ? all
+    : [...all.slice(0, LISTED_MAX), `${all.length - LISTED_MAX} more in decisions.md`];
 }
+
+const LISTED_MAX = 10;
 
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
