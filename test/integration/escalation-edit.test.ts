@@ -131,6 +131,31 @@ describe('answers that change what decides a task', () => {
     await waitForStatus(env, saga.name, (s) => s.phase === 'complete', 60_000);
   });
 
+  test("a planner adjustment of the checks answered edit: the user's own check replaces the planner's", async () => {
+    const saga = await startModesSaga(env, {
+      name: 'adjust-edited',
+      args: 'Add a greeting',
+      plan: planChecking(GREET_CHECK),
+      script: { tasks: { '1.1': { attempts: [BUGGY] } }, planner: { revise: planChecking(LOOSE_CHECK) } },
+    });
+    await waitForPending(env, saga.name, 'plan-approval-1');
+    await saga.answer('plan-approval-1', 'approve');
+    await waitForPending(env, saga.name, 'adj-m1t1-d3', 150_000);
+    await expect(saga.answer('adj-m1t1-d3', 'edit', 'owns: src/other.js')).rejects.toThrow(
+      /Edit line 1: 'owns' cannot be changed by an edit/,
+    );
+    const mine = `node -e "require('./src/greet')"`;
+    await saga.answer('adj-m1t1-d3', 'edit', `check: ${mine}`);
+    const done = await waitForPending(env, saga.name, 'acceptance-1', 90_000);
+    expect(done.milestones[0]!.tasks[0]).toMatchObject({ status: 'integrated', delegations: 3, attempts: 7 });
+    expect(taskInPrompt(saga, 'm1t1-d3-a7').validation).toEqual([{ text: EDIT_CHECK_TEXT, check: mine }]);
+    expect(saga.decisions().find((d) => d.title.includes(`validation: \`${mine}\``))?.lines[0]).toContain(
+      "tester edited the spec in place of the planner's adjustment",
+    );
+    await saga.answer('acceptance-1', 'accept');
+    await waitForStatus(env, saga.name, (s) => s.phase === 'complete', 60_000);
+  });
+
   test('an agent that hangs, then crashes, through two delegations has its spec adjusted before it is asked about', async () => {
     const hang = { hang: true };
     const crash = { exit: 1 };
