@@ -156,6 +156,27 @@ describe('answers that change what decides a task', () => {
     await waitForStatus(env, saga.name, (s) => s.phase === 'complete', 60_000);
   });
 
+  test('a planner adjustment of the checks answered reject: no agent runs on it and the user is asked about the task', async () => {
+    const saga = await startModesSaga(env, {
+      name: 'adjust-rejected',
+      args: 'Add a greeting',
+      plan: planChecking(GREET_CHECK),
+      script: { tasks: { '1.1': { attempts: [BUGGY] } }, planner: { revise: planChecking(LOOSE_CHECK) } },
+    });
+    await waitForPending(env, saga.name, 'plan-approval-1');
+    await saga.answer('plan-approval-1', 'approve');
+    await waitForPending(env, saga.name, 'adj-m1t1-d3', 150_000);
+    await saga.answer('adj-m1t1-d3', 'reject', 'The strict test is the point');
+    const asked = await waitForPending(env, saga.name, 'esc-m1t1-d3', 60_000);
+    expect(asked.pending.find((p) => p.id === 'esc-m1t1-d3')!.prompt).toContain(
+      `tester rejected the planner's adjustment (validation: \`${LOOSE_CHECK}\`): The strict test is the point`,
+    );
+    expect(saga.runs().filter((r) => r.role === 'implementer')).toHaveLength(6);
+    expect(asked.milestones[0]!.tasks[0]!.specChanges ?? []).toEqual([]);
+    await saga.answer('esc-m1t1-d3', 'abort');
+    await waitForStatus(env, saga.name, (s) => s.phase === 'cancelled', 60_000);
+  });
+
   test('an agent that hangs, then crashes, through two delegations has its spec adjusted before it is asked about', async () => {
     const hang = { hang: true };
     const crash = { exit: 1 };

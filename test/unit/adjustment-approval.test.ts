@@ -6,6 +6,7 @@ import {
   rejectedAdjustment,
 } from '../../src/domain/fleet/adjustment-approval';
 import { adjustmentHow } from '../../src/domain/fleet/spec-changes';
+import { nextStepWhenBlocked } from '../../src/domain/fleet/blocked-report';
 import type { SpecChange } from '../../src/domain/saga/state';
 
 const change = (patch: SpecChange['patch'], extra: Partial<SpecChange> = {}): SpecChange => ({
@@ -64,5 +65,14 @@ describe('planner adjustments that change what decides a task', () => {
     const many = autonomousSpecChanges([{ tasks: [{ id: '1.1', specChanges: Array(12).fill(auto) }] }]);
     expect(many).toHaveLength(11);
     expect(many[10]).toBe('2 more in decisions.md');
+  });
+
+  test('a timed-out, hung or crashed agent takes the adjustment path after re-delegation, as failed checks do', () => {
+    const blocked = { streak: 2, retryable: true, checksFailed: false };
+    expect(nextStepWhenBlocked(blocked)).toBe('ask');
+    expect(nextStepWhenBlocked({ ...blocked, agentFailed: true })).toBe('adjust');
+    expect(nextStepWhenBlocked({ ...blocked, streak: 1, agentFailed: true })).toBe('redelegate');
+    expect(nextStepWhenBlocked({ ...blocked, streak: 3, agentFailed: true })).toBe('ask');
+    expect(nextStepWhenBlocked({ ...blocked, retryable: false, agentFailed: true })).toBe('ask');
   });
 });
