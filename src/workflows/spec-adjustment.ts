@@ -64,21 +64,23 @@ export async function adjustTaskSpec(
   if (!run.report) return { problem: `no answer from the planner (${run.reportError ?? 'no JSON'})`, usage };
   const checked = validatePlan(run.report, 'the adjusted plan');
   if (!checked.ok) return { problem: `the planner's answer is invalid: ${checked.errors.join('; ')}`, usage };
+  let patch: SpecChange['patch'] | null;
   try {
-    const patch = adjustmentOf(input.spec, input.milestone, checked.plan);
-    if (!patch) return { problem: 'the planner found nothing in the spec to adjust', usage };
-    const at = new Date().toISOString();
-    const change: SpecChange = {
-      source: 'adjusted',
-      by: 'planner',
-      at,
-      text: describeAdjustment(patch),
-      patch,
-    };
-    return { ...(await settleAdjustment(ctx, input, change)), usage };
+    patch = adjustmentOf(input.spec, input.milestone, checked.plan);
   } catch (error) {
     return { problem: `the planner's answer is invalid: ${(error as Error).message}`, usage };
   }
+  if (!patch) return { problem: 'the planner found nothing in the spec to adjust', usage };
+  const at = new Date().toISOString();
+  const change: SpecChange = {
+    source: 'adjusted',
+    by: 'planner',
+    at,
+    text: describeAdjustment(patch),
+    patch,
+  };
+  // Outside the try: a cancellation while the user is asked must end the task, not read as a bad answer.
+  return { ...(await settleAdjustment(ctx, input, change)), usage };
 }
 
 /**
