@@ -44,6 +44,8 @@ export interface AcceptanceInput {
   autoRunFiles?: AutoRunFile[];
   /** What `saga continue` found differing between the record and git (lost merges too); the prompt says it. */
   reconciliation?: string[];
+  /** Spec changes of checks or scope decided under --autonomous without asking; the prompt lists them. */
+  autonomousChanges?: string[];
 }
 
 export type AcceptanceResult =
@@ -89,6 +91,7 @@ export async function acceptRound(
     decisions = [],
     autoRunFiles = [],
     reconciliation = [],
+    autonomousChanges = [],
   }: AcceptanceInput,
   asker: Asker,
 ): Promise<AcceptanceResult> {
@@ -109,7 +112,8 @@ export async function acceptRound(
       (autoRun ? `\n${autoRun}` : '') +
       reconciliationPromptLines(reconciliation)
         .map((line) => `\n${line}`)
-        .join(''),
+        .join('') +
+      autonomousChangesLine(autonomousChanges),
     options: [...ACCEPTANCE_OPTIONS],
     recommended: validation.passed && !unresolved.length ? 0 : 2,
     textRequiredFor: [ACCEPTANCE_CHOICE.reportIssues],
@@ -156,6 +160,12 @@ export async function acceptRound(
     by: answer.user,
   };
 }
+
+/** The spec changes --autonomous decided without asking, for the user to confirm or report against. */
+const autonomousChangesLine = (changes: string[]): string =>
+  changes.length
+    ? `\nDecided under --autonomous without asking (spec changes of checks or scope): ${changes.join('; ')}.`
+    : '';
 
 /** One question per issue reported without a check, all open at once: a command, or `none` (review only). */
 async function askMissingChecks(

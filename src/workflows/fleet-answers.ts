@@ -16,6 +16,7 @@ import {
 import type { TaskReport } from '../domain/fleet/fleet';
 import { ASKED_STREAK, retainedAfterEscalation, specChangeOf } from '../domain/fleet/fleet-run';
 import { specChangeDecision, withSpecChange } from '../domain/fleet/spec-changes';
+import { specEditChange } from '../domain/fleet/spec-edit';
 import type { Answer, SpecChange, TaskState } from '../domain/saga/state';
 import { quickActivities } from './activity-proxies';
 import { ask } from './ask';
@@ -74,7 +75,8 @@ export async function onEscalation(fleet: Fleet, task: TaskState, answer: Answer
     await keepSpecChange(
       fleet,
       task,
-      specChangeOf('edit', answer),
+      // The edit's fields (checks, scope, interfaces) change the spec; older histories kept a note only.
+      patched(PATCHES.specEditFields) ? specEditChange(answer) : specChangeOf('edit', answer),
       `${answer.user} answered ${answer.interactionId} with ${answer.choice}.`,
     );
   state.retained.set(task.id, retainedAfterEscalation(answer, task.evidence));

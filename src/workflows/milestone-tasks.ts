@@ -8,6 +8,7 @@ import {
   condition,
   isCancellation,
   ParentClosePolicy,
+  patched,
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -21,7 +22,7 @@ import {
 } from '../domain/fleet/fleet';
 import { BUDGET_STOPPED_NOTE, judgedReport } from '../domain/fleet/fleet-run';
 import { readyTasks } from '../domain/fleet/schedule';
-import { adjustmentPlan, currentTaskSpec } from '../domain/fleet/spec-changes';
+import { adjustmentHow, adjustmentPlan, currentTaskSpec } from '../domain/fleet/spec-changes';
 import { ownsWarning, type PlanMilestone } from '../domain/plan';
 import { failureReason } from '../domain/saga/failure';
 import { taskWorkflowId } from '../domain/saga/naming';
@@ -30,6 +31,7 @@ import type { TaskState } from '../domain/saga/state';
 import { addUsage, noUsage } from '../domain/agents/usage';
 import { askAboutBlocked, keepSpecChange, onEscalation, resolveSpecGap } from './fleet-answers';
 import { taskInputFor } from './fleet-launch';
+import { PATCHES } from './patches';
 import type { Fleet, FleetEvent } from './fleet-state';
 import { taskWorkflow } from './task';
 
@@ -80,12 +82,7 @@ async function onTaskEnded(
   });
   const taskUsage = addUsage(task.usage ?? noUsage(), rep?.usage);
   if (rep?.specChange)
-    await keepSpecChange(
-      fleet,
-      task,
-      rep.specChange,
-      `blocked in ${task.delegations - 1} delegations in a row; the planner adjusted its spec.`,
-    );
+    await keepSpecChange(fleet, task, rep.specChange, adjustmentHow(task.delegations - 1, rep.specChange));
   if (rep?.budgetStopped) {
     state.update(task, budgetStoppedTask(task, rep, taskUsage));
     state.retained.set(event.ref, { evidence: rep.evidence, notes: [BUDGET_STOPPED_NOTE] });
@@ -127,7 +124,14 @@ function onBlocked(
   const retryable = rep?.retryable !== false;
   const streak = (state.blockedStreak.get(task.id) ?? 0) + 1;
   state.blockedStreak.set(task.id, streak);
-  const next = nextStepWhenBlocked({ streak, retryable, checksFailed: rep?.checksFailed === true });
+  // A timed-out, hung or crashed agent takes the adjustment path too (older histories did not).
+  const agentFailed = rep?.agentFailed === true && patched(PATCHES.agentFailureAdjusts);
+  const next = nextStepWhenBlocked({
+    streak,
+    retryable,
+    checksFailed: rep?.checksFailed === true,
+    agentFailed,
+  });
   if (next === 'ask') return askAboutBlocked(fleet, task, rep, reason, retryable);
   state.retained.set(task.id, {
     evidence: rep?.evidence ?? [],

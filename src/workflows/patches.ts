@@ -13,4 +13,10 @@ export const PATCHES = {
   specGapOptions: 'spec-gap-options',
   /** A `D<n>:` fix task's spec carries the decision it corrects (question, choice, correction). */
   correctionSpecs: 'correction-specs',
+  /** An escalation's `edit` may set the task's checks, scope and interfaces (not only add a note). */
+  specEditFields: 'spec-edit-fields',
+  /** A task whose agent timed out, hung or crashed twice in a row has its spec adjusted, as failed checks do. */
+  agentFailureAdjusts: 'agent-failure-adjusts',
+  /** A planner adjustment changing a task's checks or scope asks the user (decided and cited under --autonomous). */
+  adjustmentAsks: 'adjustment-asks',
 } as const;

@@ -10,6 +10,7 @@
  */
 import { ZodEnum, ZodNativeEnum, ZodObject, ZodString, ZodType } from 'zod';
 import * as acceptanceIssues from '../domain/planning/acceptance-issues';
+import * as adjustmentApproval from '../domain/fleet/adjustment-approval';
 import * as answerChoices from '../domain/saga/answer-choices';
 import * as autoPickNotice from '../domain/planning/auto-pick-notice';
 import * as autoRunFiles from '../domain/record/auto-run-files';
@@ -47,6 +48,7 @@ import * as sagaState from '../domain/saga/saga-state';
 import * as schedule from '../domain/fleet/schedule';
 import * as searchAttributes from '../domain/saga/search-attributes';
 import * as specChanges from '../domain/fleet/spec-changes';
+import * as specEdit from '../domain/fleet/spec-edit';
 import * as state from '../domain/saga/state';
 import * as taskOutcome from '../domain/fleet/task-outcome';
 import * as unachievable from '../domain/planning/unachievable';
@@ -56,6 +58,7 @@ import * as zodErrors from '../domain/text/zod-errors';
 
 const SHARED_DOMAIN_MODULES = {
   acceptanceIssues,
+  adjustmentApproval,
   answerChoices,
   autoPickNotice,
   autoRunFiles,
@@ -93,6 +96,7 @@ const SHARED_DOMAIN_MODULES = {
   schedule,
   searchAttributes,
   specChanges,
+  specEdit,
   state,
   taskOutcome,
   unachievable,

@@ -92,8 +92,8 @@ async function intakeAndPlanning(run: SagaRun): Promise<SagaOutcome> {
 async function runRound(run: SagaRun, planned: PlannedSaga): Promise<SagaOutcome> {
   if ((await implement(run, planned)) === 'aborted') return finish(run, 'cancelled');
   const validation = await validate(run, planned);
-  const autoRunFiles = await writeReport(run, validation);
-  const acceptance = await accept(run, validation, autoRunFiles);
+  const reported = await writeReport(run, validation);
+  const acceptance = await accept(run, validation, reported);
   if (acceptance.accepted) return complete(run, acceptance);
   return nextRound(run, acceptance);
 }
@@ -140,8 +140,14 @@ async function validate(run: SagaRun, planned: PlannedSaga): Promise<ValidationR
 const exitResultsOf = (validation: ValidationResult): ExitResult[] =>
   validation.criteria.map((c) => ({ id: c.id, result: c.result, evidence: c.evidence }));
 
+/** What writing REPORT.md found for the acceptance prompt (results of older workers have neither list). */
+interface Reported {
+  autoRunFiles: AutoRunFile[];
+  autonomousChanges: string[];
+}
+
 /** The completion report; it needs the whole saga's status, which the activity reads through the queries. */
-async function writeReport(run: SagaRun, validation: ValidationResult): Promise<AutoRunFile[]> {
+async function writeReport(run: SagaRun, validation: ValidationResult): Promise<Reported> {
   const report = await run.quick.writeSagaReport({
     sagaDir: run.input.sagaDir,
     workflowId: run.self,
@@ -150,14 +156,14 @@ async function writeReport(run: SagaRun, validation: ValidationResult): Promise<
   });
   run.reportPath = report.path;
   // Absent from the result an older worker recorded: its acceptance prompt named none.
-  return report.autoRunFiles ?? [];
+  return { autoRunFiles: report.autoRunFiles ?? [], autonomousChanges: report.autonomousChanges ?? [] };
 }
 
 /** Acceptance only asks the user: the saga asks itself (no child, no signals either way). */
 async function accept(
   run: SagaRun,
   validation: ValidationResult,
-  autoRunFiles: AutoRunFile[],
+  { autoRunFiles, autonomousChanges }: Reported,
 ): Promise<AcceptanceResult> {
   const { ctx, plan, decisions } = run.saga!;
   run.setPhase('acceptance');
@@ -174,6 +180,7 @@ async function accept(
       ...(run.reconciliation?.findings.length
         ? { reconciliation: reconciliationSummary(run.reconciliation).findings }
         : {}),
+      ...(autonomousChanges.length ? { autonomousChanges } : {}),
     },
     { ask: (request) => run.ask(request), askAll: (requests) => run.askAll(requests) },
   );

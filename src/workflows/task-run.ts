@@ -33,6 +33,8 @@ export class TaskRun {
   gapOptions: TaskReport['gapOptions'] | null = null;
   /** The latest attempt's agent finished and its checks failed (what an adjusted spec may resolve). */
   checksFailed = false;
+  /** The latest attempt's agent timed out, hung or crashed before its checks ran. */
+  agentFailed = false;
   /** The user's [A] Abort or [E] Escalate at the review's cap-reached or stuck checkpoint. */
   reviewStop: TaskReport['reviewStop'] | null = null;
   sessionId: string | null = null;
@@ -82,6 +84,7 @@ export class TaskRun {
     this.agentBlocked = null;
     this.gapOptions = null;
     this.checksFailed = false;
+    this.agentFailed = false;
     this.fatal = false;
     return (this.input.attemptOffset ?? 0) + this.attempts;
   }
@@ -135,6 +138,7 @@ export class TaskRun {
     this.agentBlocked = outcome.agentBlocked;
     this.gapOptions = outcome.gapOptions ?? null;
     this.checksFailed = outcome.checksFailed;
+    this.agentFailed = outcome.agentFailed === true;
     return false;
   }
 
@@ -189,6 +193,7 @@ export class TaskRun {
       ...(this.reviewStop ? { reviewStop: this.reviewStop } : {}),
       ...(this.specChange ? { specChange: this.specChange } : {}),
       ...(status !== 'passed' && this.checksFailed ? { checksFailed: this.checksFailed } : {}),
+      ...(status !== 'passed' && this.agentFailed && !this.fatal ? { agentFailed: true } : {}),
     };
   }
 }

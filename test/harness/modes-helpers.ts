@@ -54,6 +54,8 @@ export interface ModesSagaOptions {
   sageConfig?: string;
   /** More files committed in the repo (relative path → text), e.g. `.sage/conventions.md`. */
   files?: Record<string, string>;
+  /** More lines of the `demo` profile (indented 4 spaces), e.g. `    idle_timeout: 2s\n`. */
+  demoProfile?: string;
   /** Runs once the saga waits at `confirm-name`, before it is confirmed (nothing of the saga runs yet). */
   beforeConfirm?: (repo: string) => void;
 }
@@ -98,7 +100,7 @@ export async function startModesSaga(env: SagaTestEnv, opts: ModesSagaOptions): 
       // write: these tests of the modes run unconfined (confinement: test/integration/rogue-agent.test.ts and others).
       'sandbox: none\n' +
       'agents:\n' +
-      `  demo:\n    command: ${command}\n    subagent_dispatch: true\n` +
+      `  demo:\n    command: ${command}\n    subagent_dispatch: true\n${opts.demoProfile ?? ''}` +
       `  solo:\n    command: ${command}\n` +
       '  broken:\n    command: ["/nonexistent/saga-modes-reviewer"]\n',
   });

@@ -168,7 +168,7 @@ describe('integration recovery', () => {
   );
 
   test.concurrent(
-    'blocked tasks escalate after one re-delegation; retry with a note and skip, while the rest runs on',
+    'crashing tasks escalate after a re-delegation and a spec adjustment; retry with a note and skip, while the rest runs on',
     async () => {
       const env = await getEnv();
       const name = 'escalate';
@@ -176,7 +176,8 @@ describe('integration recovery', () => {
       const { repo, planFile } = createFleetRepo(env.tmp(name), {
         script: {
           tasks: {
-            // Attempts 1-3 (first delegation) and 4-6 (re-delegation) fail; the retry's attempt 7 passes.
+            // Attempts 1-3 (first delegation) and 4-6 (re-delegation) fail; the planner finds nothing to adjust
+            // (its plan has no such task); the retry's attempt 7 passes.
             '1.1': { attempts: [fail, fail, fail, fail, fail, fail, { files: { 'e1.txt': 'ok\n' } }] },
             '1.2': writes({ 'e2.txt': 'ok\n' }, { sleep_ms: 1500 }),
             '1.3': writes({ 'e3.txt': 'ok\n' }),
@@ -202,29 +203,31 @@ describe('integration recovery', () => {
       const asked = await waitForStatus(
         env,
         name,
-        (s) => ['esc-m1t1-d2', 'esc-m1t4-d2'].every((id) => s.pending.some((p) => p.id === id)),
+        (s) => ['esc-m1t1-d3', 'esc-m1t4-d3'].every((id) => s.pending.some((p) => p.id === id)),
         150_000,
       );
-      const esc = asked.pending.find((p) => p.id === 'esc-m1t1-d2')!;
+      const esc = asked.pending.find((p) => p.id === 'esc-m1t1-d3')!;
       expect(esc).toMatchObject({ kind: 'escalation', options: ['retry', 'skip', 'edit', 'abort'] });
-      expect(esc.prompt).toMatch(/still blocked after re-delegation: agent exited with 1/);
+      expect(esc.prompt).toMatch(
+        /still blocked after re-delegation and a spec adjustment: .*agent exited with 1/,
+      );
       // The rest of the milestone ran on meanwhile.
       expect(byId(asked).get('1.2')!.status).toBe('passed');
       expect(byId(asked).get('1.3')!.status).toBe('passed');
-      expect(byId(asked).get('1.1')).toMatchObject({ status: 'blocked', delegations: 2, attempts: 6 });
+      expect(byId(asked).get('1.1')).toMatchObject({ status: 'blocked', delegations: 3, attempts: 6 });
 
-      await answer(env, name, 'esc-m1t4-d2', 'skip');
+      await answer(env, name, 'esc-m1t4-d3', 'skip');
       const afterSkip = await waitForStatus(env, name, (s) => byId(s).get('1.4')!.status === 'skipped');
-      expect(afterSkip.pending.map((p) => p.id)).toContain('esc-m1t1-d2');
-      await answer(env, name, 'esc-m1t1-d2', 'retry', 'Write e1.txt and nothing else.');
+      expect(afterSkip.pending.map((p) => p.id)).toContain('esc-m1t1-d3');
+      await answer(env, name, 'esc-m1t1-d3', 'retry', 'Write e1.txt and nothing else.');
 
       const done = await finish(env, name, repo);
       const tasks = byId(done);
-      expect(tasks.get('1.1')).toMatchObject({ status: 'integrated', delegations: 3, attempts: 7 });
+      expect(tasks.get('1.1')).toMatchObject({ status: 'integrated', delegations: 4, attempts: 7 });
       expect(tasks.get('1.4')!.status).toBe('skipped');
       expect([tasks.get('1.2')!.status, tasks.get('1.3')!.status]).toEqual(['integrated', 'integrated']);
       // The note reached the agent of the retry.
-      const prompt = readFileSync(path.join(input.sagaDir, 'runs', 'm1t1-d3-a7', 'prompt.md'), 'utf8');
+      const prompt = readFileSync(path.join(input.sagaDir, 'runs', 'm1t1-d4-a7', 'prompt.md'), 'utf8');
       expect(prompt).toContain('Write e1.txt and nothing else.');
       expect(git(repo, 'ls-tree', '--name-only', `saga/${name}/integration`).split('\n')).toEqual(
         expect.arrayContaining(['e1.txt', 'e2.txt', 'e3.txt']),

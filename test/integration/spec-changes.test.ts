@@ -116,8 +116,17 @@ describe('spec changes', () => {
     });
     await waitForPending(env, saga.name, 'plan-approval-1');
     await saga.answer('plan-approval-1', 'approve');
+    // The adjustment changes the task's check: the user is asked, with the change shown, and approves.
+    const asked = await waitForPending(env, saga.name, 'adj-m1t1-d3', 120_000);
+    const question = asked.pending.find((p) => p.id === 'adj-m1t1-d3')!;
+    expect(question.options).toEqual(['approve', 'edit', 'reject']);
+    expect(question.prompt).toContain(
+      `The planner proposes to change its checks: validation: \`${LOOSE_CHECK}\``,
+    );
+    expect(saga.runs().filter((r) => r.role === 'implementer')).toHaveLength(6);
+    await saga.answer('adj-m1t1-d3', 'approve');
     const done = await waitForPending(env, saga.name, 'acceptance-1', 120_000);
-    // Two delegations of three failed attempts, then the adjusted one passes at once: the user was not asked.
+    // Two delegations of three failed attempts, then the adjusted one passes at once.
     expect(done.milestones[0]!.tasks[0]).toMatchObject({ status: 'integrated', delegations: 3, attempts: 7 });
     expect(
       saga
@@ -129,7 +138,7 @@ describe('spec changes', () => {
     expect(log).toContain('Task 1.1 blocked (Check failed: greet check passes');
     expect(log).toContain('re-delegating with retained context and its spec adjusted');
     expect(log).toContain(
-      `Deviation: task 1.1 spec changed: validation: \`${LOOSE_CHECK}\` (spec adjusted by planner`,
+      `Deviation: task 1.1 spec changed: validation: \`${LOOSE_CHECK}\` (spec adjusted by planner, approved by tester`,
     );
     const task = taskInPrompt(saga, 'm1t1-d3-a7') as {
       validation?: { check: string }[];

@@ -3,6 +3,7 @@
  * its id, so the (growing) status and the plan never travel through history as an activity input. Uses the
  * worker's client from the activity context.
  */
+import { autonomousSpecChanges } from '../../domain/fleet/adjustment-approval';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
@@ -168,7 +169,7 @@ async function finishSagaRun(
 async function writeSagaReport(
   artifacts: Artifacts,
   input: SagaRun & { exitResults: ExitCriterionResult[] },
-): Promise<{ path: string; autoRunFiles: AutoRunFile[] }> {
+): Promise<{ path: string; autoRunFiles: AutoRunFile[]; autonomousChanges: string[] }> {
   const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
   const carry = await handle.query(carryQuery);
   if (!carry) throw new Error(`saga ${status.name} has no approved plan to report on`);
@@ -206,7 +207,7 @@ async function writeSagaReport(
     }),
   });
   // The acceptance prompt names them too (a result without them, from an older worker, names none).
-  return { path, autoRunFiles };
+  return { path, autoRunFiles, autonomousChanges: autonomousSpecChanges(status.milestones) };
 }
 
 /**

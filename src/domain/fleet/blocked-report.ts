@@ -4,6 +4,7 @@
  */
 import type { Answer, InteractionRequest } from '../saga/state';
 import { gapOptionsSentence, gapOptionText, type GapOptions } from './spec-gap-options';
+import { SPEC_EDIT_HELP } from './spec-edit';
 
 /** Longest agent reason kept: it goes to `saga status`, PROGRESS.md and the escalation prompt. */
 export const BLOCKED_REASON_MAX = 300;
@@ -102,6 +103,9 @@ export function escalationPrompt(
     : `Task ${ref} (${title}) cannot run its agent: ${blocker.reason}. Fix that, then retry (or skip/edit/abort). Transcript: ${blocker.evidence}`;
 }
 
+/** The escalation's prompt with how an edit is written (its text may change the task's checks and scope). */
+const withEditHelp = (prompt: string): string => `${prompt}\nEdit: ${SPEC_EDIT_HELP}.`;
+
 /** The escalation question of a task that stays blocked (options: retry, skip, edit with the spec change, abort). */
 export const escalationQuestion = (
   task: { id: string; key: string; title: string; delegations: number },
@@ -109,10 +113,11 @@ export const escalationQuestion = (
 ): InteractionRequest => ({
   id: `esc-${task.key}-d${task.delegations}`,
   kind: 'escalation',
-  prompt: escalationPrompt({ ref: task.id, title: task.title }, blocker),
+  prompt: withEditHelp(escalationPrompt({ ref: task.id, title: task.title }, blocker)),
   options: ['retry', 'skip', 'edit', 'abort'],
   recommended: 0,
   textRequiredFor: ['edit'],
+  textFormat: 'spec-edit',
 });
 
 /** A spec gap as a question; its answer re-delegates the task with the clarification. */
@@ -146,18 +151,20 @@ export const specGapDecision = (
 
 /**
  * What the fleet does with a task that ended blocked (seed: Worker blocked, Non-converged result): the
- * first time, re-delegate with the retained context; the second, when its checks failed (something the
- * spec may resolve), re-delegate with the spec adjusted by the planner; otherwise the user decides. A
- * blocker no delegation can fix (a spec gap, an agent that cannot run) goes to the user at once.
+ * first time, re-delegate with the retained context; the second, when its checks failed or its agent timed
+ * out, hung or crashed (something a clearer or smaller spec may resolve), re-delegate with the spec
+ * adjusted by the planner; otherwise the user decides. A blocker no delegation can fix (a spec gap, an
+ * agent that cannot run) goes to the user at once.
  * `streak`: blocked delegations in a row, this one included (2 after the user answered for the task).
  */
 export function nextStepWhenBlocked(blocked: {
   streak: number;
   retryable: boolean;
   checksFailed: boolean;
+  agentFailed?: boolean;
 }): 'redelegate' | 'adjust' | 'ask' {
   if (!blocked.retryable) return 'ask';
   if (blocked.streak < 2) return 'redelegate';
-  if (blocked.streak === 2 && blocked.checksFailed) return 'adjust';
+  if (blocked.streak === 2 && (blocked.checksFailed || blocked.agentFailed === true)) return 'adjust';
   return 'ask';
 }

@@ -205,6 +205,8 @@ export interface TaskReport {
   specChange?: SpecChange;
   /** Blocked because its last attempt's checks failed (not a crash, a timeout or the agent's own report). */
   checksFailed?: boolean;
+  /** Blocked because its last attempt's agent timed out, hung or crashed (retryable, no checks ran). */
+  agentFailed?: boolean;
 }
 
 const agentOf = (rep: TaskReport | null) => (rep?.agent ? { agent: rep.agent } : {});

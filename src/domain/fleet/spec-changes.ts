@@ -79,7 +79,8 @@ export const adjustmentNote = (
 ): string =>
   `Task ${task.ref} (${task.title}) ended blocked in ${delegations} delegations in a row: ${oneLine(blocker)}. ` +
   `Adjust this task's spec (${ADJUSTABLE_FIELDS.join(', ')}) so that a worker can finish it: make an unclear ` +
-  `scope precise, correct a validation check that cannot pass as written, name the interface it needs. Keep ` +
+  `scope precise, correct a validation check that cannot pass as written, name the interface it needs, ` +
+  `narrow a task whose agent ran out of time or hung. Keep ` +
   `ids, slugs, owned files, dependencies and the exit criteria as they are. If only the user can resolve the ` +
   `blocker (a spec gap, an external decision), return the plan unchanged.`;
 
@@ -129,3 +130,13 @@ export const specChangeDecision = (
     '- The change is in the task spec file and in every later attempt of the task.',
   ],
 });
+
+/** How a change made at a blocked task's adjustment came about, for its decisions.md entry. */
+export function adjustmentHow(blockedDelegations: number, change: SpecChange): string {
+  const blocked = `blocked in ${blockedDelegations} delegations in a row`;
+  if (change.source === 'edit')
+    return `${blocked}; ${change.by} edited the spec in place of the planner's adjustment.`;
+  if (change.autonomous)
+    return `${blocked}; the planner adjusted its spec, decided under --autonomous without asking.`;
+  return `${blocked}; the planner adjusted its spec${change.by === 'planner' ? '' : ` (${change.by})`}.`;
+}

@@ -47,6 +47,8 @@ export type AttemptOutcome =
       gapOptions?: GapOptions;
       /** The agent finished and its checks failed (what an adjusted spec may resolve). */
       checksFailed: boolean;
+      /** The agent timed out, hung or crashed before its checks ran (an adjusted spec may resolve it too). */
+      agentFailed?: boolean;
     };
 
 const failedChecks = (checks: { results: AttemptCheck[] } | null) =>
@@ -105,6 +107,7 @@ export function classifyAttempt(
     return {
       passed: false,
       ...stop,
+      agentFailed: true,
       failures: [run.transcriptPath],
       notes: [`Attempt ${n}: ${run.failure?.message ?? `the agent ${why}`}.`],
       reason: run.failure?.message ?? `agent ${why}`,

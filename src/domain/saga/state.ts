@@ -95,6 +95,8 @@ export const SpecChangeSchema = z.object({
   by: z.string(),
   at: z.string(),
   text: z.string(),
+  /** An adjustment of checks or scope decided under --autonomous without asking (listed at acceptance). */
+  autonomous: z.boolean().optional(),
   /** An adjustment's new values of the task's fields (absent: the text alone is the change). */
   patch: z
     .object({
