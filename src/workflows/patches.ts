@@ -9,4 +9,6 @@ export const PATCHES = {
   projectorQueue: 'projector-queue',
   /** A task whose plan names an unconfined profile runs the saga's own, logged as a deviation. */
   confinedTaskProfiles: 'confined-task-profiles',
+  /** A task check that cannot run (126/127) stops the task after one attempt; the user is asked about it. */
+  unrunnableChecks: 'unrunnable-checks',
 } as const;

@@ -105,6 +105,8 @@ export const SpecChangeSchema = z.object({
       evidence: z.string().optional(),
     })
     .optional(),
+  /** Checks the user chose to verify by hand at acceptance (they could not run here): REPORT.md lists them. */
+  byHand: z.array(z.object({ text: z.string(), check: z.string() })).optional(),
 });
 export type SpecChange = z.infer<typeof SpecChangeSchema>;
 

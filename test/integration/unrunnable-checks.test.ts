@@ -1,0 +1,87 @@
+/**
+ * Task checks that cannot run (exit 126/127), against the real server, real git and the demo agent: the
+ * task stops after ONE agent attempt and the user is asked about each such check at once (no more paid
+ * attempts, no planner run), with `new check` / `verify by hand` / `drop`; each answer does what it says.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInProcessSagaEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
+import { oneTaskPlan, startModesSaga } from '../harness/modes-helpers';
+
+type TaskShape = { validation: { text: string; check: string }[] } & Record<string, unknown>;
+
+function planWithUnrunnableChecks(): Record<string, unknown> {
+  const plan = oneTaskPlan() as { milestones: { tasks: TaskShape[] }[] } & Record<string, unknown>;
+  const task = plan.milestones[0]!.tasks[0]!;
+  task.validation = [
+    ...task.validation,
+    { text: 'kiosk replay passes', check: 'no-such-kiosk-tool --replay' },
+    { text: 'the screen reader reads it', check: 'no-such-reader-tool' },
+    { text: 'the linter is happy', check: 'no-such-lint-tool src' },
+  ];
+  return plan;
+}
+
+describe('task checks that cannot run', () => {
+  let env: SagaTestEnv;
+  beforeAll(async () => {
+    env = await createInProcessSagaEnv('unrunnable');
+  });
+  afterAll(async () => env.close());
+
+  test('a 127 escalates after one attempt; new check, verify by hand and drop each do what they say', async () => {
+    const saga = await startModesSaga(env, {
+      name: 'unrunnable',
+      args: 'Add a greeting',
+      plan: planWithUnrunnableChecks(),
+    });
+    await waitForPending(env, saga.name, 'plan-approval-1');
+    await saga.answer('plan-approval-1', 'approve');
+
+    const asked = await waitForPending(env, saga.name, /^(check-|esc-|gap-|acceptance-)/, 150_000);
+    const implementerRuns = () => saga.runs().filter((r) => r.role === 'implementer');
+    // One paid attempt, then the user: no second attempt, no re-delegation, no planner adjustment.
+    expect(implementerRuns()).toHaveLength(1);
+    expect(saga.runs().filter((r) => r.role === 'planner' && r.stage !== 'plan')).toHaveLength(0);
+    expect(asked.pending.map((p) => p.id)).toEqual([
+      'check-m1t1-d1-c1',
+      'check-m1t1-d1-c2',
+      'check-m1t1-d1-c3',
+    ]);
+    for (const q of asked.pending)
+      expect(q).toMatchObject({ options: ['new check', 'verify by hand', 'drop'], recommended: 0 });
+    expect(asked.pending[0]!.prompt).toContain(
+      'Task 1.1 (Add greet()): its check "kiosk replay passes" (`no-such-kiosk-tool --replay`) cannot run here: the command is not found (exit 127).',
+    );
+    // `new check` takes a command that is validated before it enters history.
+    await expect(saga.answer('check-m1t1-d1-c1', 'new check', 'test -f "src/greet.js')).rejects.toThrow();
+
+    await saga.answer('check-m1t1-d1-c1', 'new check', 'test -f src/greet.js');
+    await saga.answer('check-m1t1-d1-c2', 'verify by hand');
+    await saga.answer('check-m1t1-d1-c3', 'drop');
+
+    const accepting = await waitForPending(env, saga.name, /^(check-|esc-|acceptance-)/, 150_000);
+    expect(accepting.pending.map((p) => p.id)).toEqual(['acceptance-1']);
+    expect(implementerRuns()).toHaveLength(2);
+    // The second delegation ran the greet test and the new check; the by-hand and dropped ones not at all.
+    const checksDir = path.join(saga.sagaDir, 'runs', 'm1t1-d2-a2-checks');
+    expect(readFileSync(path.join(checksDir, 'check-1.log'), 'utf8')).toMatch(
+      /^\$ node --test test\/greet.test.js/,
+    );
+    expect(readFileSync(path.join(checksDir, 'check-2.log'), 'utf8')).toMatch(/^\$ test -f src\/greet.js/);
+    expect(existsSync(path.join(checksDir, 'check-3.log'))).toBe(false);
+
+    // The change is a deviation: logged, and written to decisions.md.
+    const change =
+      'check `no-such-kiosk-tool --replay` replaced by `test -f src/greet.js`; check `no-such-reader-tool` ' +
+      '(the screen reader reads it) to be verified by hand at acceptance; check `no-such-lint-tool src` ' +
+      'dropped (the checks could not run here)';
+    const deviation = saga.decisions().find((d) => d.title.startsWith('Deviation: task 1.1 spec changed'));
+    expect(deviation?.title).toContain(change);
+    const status = await waitForStatus(env, saga.name, (s) => s.log.some((l) => l.includes(change)));
+    expect(status.log.join('\n')).toContain('`no-such-kiosk-tool --replay`, `no-such-reader-tool`');
+
+    await saga.answer('acceptance-1', 'accept');
+    await waitForStatus(env, saga.name, (s) => s.phase === 'complete', 60_000);
+  }, 400_000);
+});
