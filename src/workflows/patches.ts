@@ -11,4 +11,6 @@ export const PATCHES = {
   confinedTaskProfiles: 'confined-task-profiles',
   /** A task check that cannot run (126/127) stops the task after one attempt; the user is asked about it. */
   unrunnableChecks: 'unrunnable-checks',
+  /** Plan approval names the checks whose program is missing here (resolvePlanChecks). */
+  checkResolution: 'check-resolution',
 } as const;

@@ -10,11 +10,7 @@ import { remainingUsd, runCapUsd, sagaBudgetReason, type BudgetGrant } from '../
 import type { TaskReport } from '../domain/fleet/fleet';
 import { currentTaskSpec } from '../domain/fleet/spec-changes';
 import { reviewEnd, type AttemptCheck, type AttemptOutcome } from '../domain/fleet/task-outcome';
-import {
-  unrunnableChecks,
-  unrunnableReason,
-  type UnrunnableCheck,
-} from '../domain/fleet/unrunnable-checks';
+import { unrunnableChecks, unrunnableReason, type UnrunnableCheck } from '../domain/fleet/unrunnable-checks';
 import type { SpecChange, Usage } from '../domain/saga/state';
 import { PATCHES } from './patches';
 import type { TaskInput } from './task';

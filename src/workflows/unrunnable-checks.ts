@@ -36,11 +36,7 @@ export async function onUnrunnableAnswers(
   const { state } = fleet;
   const planned = spec.tasks.find((t) => t.id === task.task);
   if (!planned) return;
-  const change = unrunnableChange(
-    currentTaskSpec(planned, task.specChanges),
-    event.checks,
-    event.answers,
-  );
+  const change = unrunnableChange(currentTaskSpec(planned, task.specChanges), event.checks, event.answers);
   const asked = event.answers.map((a) => `${a.interactionId}: ${a.choice}`).join(', ');
   await keepSpecChange(fleet, task, change, `its checks could not run; ${change.by} answered ${asked}.`);
   state.retained.set(task.id, {

@@ -2,6 +2,7 @@
  * Task checks that cannot run (exit 126/127), against the real server, real git and the demo agent: the
  * task stops after ONE agent attempt and the user is asked about each such check at once (no more paid
  * attempts, no planner run), with `new check` / `verify by hand` / `drop`; each answer does what it says.
+ * Before that, plan approval already names them (their program is missing here).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -35,7 +36,15 @@ describe('task checks that cannot run', () => {
       args: 'Add a greeting',
       plan: planWithUnrunnableChecks(),
     });
-    await waitForPending(env, saga.name, 'plan-approval-1');
+    // Found before any agent runs: the approval question names each check whose program is missing here.
+    const approval = (await waitForPending(env, saga.name, 'plan-approval-1')).pending[0]!.prompt;
+    expect(approval).toContain('Warning: 3 checks cannot run here (their program is missing)');
+    expect(approval).toContain(
+      '- task 1.1: `no-such-kiosk-tool --replay`: no-such-kiosk-tool is not on the PATH checks run with',
+    );
+    expect(approval).toContain('- task 1.1: `no-such-lint-tool src`: no-such-lint-tool is not on the PATH');
+    expect(approval).not.toContain('`node --test');
+    expect(saga.runs().filter((r) => r.role === 'implementer')).toHaveLength(0);
     await saga.answer('plan-approval-1', 'approve');
 
     const asked = await waitForPending(env, saga.name, /^(check-|esc-|gap-|acceptance-)/, 150_000);
