@@ -23,6 +23,7 @@ import type { SagaContext } from '../domain/saga/saga-input';
 import type { Answer, InteractionRequest } from '../domain/saga/state';
 import { activitiesFor } from './activity-proxies';
 import { ask, askAll } from './ask';
+import { byHandAcceptanceLine } from '../domain/planning/unachievable';
 import type { ValidationResult } from './validation';
 import { ACCEPTANCE_CHOICE } from '../domain/saga/answer-choices';
 
@@ -89,6 +90,7 @@ export async function acceptRound(
   // Exit criteria that pass do not make a saga done while a task (a reported issue's fix, say) never landed.
   const notLanded = unresolved.length ? ` Not integrated: ${unresolved.join('; ')}.` : '';
   const autoRun = autoRunPromptLine(autoRunFiles);
+  const byHand = byHandAcceptanceLine(validation.criteria);
   const answer = await asker.ask({
     id: `acceptance-${round}`,
     kind: 'acceptance',
@@ -99,7 +101,8 @@ export async function acceptRound(
       acceptanceCorrectionLines(decisions)
         .map((line) => `\n${line}`)
         .join('') +
-      (autoRun ? `\n${autoRun}` : ''),
+      (autoRun ? `\n${autoRun}` : '') +
+      (byHand ? `\n${byHand}` : ''),
     options: [...ACCEPTANCE_OPTIONS],
     recommended: validation.passed && !unresolved.length ? 0 : 2,
     textRequiredFor: [ACCEPTANCE_CHOICE.reportIssues],

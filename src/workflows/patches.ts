@@ -13,4 +13,6 @@ export const PATCHES = {
   unrunnableChecks: 'unrunnable-checks',
   /** Plan approval names the checks whose program is missing here (resolvePlanChecks). */
   checkResolution: 'check-resolution',
+  /** An exit criterion verified by hand awaits the user's confirmation at acceptance, then counts as verified. */
+  byHandVerified: 'by-hand-verified',
 } as const;

@@ -20,6 +20,14 @@ function planWithUnrunnableChecks(): Record<string, unknown> {
     { text: 'the screen reader reads it', check: 'no-such-reader-tool' },
     { text: 'the linter is happy', check: 'no-such-lint-tool src' },
   ];
+  const criteria = plan.exit_criteria as Record<string, unknown>[];
+  criteria[0]!.manual = ["Run `node -p \"require('./src/greet')('Ada')\"`", 'It prints Hello, Ada!'];
+  criteria.push({
+    id: 'E2',
+    text: 'Works on the kiosk',
+    check: 'no-such-kiosk-tool --verify',
+    manual: ['Open the kiosk app', 'The greeting shows on its screen'],
+  });
   return plan;
 }
 
@@ -38,7 +46,10 @@ describe('task checks that cannot run', () => {
     });
     // Found before any agent runs: the approval question names each check whose program is missing here.
     const approval = (await waitForPending(env, saga.name, 'plan-approval-1')).pending[0]!.prompt;
-    expect(approval).toContain('Warning: 3 checks cannot run here (their program is missing)');
+    expect(approval).toContain('Warning: 4 checks cannot run here (their program is missing)');
+    expect(approval).toContain(
+      '- exit criterion E2: `no-such-kiosk-tool --verify`: no-such-kiosk-tool is not on the PATH',
+    );
     expect(approval).toContain(
       '- task 1.1: `no-such-kiosk-tool --replay`: no-such-kiosk-tool is not on the PATH checks run with',
     );
@@ -69,6 +80,11 @@ describe('task checks that cannot run', () => {
     await saga.answer('check-m1t1-d1-c2', 'verify by hand');
     await saga.answer('check-m1t1-d1-c3', 'drop');
 
+    // The exit criterion that cannot run is asked at once too; the user verifies it by hand.
+    const final = await waitForPending(env, saga.name, /^(check-|esc-|unachievable-|acceptance-)/, 150_000);
+    expect(final.pending.map((p) => p.id)).toEqual(['unachievable-r1-e2']);
+    await saga.answer('unachievable-r1-e2', 'verify by hand');
+
     const accepting = await waitForPending(env, saga.name, /^(check-|esc-|acceptance-)/, 150_000);
     expect(accepting.pending.map((p) => p.id)).toEqual(['acceptance-1']);
     expect(implementerRuns()).toHaveLength(2);
@@ -90,7 +106,32 @@ describe('task checks that cannot run', () => {
     const status = await waitForStatus(env, saga.name, (s) => s.log.some((l) => l.includes(change)));
     expect(status.log.join('\n')).toContain('`no-such-kiosk-tool --replay`, `no-such-reader-tool`');
 
+    // Verified by hand is not a failure: accepting is recommended, and confirms it.
+    const acceptance = accepting.pending[0]!;
+    expect(acceptance.prompt).toContain('(exit criteria: E1 passed, E2 by-hand)');
+    expect(acceptance.prompt).toContain(
+      'Verify by hand before you accept: E2 "Works on the kiosk" (the steps are in the report\'s Manual verification).',
+    );
+    expect(acceptance.recommended).toBe(0);
+    const reportFile = path.join(saga.sagaDir, 'REPORT.md');
+    const before = readFileSync(reportFile, 'utf8');
+    expect(before).toContain('**Exit criteria passed:** 1 of 2, 1 to verify by hand');
+    expect(before).toContain(
+      'E2 — Works on the kiosk: Open the kiosk app; The greeting shows on its screen (its check ' +
+        '`no-such-kiosk-tool --verify` cannot run here',
+    );
+    expect(before).toContain('E1 — greet() returns the greeting: Run `node -p');
+    expect(before).toMatch(/\| \*\*passed\*\* \| .* \| # pass \d+, # fail 0 \|/);
+    expect(before).toContain('| **by-hand** | to verify by hand at acceptance |');
+    expect(before).toContain(
+      'Task 1.1 — the screen reader reads it: check by hand that it holds (its check `no-such-reader-tool` cannot run here).',
+    );
+
     await saga.answer('acceptance-1', 'accept');
-    await waitForStatus(env, saga.name, (s) => s.phase === 'complete', 60_000);
+    const done = await waitForStatus(env, saga.name, (s) => s.phase === 'complete', 60_000);
+    expect(done.exitResults?.map((r) => r.result)).toEqual(['passed', 'verified-by-user']);
+    const after = readFileSync(reportFile, 'utf8');
+    expect(after).toContain('**Exit criteria passed:** 1 of 2, 1 verified by the user');
+    expect(after).toContain('Verified by the user: verified by hand by tester at acceptance.');
   }, 400_000);
 });

@@ -195,7 +195,8 @@ export type PlanSummary = z.infer<typeof PlanSummarySchema>;
 /** One exit criterion's result in the latest final validation (REPORT.md adds its output excerpt). */
 export const ExitResultSchema = z.object({
   id: z.string(),
-  result: z.enum(['passed', 'failed', 'not-checkable']),
+  /** `by-hand`: the user verifies it at acceptance; `verified-by-user`: they accepted, which confirms it. */
+  result: z.enum(['passed', 'failed', 'not-checkable', 'by-hand', 'verified-by-user']),
   /** Path of the kept check output (inside the saga directory). */
   evidence: z.string().nullable(),
 });
