@@ -5,12 +5,15 @@
  */
 import { currentTaskSpec } from '../domain/fleet/spec-changes';
 import {
+  applyUnrunnableAnswers,
+  milestoneUnrunnableQuestions,
   unrunnableChange,
   unrunnableQuestions,
   type UnrunnableCheck,
 } from '../domain/fleet/unrunnable-checks';
 import type { PlanMilestone } from '../domain/plan';
 import type { TaskState } from '../domain/saga/state';
+import { quickActivities } from './activity-proxies';
 import { askAll } from './ask';
 import { keepSpecChange } from './fleet-answers';
 import type { Fleet, FleetEvent } from './fleet-state';
@@ -46,4 +49,38 @@ export async function onUnrunnableAnswers(
   // The checks the next delegation runs are new: it starts a fresh blocked streak.
   state.blockedStreak.delete(task.id);
   state.update(task, { status: 'pending', reason: null });
+}
+
+/**
+ * A milestone's validation checks that cannot run: asked at once (no task is redone for them), and the
+ * answers change the milestone's checks for its next integration, logged as a deviation and in decisions.md.
+ */
+export async function askAboutMilestoneChecks(
+  fleet: Fleet,
+  spec: PlanMilestone,
+  found: { checks: UnrunnableCheck[]; evidence: string[] },
+  asked: number,
+): Promise<void> {
+  const { ctx, state } = fleet;
+  const evidence = found.evidence.join(', ') || 'none';
+  const answers = await askAll(
+    ctx.sagaWorkflowId,
+    milestoneUnrunnableQuestions(spec, fleet.round, asked, found.checks, evidence),
+  );
+  const { validation, text } = applyUnrunnableAnswers(spec.validation, found.checks, answers);
+  // The fleet's plan is this phase's own copy: the next integration runs the changed checks.
+  spec.validation = validation;
+  const by = [...new Set(answers.map((a) => a.user))].join(', ');
+  const title = `Deviation: milestone ${spec.id} validation changed: ${text} (answered by ${by})`;
+  state.log(title);
+  await quickActivities(ctx.hostQueue)
+    .prependDecision({
+      sagaDir: ctx.sagaDir,
+      entry: {
+        at: answers[answers.length - 1]!.answeredAt,
+        title,
+        lines: [`- ${answers.map((a) => `${a.interactionId}: ${a.choice}`).join(', ')}`],
+      },
+    })
+    .catch(() => undefined); // the log line records it as well
 }

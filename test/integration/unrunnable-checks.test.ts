@@ -4,7 +4,7 @@
  * attempts, no planner run), with `new check` / `verify by hand` / `drop`; each answer does what it says.
  * Before that, plan approval already names them (their program is missing here).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInProcessSagaEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 import { oneTaskPlan, startModesSaga } from '../harness/modes-helpers';
@@ -133,5 +133,40 @@ describe('task checks that cannot run', () => {
     const after = readFileSync(reportFile, 'utf8');
     expect(after).toContain('**Exit criteria passed:** 1 of 2, 1 verified by the user');
     expect(after).toContain('Verified by the user: verified by hand by tester at acceptance.');
+  }, 400_000);
+
+  test("a milestone check exiting 127 is asked at once, no task is redone, and the answer is the milestone's check", async () => {
+    const plan = oneTaskPlan() as { milestones: { validation: unknown[] }[] } & Record<string, unknown>;
+    plan.milestones[0]!.validation = [
+      ...plan.milestones[0]!.validation,
+      { text: 'the docs build', check: 'no-such-docs-tool build' },
+    ];
+    const saga = await startModesSaga(env, { name: 'unrunnable-milestone', args: 'Add a greeting', plan });
+    await waitForPending(env, saga.name, 'plan-approval-1');
+    await saga.answer('plan-approval-1', 'approve');
+
+    const asked = await waitForPending(env, saga.name, /^(check-|esc-|acceptance-)/, 150_000);
+    expect(asked.pending.map((p) => p.id)).toEqual(['check-m1-r1-i1-c1']);
+    expect(asked.pending[0]).toMatchObject({ options: ['new check', 'verify by hand', 'drop'] });
+    expect(asked.pending[0]!.prompt).toContain(
+      'Milestone 1 (Core library) validation: its check "the docs build" (`no-such-docs-tool build`) cannot run here: the command is not found (exit 127).',
+    );
+    await saga.answer('check-m1-r1-i1-c1', 'new check', 'test -f src/greet.js');
+
+    const accepting = await waitForPending(env, saga.name, /^(check-|esc-|acceptance-)/, 150_000);
+    expect(accepting.pending.map((p) => p.id)).toEqual(['acceptance-1']);
+    // The task was not redone for a check no task can fix; the milestone was integrated with the new check.
+    expect(saga.runs().filter((r) => r.role === 'implementer')).toHaveLength(1);
+    const title =
+      'Deviation: milestone 1 validation changed: check `no-such-docs-tool build` replaced by `test -f src/greet.js` ' +
+      '(the check could not run here) (answered by tester)';
+    expect(saga.decisions().map((d) => d.title)).toContain(title);
+    const runs = path.join(saga.sagaDir, 'runs');
+    const [validation] = readdirSync(runs).filter((d) => d.endsWith('-validation'));
+    expect(readFileSync(path.join(runs, validation!, 'check-2.log'), 'utf8')).toMatch(
+      /^\$ test -f src\/greet.js/,
+    );
+    await saga.answer('acceptance-1', 'accept');
+    await waitForStatus(env, saga.name, (s) => s.phase === 'complete', 60_000);
   }, 400_000);
 });

@@ -37,38 +37,61 @@ export const unrunnableReason = (checks: readonly UnrunnableCheck[]): string =>
 export const unrunnableQuestionId = (task: { key: string; delegations: number }, n: number): string =>
   `check-${task.key}-d${task.delegations}-c${n}`;
 
+const question = (id: string, subject: string, c: UnrunnableCheck, evidence: string): InteractionRequest => ({
+  id,
+  kind: 'question',
+  prompt:
+    `${subject}: its check "${c.text}" (\`${c.check}\`) cannot run here: ${why(c)}. ` +
+    `No further agent attempt runs until you answer. Answer 'new check' with a command in --text that can ` +
+    `run here (exit 0 = passed; the same command again if the work is meant to create it), 'verify by ` +
+    `hand' to check it yourself at acceptance, or 'drop' to remove it from the checks. Evidence: ${evidence}`,
+  options: [...UNACHIEVABLE_OPTIONS],
+  recommended: 0,
+  textRequiredFor: ['new check'],
+  textFormat: 'check-command',
+});
+
 /** One question per check that cannot run, all asked at once (no agent runs while they are open). */
-export function unrunnableQuestions(
+export const unrunnableQuestions = (
   task: { id: string; key: string; title: string; delegations: number },
   checks: readonly UnrunnableCheck[],
   evidence: string,
-): InteractionRequest[] {
-  return checks.map((c, i) => ({
-    id: unrunnableQuestionId(task, i + 1),
-    kind: 'question',
-    prompt:
-      `Task ${task.id} (${task.title}): its check "${c.text}" (\`${c.check}\`) cannot run here: ${why(c)}. ` +
-      `No further agent attempt runs until you answer. Answer 'new check' with a command in --text that can ` +
-      `run here (exit 0 = passed; the same command again if the task is meant to create it), 'verify by ` +
-      `hand' to check it yourself at acceptance (REPORT.md lists it), or 'drop' to remove it from the task's ` +
-      `checks. Evidence: ${evidence}`,
-    options: [...UNACHIEVABLE_OPTIONS],
-    recommended: 0,
-    textRequiredFor: ['new check'],
-    textFormat: 'check-command',
-  }));
-}
+): InteractionRequest[] =>
+  checks.map((c, i) =>
+    question(unrunnableQuestionId(task, i + 1), `Task ${task.id} (${task.title})`, c, evidence),
+  );
 
-/** What the answers leave of the task's checks, and the change's one-line text (a deviation). */
-export function unrunnableChange(
-  spec: Pick<PlanTask, 'validation'>,
+/** The same for a milestone's validation on the merged tree (`integration`: its failed integrations so far). */
+export const milestoneUnrunnableQuestions = (
+  milestone: { id: number; title: string },
+  round: number,
+  integration: number,
+  checks: readonly UnrunnableCheck[],
+  evidence: string,
+): InteractionRequest[] =>
+  checks.map((c, i) =>
+    question(
+      `check-m${milestone.id}-r${round}-i${integration}-c${i + 1}`,
+      `Milestone ${milestone.id} (${milestone.title}) validation`,
+      c,
+      evidence,
+    ),
+  );
+
+/** The checks the answers leave (replaced, dropped, to verify by hand), with one phrase per change. */
+export function applyUnrunnableAnswers(
+  validation: readonly { text: string; check: string }[],
   checks: readonly UnrunnableCheck[],
   answers: readonly Answer[],
-): SpecChange {
+): {
+  validation: { text: string; check: string }[];
+  text: string;
+  byHand: { text: string; check: string }[];
+} {
   const byCheck = new Map(checks.map((c, i) => [c.check, answers[i]!]));
   const parts: string[] = [];
   const byHand: { text: string; check: string }[] = [];
-  const validation = spec.validation.flatMap((c) => {
+  const kept = validation.flatMap((c) => {
     const answer = byCheck.get(c.check);
     if (!answer) return [c];
     if (answer.choice === 'new check') {
@@ -84,12 +107,22 @@ export function unrunnableChange(
     parts.push(`check \`${c.check}\` (${c.text}) to be verified by hand at acceptance`);
     return [];
   });
-  const users = [...new Set(answers.map((a) => a.user))].join(', ');
+  const text = `${parts.join('; ')} (the check${checks.length > 1 ? 's' : ''} could not run here)`;
+  return { validation: kept, text, byHand };
+}
+
+/** The answers as a change of the task's spec (a deviation the task's spec file lists). */
+export function unrunnableChange(
+  spec: Pick<PlanTask, 'validation'>,
+  checks: readonly UnrunnableCheck[],
+  answers: readonly Answer[],
+): SpecChange {
+  const { validation, text, byHand } = applyUnrunnableAnswers(spec.validation, checks, answers);
   return {
     source: 'edit',
-    by: users,
+    by: [...new Set(answers.map((a) => a.user))].join(', '),
     at: answers[answers.length - 1]!.answeredAt,
-    text: `${parts.join('; ')} (the check${checks.length > 1 ? 's' : ''} could not run here)`,
+    text,
     patch: { validation },
     ...(byHand.length ? { byHand } : {}),
   };
