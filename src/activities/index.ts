@@ -4,6 +4,7 @@
  */
 import { createAgentActivities } from './agents';
 import { createArtifactActivities } from './artifacts';
+import { createCheckResolutionActivities } from './planning/check-resolution';
 import { createDiscoveryActivities } from './planning/discovery';
 import { createGitActivities, createIntegrationGitActivities, createTaskGitActivities } from './git';
 import { createMemoryActivities } from './planning/memory';
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createIntegrationGitActivities({ git }),
     ...createTaskAttemptActivities({ taskGit, roleAgents, validation }),
     ...createDiscoveryActivities(),
+    ...createCheckResolutionActivities(),
     ...validation,
     ...artifacts,
     ...agents,

@@ -27,6 +27,7 @@ import type { Answer, InteractionRequest } from '../domain/saga/state';
 import { activitiesFor } from './activity-proxies';
 import { PATCHES } from './patches';
 import { ask, askAll } from './ask';
+import { byHandAcceptanceLine } from '../domain/planning/unachievable';
 import type { ValidationResult } from './validation';
 import { ACCEPTANCE_CHOICE } from '../domain/saga/answer-choices';
 
@@ -99,6 +100,7 @@ export async function acceptRound(
   // Exit criteria that pass do not make a saga done while a task (a reported issue's fix, say) never landed.
   const notLanded = unresolved.length ? ` Not integrated: ${unresolved.join('; ')}.` : '';
   const autoRun = autoRunPromptLine(autoRunFiles);
+  const byHand = byHandAcceptanceLine(validation.criteria);
   const answer = await asker.ask({
     id: `acceptance-${round}`,
     kind: 'acceptance',
@@ -113,7 +115,8 @@ export async function acceptRound(
       reconciliationPromptLines(reconciliation)
         .map((line) => `\n${line}`)
         .join('') +
-      autonomousChangesLine(autonomousChanges),
+      autonomousChangesLine(autonomousChanges) +
+      (byHand ? `\n${byHand}` : ''),
     options: [...ACCEPTANCE_OPTIONS],
     recommended: validation.passed && !unresolved.length ? 0 : 2,
     textRequiredFor: [ACCEPTANCE_CHOICE.reportIssues],

@@ -6,6 +6,7 @@
  */
 import { addUsage, noUsage } from '../domain/agents/usage';
 import { withRunTimes, type TaskReport } from '../domain/fleet/fleet';
+import type { UnrunnableCheck } from '../domain/fleet/unrunnable-checks';
 import { addedMilestones, resumedMilestones } from '../domain/fleet/fleet-run';
 import type { Plan } from '../domain/plan';
 import { compactMilestone, recordedMilestoneIds } from '../domain/saga/milestone-records';
@@ -21,6 +22,7 @@ export type FleetEvent =
   | { type: 'failed'; ref: string; error: string }
   | { type: 'escalation'; ref: string; answer: Answer }
   | { type: 'spec-gap'; ref: string; gap: string; answer: Answer }
+  | { type: 'unrunnable'; ref: string; checks: UnrunnableCheck[]; answers: Answer[] }
   | { type: 'budget'; answer: Answer };
 
 /** The fleet as its steps see it: the saga, the plan, the round's settings, its state and its budget. */

@@ -26,6 +26,7 @@ import { implementationProgressQuery, taskUsageSignal } from './definitions';
 import { FleetBudget } from './fleet-budget';
 import { FleetState, type Fleet } from './fleet-state';
 import { integrateMilestone, type Redelegation } from './integration';
+import { askAboutMilestoneChecks } from './unrunnable-checks';
 import { runMilestoneTasks } from './milestone-tasks';
 import { PATCHES } from './patches';
 
@@ -95,6 +96,7 @@ async function runMilestone(fleet: Fleet, spec: PlanMilestone): Promise<'integra
   const { ctx, state, budget } = fleet;
   const mState = state.milestone(spec.id);
   state.setMilestone(mState, 'running');
+  let checkQuestions = 0;
   for (let failedIntegrations = 0; ;) {
     if (await runMilestoneTasks(fleet, spec)) return 'aborted';
     state.setMilestone(mState, 'integrating');
@@ -113,6 +115,11 @@ async function runMilestone(fleet: Fleet, spec: PlanMilestone): Promise<'integra
       state.integrated(mState, result.head);
       await recordMilestone(fleet, mState);
       return 'integrated';
+    }
+    if (result.unrunnable) {
+      await askAboutMilestoneChecks(fleet, spec, result.unrunnable, ++checkQuestions);
+      state.setMilestone(mState, 'running');
+      continue;
     }
     failedIntegrations++;
     const userNote = await afterFailedIntegration(fleet, spec.id, failedIntegrations, result.redelegate);

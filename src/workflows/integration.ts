@@ -13,18 +13,33 @@ import {
   type Redelegation,
 } from '../domain/fleet/milestone-failure';
 import { mergeOrder } from '../domain/fleet/schedule';
+import {
+  isNotRunnable,
+  unrunnableChecks,
+  unrunnableReason,
+  type UnrunnableCheck,
+} from '../domain/fleet/unrunnable-checks';
 import type { PlanMilestone } from '../domain/plan';
 import { integrationBranch, taskRef, worktreeDirName } from '../domain/saga/naming';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { MilestoneState, TaskState, Usage } from '../domain/saga/state';
+import { patched } from '@temporalio/workflow';
 import { activitiesFor } from './activity-proxies';
+import { PATCHES } from './patches';
 import { profileFor } from './shared';
 
 export type { Redelegation };
 
 /** `usage`: what the resolver agents spent (task agents are counted by the fleet). */
 export type IntegrationResult =
-  { ok: true; head: string; usage: Usage } | { ok: false; redelegate: Redelegation[]; usage: Usage };
+  | { ok: true; head: string; usage: Usage }
+  | {
+      ok: false;
+      redelegate: Redelegation[];
+      usage: Usage;
+      /** Validation checks that cannot run here (126/127): the user is asked, no task is redone. */
+      unrunnable?: { checks: UnrunnableCheck[]; evidence: string[] };
+    };
 
 /**
  * The saga budget's gate before each resolver run (given what this integration has spent): the cap for the
@@ -211,7 +226,17 @@ class MilestoneIntegration {
     }
     await quick.resetHard({ worktree, commit: this.pre });
     await quick.removeWorktree({ repo: ctx.repo, worktree, copies });
-    return this.sendBackFailures(checks.results.filter((r) => r.exitCode !== 0 || r.timedOut));
+    const failed = checks.results.filter((r) => r.exitCode !== 0 || r.timedOut);
+    // No task's redo makes a missing program appear: the user decides about the check first.
+    const unrunnable = unrunnableChecks(failed);
+    if (unrunnable.length && patched(PATCHES.unrunnableChecks)) {
+      this.log(
+        `Integration: milestone ${spec.id} validation ${unrunnableReason(unrunnable)}; asking the user`,
+      );
+      const evidence = failed.filter((r) => isNotRunnable(r.exitCode, r.timedOut)).map((r) => r.outputPath);
+      return { ok: false, usage: this.usage, redelegate: [], unrunnable: { checks: unrunnable, evidence } };
+    }
+    return this.sendBackFailures(failed);
   }
 
   /** Only the tasks the failure points at are redone; the others stay passed and are merged again as they are. */

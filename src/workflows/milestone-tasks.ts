@@ -34,6 +34,7 @@ import { taskInputFor } from './fleet-launch';
 import { PATCHES } from './patches';
 import type { Fleet, FleetEvent } from './fleet-state';
 import { taskWorkflow } from './task';
+import { askAboutUnrunnable, onUnrunnableAnswers } from './unrunnable-checks';
 
 /** Runs the milestone's pending tasks until all passed or skipped; returns true when the saga stops. */
 export async function runMilestoneTasks(fleet: Fleet, spec: PlanMilestone): Promise<boolean> {
@@ -61,6 +62,8 @@ export async function runMilestoneTasks(fleet: Fleet, spec: PlanMilestone): Prom
       if (await onEscalation(fleet, task, event.answer)) return true;
     } else if (event.type === 'spec-gap') {
       if (await resolveSpecGap(fleet, task, event.gap, event.answer)) return true;
+    } else if (event.type === 'unrunnable') {
+      await onUnrunnableAnswers(fleet, spec, task, event);
     } else if (await onTaskEnded(fleet, spec, task, event)) return true;
   }
 }
@@ -121,6 +124,7 @@ function onBlocked(
   reason: string,
 ): void {
   const { state } = fleet;
+  if (rep?.unrunnableChecks?.length) return askAboutUnrunnable(fleet, task, rep.unrunnableChecks);
   const retryable = rep?.retryable !== false;
   const streak = (state.blockedStreak.get(task.id) ?? 0) + 1;
   state.blockedStreak.set(task.id, streak);

@@ -19,4 +19,10 @@ export const PATCHES = {
   agentFailureAdjusts: 'agent-failure-adjusts',
   /** A planner adjustment changing a task's checks or scope asks the user (decided and cited under --autonomous). */
   adjustmentAsks: 'adjustment-asks',
+  /** A task check that cannot run (126/127) stops the task after one attempt; the user is asked about it. */
+  unrunnableChecks: 'unrunnable-checks',
+  /** Plan approval names the checks whose program is missing here (resolvePlanChecks). */
+  checkResolution: 'check-resolution',
+  /** An exit criterion verified by hand awaits the user's confirmation at acceptance, then counts as verified. */
+  byHandVerified: 'by-hand-verified',
 } as const;

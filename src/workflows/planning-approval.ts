@@ -3,14 +3,16 @@
  * quality-locked, and put to the user, who approves, rejects, or asks for a revision (and may correct an
  * autonomous decision by its number, a learning for the repo's next sagas).
  */
-import { setCurrentDetails } from '@temporalio/workflow';
+import { patched, setCurrentDetails } from '@temporalio/workflow';
 import type { Plan } from '../domain/plan';
+import { unresolvedCheckLines } from '../domain/plan/check-programs';
 import { applyCorrections, correctableDecisions } from '../domain/planning/autonomous-decisions';
 import { correctionsLine, planApprovalRequest } from '../domain/planning/elicitation';
 import { parseDecisionCorrections, type CorrectableDecision } from '../domain/planning/memory';
 import { reviewedApproval } from '../domain/planning/plan-review';
-import type { Answer } from '../domain/saga/state';
+import type { Answer, InteractionRequest } from '../domain/saga/state';
 import { ask } from './ask';
+import { PATCHES } from './patches';
 import type { PlanningResult, PlanningSession } from './planning-session';
 import { draftPlan, validatePlanned } from './planning-steps';
 import { reviewLoop } from './review-loop';
@@ -44,7 +46,7 @@ export async function approvalGate(
       ? correctableDecisions(session.decisions, session.defaultsAdopted)
       : [];
     const request = planApprovalRequest(version, session.specPath, review, session.costEstimate, correctable);
-    const answer = await ask(ctx.sagaWorkflowId, request);
+    const answer = await ask(ctx.sagaWorkflowId, await withCheckFindings(session, request));
     if (answer.choice === PLAN_APPROVAL_CHOICE.approve) {
       session.closing.push(session.planEvent(version, 'approved'), {
         type: 'log',
@@ -65,6 +67,25 @@ export async function approvalGate(
     if (!revised) return session.result(false, session.plan, version);
     session.plan = revised;
   }
+}
+
+/** The approval question with the plan's checks that cannot run here named (they would fail with 127). */
+async function withCheckFindings(
+  session: PlanningSession,
+  request: InteractionRequest,
+): Promise<InteractionRequest> {
+  if (!patched(PATCHES.checkResolution)) return request;
+  const { ctx } = session;
+  const lines = unresolvedCheckLines(
+    await session.quick.resolvePlanChecks({
+      repo: ctx.repo,
+      plan: session.plan,
+      passEnv: ctx.settings.passEnv,
+    }),
+  );
+  if (!lines.length) return request;
+  await sagaLog(ctx, lines.join(' '));
+  return { ...request, prompt: [request.prompt, ...lines].join('\n') };
 }
 
 /** The quality-locked review of the plan; each iteration reviews, and revises, its latest version. */

@@ -11,6 +11,7 @@ import {
   continueAsNew,
   executeChild,
   isCancellation,
+  patched,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AutoRunFile } from '../domain/record/auto-run-files';
@@ -31,9 +32,11 @@ import type { SagaInput } from '../domain/saga/saga-input';
 import { migrateSagaState, SagaStateError, type SagaState } from '../domain/saga/saga-state';
 import { SagaName } from '../domain/saga/search-attributes';
 import type { ExitResult, Phase } from '../domain/saga/state';
+import { verifiedByUser } from '../domain/planning/unachievable';
 import { acceptRound, type AcceptanceResult } from './acceptance';
 import { implementationWorkflow } from './implementation';
 import { intakeAndPlan, type PlannedSaga } from './saga-intake';
+import { PATCHES } from './patches';
 import { SagaRun } from './saga-run';
 import { validationWorkflow, type ValidationResult } from './validation';
 
@@ -186,12 +189,27 @@ async function accept(
   );
 }
 
+/** Criteria to verify by hand count as verified by the user who accepted; REPORT.md says so. */
+async function confirmByHand(run: SagaRun, user: string): Promise<void> {
+  const byHand = (run.exitResults ?? []).filter((r) => r.result === 'by-hand');
+  if (!byHand.length || !patched(PATCHES.byHandVerified)) return;
+  run.exitResults = verifiedByUser(run.exitResults!, user);
+  run.addLog(`Verified by hand by ${user} at acceptance: ${byHand.map((r) => r.id).join(', ')}`);
+  await run.quick.writeSagaReport({
+    sagaDir: run.input.sagaDir,
+    workflowId: run.self,
+    runId: workflowInfo().runId,
+    exitResults: run.exitResults,
+  });
+}
+
 async function complete(
   run: SagaRun,
   acceptance: Extract<AcceptanceResult, { accepted: true }>,
 ): Promise<SagaOutcome> {
   const { input } = run;
   run.addLog(`Accepted by ${acceptance.by}`);
+  await confirmByHand(run, acceptance.by);
   if (acceptance.fastForward) {
     const ff = await run.quick.fastForwardBase({
       repo: input.repo,

@@ -156,7 +156,7 @@ export class TaskDelegation {
         run.reason = null;
         break;
       }
-      if (run.fatal) break;
+      if (run.fatal || run.stopsOnUnrunnable()) break;
     }
   }
 
@@ -190,7 +190,7 @@ export class TaskDelegation {
     await this.reportSpend();
     const sessionNote = run.noteSession(n, ran.run);
     if (sessionNote) log.warn(`Task ${this.input.ref}: ${sessionNote}`);
-    const passed = run.record(classifyAttempt(n, ran.run, ran.checks));
+    const passed = run.record(classifyAttempt(n, ran.run, ran.checks), ran.checks);
     return ran.handoff?.refused ? run.handoffRefused(ran.handoff.refused) : passed;
   }
 

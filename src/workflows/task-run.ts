@@ -3,13 +3,16 @@
  * outcome, the agent's session, what it has spent and the saga budget it runs under. Workflow state
  * (deterministic, no I/O); the report it ends with goes to the fleet.
  */
+import { patched } from '@temporalio/workflow';
 import type { PreparedTask, TaskHandoff } from '../activities/task-attempt';
 import { addUsage, noUsage } from '../domain/agents/usage';
 import { remainingUsd, runCapUsd, sagaBudgetReason, type BudgetGrant } from '../domain/fleet/budget';
 import type { TaskReport } from '../domain/fleet/fleet';
 import { currentTaskSpec } from '../domain/fleet/spec-changes';
-import { reviewEnd, type AttemptOutcome } from '../domain/fleet/task-outcome';
+import { reviewEnd, type AttemptCheck, type AttemptOutcome } from '../domain/fleet/task-outcome';
+import { unrunnableChecks, unrunnableReason, type UnrunnableCheck } from '../domain/fleet/unrunnable-checks';
 import type { SpecChange, Usage } from '../domain/saga/state';
+import { PATCHES } from './patches';
 import type { TaskInput } from './task';
 
 export class TaskRun {
@@ -35,6 +38,9 @@ export class TaskRun {
   checksFailed = false;
   /** The latest attempt's agent timed out, hung or crashed before its checks ran. */
   agentFailed = false;
+  /** The latest attempt's checks that could not run (126/127), and whether the task stopped on them. */
+  unrunnable: UnrunnableCheck[] = [];
+  stoppedOnUnrunnable = false;
   /** The user's [A] Abort or [E] Escalate at the review's cap-reached or stuck checkpoint. */
   reviewStop: TaskReport['reviewStop'] | null = null;
   sessionId: string | null = null;
@@ -85,6 +91,7 @@ export class TaskRun {
     this.gapOptions = null;
     this.checksFailed = false;
     this.agentFailed = false;
+    this.unrunnable = [];
     this.fatal = false;
     return (this.input.attemptOffset ?? 0) + this.attempts;
   }
@@ -128,9 +135,10 @@ export class TaskRun {
   }
 
   /** Takes the attempt's outcome; returns whether it passed. */
-  record(outcome: AttemptOutcome): boolean {
+  record(outcome: AttemptOutcome, checks?: { results: AttemptCheck[] } | null): boolean {
     this.evidence = outcome.evidence;
     if (outcome.passed) return true;
+    this.unrunnable = outcome.checksFailed ? unrunnableChecks(checks?.results ?? []) : [];
     this.failures = outcome.failures;
     this.notes = outcome.notes;
     this.reason = outcome.reason;
@@ -140,6 +148,17 @@ export class TaskRun {
     this.checksFailed = outcome.checksFailed;
     this.agentFailed = outcome.agentFailed === true;
     return false;
+  }
+
+  /**
+   * A check that cannot run fails every attempt alike: the task stops after the attempt that found it, and
+   * the fleet asks the user about the check at once (no more paid attempts, no planner run).
+   */
+  stopsOnUnrunnable(): boolean {
+    if (!this.unrunnable.length || !patched(PATCHES.unrunnableChecks)) return false;
+    this.stoppedOnUnrunnable = true;
+    this.stop(unrunnableReason(this.unrunnable));
+    return true;
   }
 
   /** The spec the planner adjusted for this delegation: later attempts work from it. */
@@ -194,6 +213,7 @@ export class TaskRun {
       ...(this.specChange ? { specChange: this.specChange } : {}),
       ...(status !== 'passed' && this.checksFailed ? { checksFailed: this.checksFailed } : {}),
       ...(status !== 'passed' && this.agentFailed && !this.fatal ? { agentFailed: true } : {}),
+      ...(status !== 'passed' && this.stoppedOnUnrunnable ? { unrunnableChecks: this.unrunnable } : {}),
     };
   }
 }

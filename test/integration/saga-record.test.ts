@@ -9,6 +9,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { respond } from '../../src/client/saga-client';
 import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { checkResultLine } from '../../src/domain/record/check-summary';
 import type { SagaInput } from '../../src/domain/saga/saga-input';
 import type { SagaStatus } from '../../src/domain/saga/state';
 import { reconcileUpdate } from '../../src/workflows/definitions';
@@ -61,13 +62,15 @@ describe('the saga record: REPORT.md, PROGRESS.md, saga continue', () => {
       `- **Check:** \`${check}\`, run in a fresh checkout of \`${atAcceptance.integrationBranch}\``,
     );
     expect(report).toContain('Output (its end):');
-    // The output's last line is quoted, and summarises the criterion in the table.
+    // The output's last line is quoted; its result line (not a timing) summarises the criterion in the table.
     const last = output
       .filter((l) => l.trim())
       .pop()!
       .trim();
     expect(report).toContain(last);
-    expect(report).toContain(`last output: ${last}`);
+    const resultLine = checkResultLine(output.join('\n'));
+    expect(resultLine).toMatch(/^# pass \d+, # fail 0$/);
+    expect(report).toContain(`| ${resultLine} |`);
     // Steps that work as written: a separate checkout, the check in it, and its removal.
     const verify = path.join(input.worktreeRoot, `saga-${NAME}-verify`);
     expect(report).toContain(
@@ -75,7 +78,7 @@ describe('the saga record: REPORT.md, PROGRESS.md, saga continue', () => {
     );
     expect(report).toMatch(
       new RegExp(
-        `E1 — .*: run \`${check.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\` and expect exit code 0\\. The saga's run: passed, last output: `,
+        `E1 — .*: run \`${check.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\` and expect exit code 0\\. The saga's run: passed, # pass `,
       ),
     );
     expect(report).toContain(`worktree remove ${verify}\``);

@@ -356,9 +356,9 @@ describe('REPORT.md', () => {
     );
     expect(md).toContain('line 20\n# pass 3\n```');
     expect(md).not.toContain('$ node --test');
-    // The table summarises it with the output's last line; the steps prepare the checkout as the saga does.
+    // The table summarises it with the runner's result line; the steps prepare the checkout as the saga does.
     expect(md).toContain(
-      '| **passed** | [/s/runs/validation-r1/check-1.log](/s/runs/validation-r1/check-1.log) | last output: # pass 3 |',
+      '| **passed** | [/s/runs/validation-r1/check-1.log](/s/runs/validation-r1/check-1.log) | # pass 3 |',
     );
     expect(md).toContain(
       "2. Copy `.env` from your repo, as the saga's checkouts get it: `cp -R '/repos/my app/.env' .env`",

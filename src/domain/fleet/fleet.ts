@@ -1,4 +1,5 @@
 /** Pure bookkeeping of the worker fleet: task state from the plan, and the scheduler's view of it. */
+import type { UnrunnableCheck } from './unrunnable-checks';
 import { cappedList } from '../text/caps';
 import type { AcceptanceIssue } from '../planning/acceptance-issues';
 import type { Plan, PlanMilestone, PlanOutline, PlanTask } from '../plan';
@@ -207,6 +208,8 @@ export interface TaskReport {
   checksFailed?: boolean;
   /** Blocked because its last attempt's agent timed out, hung or crashed (retryable, no checks ran). */
   agentFailed?: boolean;
+  /** Its checks that could not run (126/127): the task stopped after that attempt, the user decides. */
+  unrunnableChecks?: UnrunnableCheck[];
 }
 
 const agentOf = (rep: TaskReport | null) => (rep?.agent ? { agent: rep.agent } : {});

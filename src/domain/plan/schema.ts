@@ -28,6 +28,8 @@ export const ExitCriterionSchema = z
     finding: text.optional(),
     /** Verified by hand at acceptance: its check is not run (the user's answer to an unachievable check). */
     by_hand: z.boolean().optional(),
+    /** The planner's feature-specific steps a person follows to see it hold (REPORT.md's Manual verification). */
+    manual: z.array(text).max(20).optional(),
   })
   .strict();
 

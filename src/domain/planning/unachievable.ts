@@ -56,3 +56,31 @@ export function applyUnachievableAnswers(
     return [{ ...c, by_hand: true, finding: `${answer.finding}; verified by hand (${answer.user})` }];
   });
 }
+
+/**
+ * The acceptance prompt's line for criteria verified by hand: the steps are in REPORT.md, and accepting
+ * confirms them (they then count as verified by the user); empty when there are none.
+ */
+export function byHandAcceptanceLine(
+  criteria: readonly { id: string; text: string; result: string }[],
+): string {
+  const byHand = criteria.filter((c) => c.result === 'by-hand');
+  if (!byHand.length) return '';
+  const list = byHand.map((c) => `${c.id} "${c.text}"`).join(', ');
+  return (
+    `Verify by hand before you accept: ${list} (the steps are in the report's Manual verification). ` +
+    `Accepting confirms you verified ${byHand.length > 1 ? 'them' : 'it'}: ${byHand.length > 1 ? 'they count' : 'it counts'} as verified by the user. ` +
+    `If one does not hold, report it as an issue.`
+  );
+}
+
+/** The exit results once the user accepted: each criterion to verify by hand counts as verified by them. */
+export const verifiedByUser = <R extends { result: string; evidence: string | null }>(
+  results: readonly R[],
+  user: string,
+): R[] =>
+  results.map((r) =>
+    r.result === 'by-hand'
+      ? { ...r, result: 'verified-by-user', evidence: `verified by hand by ${user} at acceptance` }
+      : r,
+  );

@@ -8,6 +8,8 @@ import { bullets, cell, code, doc, fenced, oneLine, section, shellQuote, table }
 import type { Plan } from '../plan';
 import type { AutoRunFile } from './auto-run-files';
 import { reconciliationReport, whatWasBuilt, type TaskBuilt } from './report-built';
+import { checkResultLine } from './check-summary';
+import { byHandTaskChecks } from '../fleet/unrunnable-checks';
 import { ExitResultSchema, type SagaStatus } from '../saga/state';
 
 export const ExitCriterionResultSchema = ExitResultSchema.extend({
@@ -49,14 +51,53 @@ export function outputExcerpt(output: string, check: string): string {
   return [...cut, ...kept].join('\n').trim();
 }
 
-/** One line per criterion for the table: the given summary, else the output's last non-empty line. */
+/** One line per criterion for the table: the given summary, else its output's result line. */
 function summaryOf(result: ExitCriterionResult | undefined, check: string): string {
   if (result?.summary) return result.summary;
-  const last = outputExcerpt(result?.output ?? '', check)
-    .split('\n')
-    .filter((l) => l.trim())
-    .pop();
-  return last ? `last output: ${last.trim()}` : '';
+  if (isByHand(result)) return result!.evidence ?? '';
+  const lines = (result?.output ?? '').replace(/\s+$/, '').split('\n');
+  if (lines[0] === `$ ${check}`) lines.shift();
+  return checkResultLine(lines.join('\n'));
+}
+
+/** The evidence file as a link; for a criterion verified by hand, who verifies it (no file). */
+function evidenceOf(result: ExitCriterionResult | undefined): string | null {
+  if (!result?.evidence) return null;
+  if (isByHand(result)) return result.evidence;
+  return `[${result.evidence}](${result.evidence})`;
+}
+
+const isByHand = (result: ExitCriterionResult | undefined): boolean =>
+  result?.result === 'by-hand' || result?.result === 'verified-by-user';
+
+/** A criterion's step: the planner's own steps when it wrote them, else its check to run by hand. */
+function criterionStep(c: Plan['exit_criteria'][number], result: ExitCriterionResult | undefined): string {
+  const summary = summaryOf(result, c.check);
+  const manual = (c.manual ?? []).map(oneLine);
+  const head = `${c.id} — ${oneLine(c.text)}: `;
+  if (c.by_hand) {
+    const how = manual.length ? manual.join('; ') : `check by hand that it holds`;
+    const confirmed =
+      result?.result === 'verified-by-user'
+        ? `Verified by the user: ${summary}.`
+        : 'Accepting the saga confirms you verified it.';
+    return `${head}${how} (its check ${code(c.check)} cannot run here${c.finding ? `: ${oneLine(c.finding)}` : ''}). ${confirmed}`;
+  }
+  const saw = result ? ` The saga's run: ${result.result}${summary ? `, ${summary}` : ''}.` : '';
+  if (manual.length) return `${head}${manual.join('; ')}. (Its check: ${code(c.check)}.)${saw}`;
+  return `${head}run ${code(c.check)} and expect exit code 0.${saw}`;
+}
+
+/** Task checks the user chose to verify by hand (they could not run here), one step each. */
+function taskByHandSteps(status: SagaStatus): string[] {
+  return status.milestones.flatMap((m) =>
+    m.tasks.flatMap((t) =>
+      byHandTaskChecks(t.specChanges).map(
+        (c) =>
+          `Task ${t.id} — ${oneLine(c.text)}: check by hand that it holds (its check ${code(c.check)} cannot run here). Accepting the saga confirms you verified it.`,
+      ),
+    ),
+  );
 }
 
 /**
@@ -77,13 +118,13 @@ function manualVerificationSteps(input: ReportInput): string[] {
     ...(input.checkout?.setup ?? []).map(
       (argv) => `Set the checkout up: ${code(argv.map(shellQuote).join(' '))}`,
     ),
-    ...plan.exit_criteria.map((c) => {
-      const result = exitResults.find((r) => r.id === c.id);
-      const saw = result
-        ? ` The saga's run: ${result.result}${summaryOf(result, c.check) ? `, ${summaryOf(result, c.check)}` : ''}.`
-        : '';
-      return `${c.id} — ${oneLine(c.text)}: run ${code(c.check)} and expect exit code 0.${saw}`;
-    }),
+    ...plan.exit_criteria.map((c) =>
+      criterionStep(
+        c,
+        exitResults.find((r) => r.id === c.id),
+      ),
+    ),
+    ...taskByHandSteps(status),
   ];
   if (environment?.launch)
     steps.push(
@@ -104,7 +145,7 @@ function criterionEvidence(
     `### ${criterion.id}: ${oneLine(criterion.text)} — ${result?.result ?? 'not run'}`,
     '',
     `- **Check:** ${code(criterion.check)}, run in a fresh checkout of ${code(integration)} (exit code 0 means met)`,
-    `- **Evidence:** ${result?.evidence ? `[${result.evidence}](${result.evidence})` : 'none kept'}`,
+    `- **Evidence:** ${evidenceOf(result) ?? 'none kept'}`,
   ];
   // No output: the evidence file could not be read when the report was written; its link is the record.
   if (result?.output !== undefined) {
@@ -127,7 +168,7 @@ export function renderReportMd(input: ReportInput): string {
     cell(criterion.text),
     code(criterion.check),
     result ? `**${result.result}**` : 'not run',
-    result?.evidence ? `[${result.evidence}](${result.evidence})` : '—',
+    cell(evidenceOf(result) ?? '—'),
     cell(summaryOf(result, criterion.check)),
   ]);
   const evidence = results.map(({ criterion, result }) =>
@@ -143,7 +184,7 @@ export function renderReportMd(input: ReportInput): string {
       `- **Goal:** ${oneLine(status.goal) || '—'}`,
       `- **Round:** ${status.round}`,
       `- **Integration branch:** ${code(status.integrationBranch)}`,
-      `- **Exit criteria passed:** ${passed} of ${plan.exit_criteria.length}`,
+      `- **Exit criteria passed:** ${passed} of ${plan.exit_criteria.length}${byHandCount(exitResults)}`,
     ].join('\n'),
     section('What was built', whatWasBuilt(status, input.built)),
     ...(reconciled ? [section('Reconciliation (saga continue)', reconciled)] : []),
@@ -162,6 +203,16 @@ export function renderReportMd(input: ReportInput): string {
     ...(input.autoRunFiles?.length ? [autoRunSection(input.autoRunFiles)] : []),
     section('Open issues', bullets(open)),
   ]);
+}
+
+/** How many criteria are verified by hand: awaiting the user's confirmation, or confirmed. */
+function byHandCount(results: readonly ExitCriterionResult[]): string {
+  const open = results.filter((r) => r.result === 'by-hand').length;
+  const done = results.filter((r) => r.result === 'verified-by-user').length;
+  return [
+    ...(done ? [`, ${done} verified by the user`] : []),
+    ...(open ? [`, ${open} to verify by hand (Manual verification; accepting confirms)`] : []),
+  ].join('');
 }
 
 /** Listed before the user accepts: none of these is run by the saga, each is run by a tool on its own later. */

@@ -107,6 +107,8 @@ export const SpecChangeSchema = z.object({
       evidence: z.string().optional(),
     })
     .optional(),
+  /** Checks the user chose to verify by hand at acceptance (they could not run here): REPORT.md lists them. */
+  byHand: z.array(z.object({ text: z.string(), check: z.string() })).optional(),
 });
 export type SpecChange = z.infer<typeof SpecChangeSchema>;
 
@@ -195,7 +197,8 @@ export type PlanSummary = z.infer<typeof PlanSummarySchema>;
 /** One exit criterion's result in the latest final validation (REPORT.md adds its output excerpt). */
 export const ExitResultSchema = z.object({
   id: z.string(),
-  result: z.enum(['passed', 'failed', 'not-checkable']),
+  /** `by-hand`: the user verifies it at acceptance; `verified-by-user`: they accepted, which confirms it. */
+  result: z.enum(['passed', 'failed', 'not-checkable', 'by-hand', 'verified-by-user']),
   /** Path of the kept check output (inside the saga directory). */
   evidence: z.string().nullable(),
 });

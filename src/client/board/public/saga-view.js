@@ -42,7 +42,7 @@ function Flags({ flags }) {
   </div>`;
 }
 
-const VERDICTS = new Set(['passed', 'failed', 'not-checkable']);
+const VERDICTS = new Set(['passed', 'failed', 'not-checkable', 'by-hand', 'verified-by-user']);
 
 /**
  * Exit criteria from the plan, each with the latest final validation's result at the same position
@@ -64,7 +64,7 @@ function ExitCriteria({ status }) {
         const r = results[i];
         const verdict = r && VERDICTS.has(r.result) ? r.result : 'not-run';
         return html`<li key=${i} class=${`criterion ${verdict}`} data-result=${verdict}>
-          <span class="verdict">${verdict.replace('-', ' ')}</span>
+          <span class="verdict">${verdict.replace(/-/g, ' ')}</span>
           <span class="criterion-text">${text}</span>
           ${r?.evidence && html`<div class="evidence muted">evidence: <code>${r.evidence}</code></div>`}
         </li>`;
