@@ -9,4 +9,11 @@ export const PATCHES = {
   projectorQueue: 'projector-queue',
   /** A task whose plan names an unconfined profile runs the saga's own, logged as a deviation. */
   confinedTaskProfiles: 'confined-task-profiles',
+  /**
+   * `--parallel` runs its lanes with every profile, and a profile that does not say `subagent_dispatch`
+   * can dispatch subagents.
+   */
+  parallelAnyProfile: 'parallel-any-profile',
+  /** A planner that answers nothing at stage `criteria` plans with the exit criteria of its plan. */
+  optionalCriteriaStage: 'optional-criteria-stage',
 } as const;
