@@ -28,7 +28,7 @@ async function specTreeFiles(sagaDir: string): Promise<string[]> {
   return files;
 }
 
-/** Each file under its path as a heading; null when the saga directory holds no spec tree yet. */
+/** Each file fenced under its path as a heading; null when the saga directory holds no spec tree yet. */
 export async function specTreeText(sagaDir: string): Promise<string | null> {
   const parts: string[] = [];
   const omitted: string[] = [];
@@ -41,7 +41,8 @@ export async function specTreeText(sagaDir: string): Promise<string | null> {
       continue;
     }
     size += text.length;
-    parts.push(`### ${rel}\n\n${text.trimEnd()}\n`);
+    // Tildes, as for attachments: the files hold backtick fences of their own.
+    parts.push(`### ${rel}\n\n~~~~markdown\n${text.trimEnd()}\n~~~~\n`);
   }
   if (parts.length === 0) return null;
   if (omitted.length > 0)
