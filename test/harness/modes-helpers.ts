@@ -50,7 +50,7 @@ export interface ModesSagaOptions {
   plan?: Record<string, unknown>;
   /**
    * Agent profile (`--agent`): `demo` (says `subagent_dispatch: true`), `plain` (says nothing, so it can),
-   * `solo` (`subagent_dispatch: false`) or `broken` (cannot spawn).
+   * `solo` (`subagent_dispatch: false`) or `broken` (cannot spawn; `subagent_dispatch: false`).
    */
   agent?: 'demo' | 'plain' | 'solo' | 'broken';
   /** `.sage/config.yaml` text (flag defaults). */
@@ -104,7 +104,7 @@ export async function startModesSaga(env: SagaTestEnv, opts: ModesSagaOptions): 
       `  demo:\n    command: ${command}\n    subagent_dispatch: true\n` +
       `  plain:\n    command: ${command}\n` +
       `  solo:\n    command: ${command}\n    subagent_dispatch: false\n` +
-      '  broken:\n    command: ["/nonexistent/saga-modes-reviewer"]\n',
+      '  broken:\n    command: ["/nonexistent/saga-modes-reviewer"]\n    subagent_dispatch: false\n',
   });
   let planFile: string | undefined;
   if (opts.plan) {
