@@ -184,3 +184,30 @@ test('a planner of the earlier protocol (nothing at stage criteria) plans, the c
   await answer('plan-approval-1', 'reject');
   await waitForStatus(env, name, (s) => s.phase === 'cancelled');
 });
+
+test('saga start says up front what the profile refuses (subagent_dispatch: false), and nothing otherwise', async () => {
+  const { repo } = scriptedRepo('any-profile-start-notes');
+  const single = path.join(path.dirname(repo), 'single.yaml');
+  writeFileSync(single, `agents:\n  single: { command: ["{node}", "-e", "0"], subagent_dispatch: false }\n`);
+  process.env.SAGA_HOME = env.sagaHome;
+  const notes = async (agent: string, config: string) => {
+    const lines: string[] = [];
+    await prepareSaga({
+      repo,
+      argumentsText: '--subagents --parallel=3 Go',
+      name: `notes-${agent}`,
+      agent,
+      config,
+      // The repository's config (the scripted profile) is the test's own.
+      trustRepoConfig: true,
+      warn: (line) => lines.push(line),
+    });
+    return lines.filter((line) => !line.startsWith('--trust-repo-config: '));
+  };
+  expect(await notes('scripted', userConfigBeside(repo))).toEqual([]);
+  expect(await notes('single', single)).toEqual([
+    expect.stringMatching(
+      /^Note: Subagent execution is unavailable: the agent profile 'single' sets subagent_dispatch: false/,
+    ),
+  ]);
+});
