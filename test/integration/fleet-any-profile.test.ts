@@ -83,10 +83,6 @@ test('--parallel=3 with a custom profile runs three tasks at once; the implement
   });
   const status = await waitForStatus(env, name, waitsForUserOrEnded, 240_000);
   expect(status.pending.map((p) => p.kind)).toEqual(['acceptance']);
-  // What was announced is what ran.
-  expect(status.log.some((l) => l.includes('Modes: --parallel=3'))).toBe(true);
-  expect(status.executionMode).toBe('inline; parallel (3 lanes)');
-  expect(status.log.some((l) => /Parallel lanes are unavailable/.test(l))).toBe(false);
 
   const stamps = TASKS.map(
     (id) => JSON.parse(git(repo, 'show', `${status.integrationBranch}:${stampFile(id)}`)) as Stamp,
@@ -96,6 +92,10 @@ test('--parallel=3 with a custom profile runs three tasks at once; the implement
     ...stamps.map((s) => stamps.filter((o) => o.start <= s.start && s.start < o.end).length),
   );
   expect(peak).toBe(3);
+  // What was announced is what ran.
+  expect(status.log.some((l) => l.includes('Modes: --parallel=3'))).toBe(true);
+  expect(status.executionMode).toBe('inline; parallel (3 lanes)');
+  expect(status.log.some((l) => /Parallel lanes are unavailable/.test(l))).toBe(false);
 
   // The prompt says what the sandbox does: no commit of its own (git's data is read-only), the saga's.
   for (const s of stamps) {

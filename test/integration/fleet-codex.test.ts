@@ -94,7 +94,6 @@ test('the codex preset with --parallel=3 runs three tasks at once', async () => 
     expect(status.milestones[0]!.tasks.map((t) => [t.id, t.status, t.reason])).toEqual(
       TASKS.map((id) => [`1.${id}`, 'integrated', null]),
     );
-    expect(status.executionMode).toBe('inline; parallel (3 lanes)');
     const stamps = TASKS.map(
       (id) =>
         JSON.parse(git(repo, 'show', `${status.integrationBranch}:${stampFile(id)}`)) as {
@@ -108,6 +107,7 @@ test('the codex preset with --parallel=3 runs three tasks at once', async () => 
       ...stamps.map((s) => stamps.filter((o) => o.start <= s.start && s.start < o.end).length),
     );
     expect(peak).toBe(3);
+    expect(status.executionMode).toBe('inline; parallel (3 lanes)');
     const acceptance = status.pending.find((p) => p.kind === 'acceptance')!;
     await respond(env.client, name, { interactionId: acceptance.id, choice: 'accept', user: 'test' });
     await waitForStatus(env, name, (s) => s.phase === 'complete', 60_000);
