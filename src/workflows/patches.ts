@@ -25,4 +25,11 @@ export const PATCHES = {
   checkResolution: 'check-resolution',
   /** An exit criterion verified by hand awaits the user's confirmation at acceptance, then counts as verified. */
   byHandVerified: 'by-hand-verified',
+  /**
+   * `--parallel` runs its lanes with every profile, and a profile that does not say `subagent_dispatch`
+   * can dispatch subagents.
+   */
+  parallelAnyProfile: 'parallel-any-profile',
+  /** A planner that answers nothing at stage `criteria` plans with the exit criteria of its plan. */
+  optionalCriteriaStage: 'optional-criteria-stage',
 } as const;

@@ -22,12 +22,26 @@ export interface PlanningSpend {
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: string[] };
 
+/**
+ * A stage a planner of an earlier protocol may not know: when it answers nothing at all (exit 0, no report,
+ * no JSON) the stage yields `value` instead of being asked again, and `note` is logged and written to
+ * decisions.md, once per planning phase.
+ */
+export interface OptionalStage<T> {
+  value: T;
+  note: string;
+}
+
 /** Runs the planner at a stage and validates its answer; null when the user aborted or the budget stopped it. */
 export type Planner = <T>(
   stage: string,
   context: Record<string, unknown>,
   validate: (raw: unknown) => Validation<T>,
+  optional?: OptionalStage<T>,
 ) => Promise<T | null>;
+
+/** A run's answer, or why there is none; `silent` when it exited 0 and answered nothing at all. */
+type RunAnswer = { ok: true; value: unknown } | { ok: false; errors: string[]; silent: boolean };
 
 export class PlannerRuns {
   // Discovery and planner runs: up to an hour each.
@@ -35,6 +49,8 @@ export class PlannerRuns {
   private budgetQuestions = 0;
   /** The user answered a budget question with stop: no planner run starts any more. */
   private stopped = false;
+  /** Optional stages whose silence has been noted already. */
+  private readonly silenceNoted = new Set<string>();
 
   constructor(
     private readonly ctx: SagaContext,
@@ -49,13 +65,14 @@ export class PlannerRuns {
   }
 
   /** A function (not a method), so the planning steps can be handed it. */
-  readonly planner: Planner = async (stage, context, validate) => {
+  readonly planner: Planner = async (stage, context, validate, optional) => {
     let errors: string[] = [];
     for (let round = 1; ; round++) {
       for (let attempt = 1; attempt <= MAX_INVALID_OUTPUTS; attempt++) {
         const cap = await this.budgetGate();
         if (cap === 'stop') return null;
         const raw = await this.run(stage, context, { errors, round, attempt, cap });
+        if (optional && !raw.ok && raw.silent) return this.noteSilence(stage, optional);
         const checked = raw.ok ? validate(raw.value) : raw;
         if (checked.ok) return checked.value;
         errors = checked.errors;
@@ -70,7 +87,7 @@ export class PlannerRuns {
     stage: string,
     context: Record<string, unknown>,
     at: { errors: string[]; round: number; attempt: number; cap: number | null },
-  ): Promise<Validation<unknown>> {
+  ): Promise<RunAnswer> {
     const { ctx } = this;
     const run = await this.long.runRoleAgent({
       template: `planner-${stage === 'revise' ? 'revise' : stage}`,
@@ -91,9 +108,26 @@ export class PlannerRuns {
     });
     this.spend.usage = addUsage(this.spend.usage, run.usage);
     const raw = run.report ?? null;
-    return raw === null
-      ? { ok: false, errors: [run.reportError ?? 'no JSON answer'] }
-      : { ok: true, value: raw };
+    if (raw !== null) return { ok: true, value: raw };
+    const silent = run.exitCode === 0 && run.reportError === null;
+    return { ok: false, errors: [run.reportError ?? 'no JSON answer'], silent };
+  }
+
+  /** An optional stage the planner answered with nothing: its stand-in value, said once. */
+  private async noteSilence<T>(stage: string, optional: OptionalStage<T>): Promise<T> {
+    if (!this.silenceNoted.has(stage)) {
+      this.silenceNoted.add(stage);
+      await activitiesFor(this.ctx).quick.prependDecision({
+        sagaDir: this.ctx.sagaDir,
+        entry: {
+          at: new Date().toISOString(),
+          title: `Planner stage '${stage}' unanswered`,
+          lines: [optional.note],
+        },
+      });
+      await sagaLog(this.ctx, optional.note);
+    }
+    return optional.value;
   }
 
   /** After too many invalid answers the user says whether to try again. */

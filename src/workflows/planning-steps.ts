@@ -14,7 +14,9 @@ import {
   type PlannerDecision,
 } from '../domain/planning/planner';
 import type { SagaContext } from '../domain/saga/saga-input';
+import { patched } from '@temporalio/workflow';
 import { activitiesFor } from './activity-proxies';
+import { PATCHES } from './patches';
 import type { Planner, Validation } from './planner-runs';
 import { sagaLog } from './shared';
 
@@ -45,6 +47,10 @@ export async function recordRestatement(
   return lines;
 }
 
+const CRITERIA_FROM_PLAN =
+  "The planner answered nothing at stage 'criteria' (a planner of the earlier protocol): the exit " +
+  'criteria are taken from its plan, as before.';
+
 /**
  * Step 4, then step 5: the exit criteria from the planner's `criteria` stage, then the milestones and tasks
  * from its `plan` stage, told the criteria and held to them. Null when the user aborted or the budget stopped.
@@ -54,8 +60,18 @@ export async function draftPlan(
   planner: Planner,
   context: Record<string, unknown>,
 ): Promise<Plan | null> {
-  const agreed = await planner('criteria', context, validateCriteria);
+  // A planner of the earlier protocol knows no `criteria` stage: it answers nothing, and plans as before.
+  const fromPlan = patched(PATCHES.optionalCriteriaStage)
+    ? { value: 'from-plan' as const, note: CRITERIA_FROM_PLAN }
+    : undefined;
+  const agreed = await planner<ExitCriterion[] | 'from-plan'>(
+    'criteria',
+    context,
+    validateCriteria,
+    fromPlan,
+  );
   if (!agreed) return null;
+  if (agreed === 'from-plan') return planner('plan', context, validatePlanned);
   await sagaLog(ctx, `Exit criteria written before decomposing: ${agreed.map((c) => c.id).join(', ')}`);
   return planner('plan', { ...context, exit_criteria: agreed }, (raw) =>
     validatePlanned(withAgreedCriteria(raw, agreed)),

@@ -48,7 +48,7 @@ export interface ReviewLoopOptions<T> {
  *   never the author's transcript (`review-…` runs, reviewMode `fresh-session`).
  * - `inline` (also when `--subagents` was refused): the one agent carried across tasks reviews its own work —
  *   the same profile and one session id for the whole saga, the run labelled a self-review (`self-review-…`
- *   runs, reviewMode `self-review`). Tasks run one at a time then (resolveParallel gives 1 lane).
+ *   runs, reviewMode `self-review`). Lanes still run: each task has its own worktree and process.
  * The session id reaches the agent as SAGA_SESSION, so a profile whose CLI can resume sessions may use it.
  */
 function reviewSession(ctx: SagaContext, id: string, iteration: number) {

@@ -4,7 +4,7 @@
  * made, and the planning phase runs as a child. Returns the approved plan with its context (null when
  * the user cancelled or did not approve) and what the planner runs spent.
  */
-import { executeChild, workflowInfo } from '@temporalio/workflow';
+import { executeChild, patched, workflowInfo } from '@temporalio/workflow';
 import type { Environment } from '../domain/planning/environment';
 import { announceModes } from '../domain/request/mode-resolution';
 import { resolveRunModes, type RunModes } from '../domain/request/run-modes';
@@ -19,6 +19,7 @@ import { noUsage } from '../domain/agents/usage';
 import { quickActivities } from './activity-proxies';
 import { planningWorkflow } from './planning';
 import { CONFIRM_NAME_CHOICE } from '../domain/saga/answer-choices';
+import { PATCHES } from './patches';
 
 /** The first question of every saga; open before the update handler exists, so an early answer finds it. */
 export const confirmNameRequest = (input: SagaInput): InteractionRequest => ({
@@ -67,10 +68,12 @@ export async function intakeAndPlan(
     ...(input.trustRepoConfig ? { trustRepoConfig: true } : {}),
   });
   const agentName = input.agent ?? settings.defaultAgent;
-  const modes = resolveRunModes(input.flags, {
-    subagentDispatch: settings.subagentDispatch[agentName] ?? false,
-    profileName: agentName,
-  });
+  const anyProfile = patched(PATCHES.parallelAnyProfile);
+  const modes = resolveRunModes(
+    input.flags,
+    { subagentDispatch: settings.subagentDispatch[agentName] ?? anyProfile, profileName: agentName },
+    anyProfile,
+  );
   hooks.modesResolved({ lanes: modes.parallel.lanes, executionModeLabel: modes.label });
   await createSagaDir(input, modes, hooks);
   if (modes.mode.degraded && (await acknowledgeDegraded(modes, hooks)) === 'abort') return cancelled;

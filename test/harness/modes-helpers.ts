@@ -48,8 +48,11 @@ export interface ModesSagaOptions {
   script?: Record<string, unknown>;
   /** Start with `--plan` (no planner questions); the plan is written to a file outside the repo. */
   plan?: Record<string, unknown>;
-  /** Agent profile (`--agent`): `demo` (subagent_dispatch), `solo` (none) or `broken` (cannot spawn). */
-  agent?: 'demo' | 'solo' | 'broken';
+  /**
+   * Agent profile (`--agent`): `demo` (says `subagent_dispatch: true`), `plain` (says nothing, so it can),
+   * `solo` (`subagent_dispatch: false`) or `broken` (cannot spawn; `subagent_dispatch: false`).
+   */
+  agent?: 'demo' | 'plain' | 'solo' | 'broken';
   /** `.sage/config.yaml` text (flag defaults). */
   sageConfig?: string;
   /** More files committed in the repo (relative path → text), e.g. `.sage/conventions.md`. */
@@ -101,8 +104,9 @@ export async function startModesSaga(env: SagaTestEnv, opts: ModesSagaOptions): 
       'sandbox: none\n' +
       'agents:\n' +
       `  demo:\n    command: ${command}\n    subagent_dispatch: true\n${opts.demoProfile ?? ''}` +
-      `  solo:\n    command: ${command}\n` +
-      '  broken:\n    command: ["/nonexistent/saga-modes-reviewer"]\n',
+      `  plain:\n    command: ${command}\n` +
+      `  solo:\n    command: ${command}\n    subagent_dispatch: false\n` +
+      '  broken:\n    command: ["/nonexistent/saga-modes-reviewer"]\n    subagent_dispatch: false\n',
   });
   let planFile: string | undefined;
   if (opts.plan) {

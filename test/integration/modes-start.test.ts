@@ -1,7 +1,7 @@
 /**
  * Modes at the start of a saga (issue 8, the flags contract and the execution modes), against the real server with the demo agent:
- * flags parsed, persisted to manifest.md before any artifact and restored from history; the loud refusals
- * of `--subagents` and `--parallel`; autonomous planning (decisions, [D] default, rationale block, counts);
+ * flags parsed, persisted to manifest.md before any artifact and restored from history; the loud refusal
+ * of `--subagents` by a profile that sets `subagent_dispatch: false`, and `--parallel` running its lanes; autonomous planning (decisions, [D] default, rationale block, counts);
  * and, with both modes on, the auto-pick logged before a review that then fails.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { getStatus } from '../../src/client/saga-client';
 import { prepareSaga } from '../../src/client/commands/start';
 import { createSampleRepo } from '../../src/demo/sample-repo';
 import { parseFlags } from '../../src/domain/request/flags';
-import { resolveExecutionMode, resolveParallel } from '../../src/domain/request/mode-resolution';
+import { resolveExecutionMode } from '../../src/domain/request/mode-resolution';
 import { sagaWorkflowId } from '../../src/domain/saga/naming';
 import type { Plan } from '../../src/domain/plan';
 import { renderRationaleBlock } from '../../src/domain/record/render';
@@ -63,7 +63,7 @@ describe('modes at start', () => {
     expect(existsSync(path.join(env.sagaHome, 'md-bad'))).toBe(false);
   });
 
-  test('--subagents on a profile without subagent_dispatch is refused loudly; flags persist and are restored', async () => {
+  test('--subagents on a profile with subagent_dispatch: false is refused loudly, lanes kept; flags persist and are restored', async () => {
     const args = '--subagents --parallel=3 Add a greeting';
     const saga = await startModesSaga(env, {
       name: 'md-refuse',
@@ -75,7 +75,6 @@ describe('modes at start', () => {
     const parsed = parseFlags(args, { autonomous: true });
     expect(parsed).toMatchObject({ subagents: true, parallel_lanes: 3, autonomous_source: 'config' });
     const refusal = resolveExecutionMode(true, { subagentDispatch: false, profileName: 'solo' });
-    const sequential = resolveParallel(parsed, 'inline');
 
     // The refusal is an exception checkpoint: it waits, and nothing but the manifest and decisions exist yet.
     const status = await waitForPending(env, saga.name, 'subagents-unavailable');
@@ -89,15 +88,17 @@ describe('modes at start', () => {
     ]);
     expect(existsSync(path.join(saga.sagaDir, 'SAGA.md'))).toBe(false);
     expect(status.log.some((line) => line.endsWith(refusal.announcement!))).toBe(true);
-    expect(status.log.some((line) => line.endsWith(sequential.announcement!))).toBe(true);
+    expect(status.log.some((line) => /parallel/i.test(line) && /unavailable|sequential/.test(line))).toBe(
+      false,
+    );
 
     const manifest = saga.manifest();
     expect(manifest.execution_mode).toBe('inline (subagents-unavailable)');
-    expect(manifest.parallel_mode).toBe('sequential (parallel-requires-subagents)');
+    expect(manifest.parallel_mode).toBe('parallel (3 lanes)');
+    expect(status.executionMode).toBe('inline (subagents-unavailable); parallel (3 lanes)');
     expect(manifest.flags).toEqual(manifestFlagsOf(parsed));
     expect(manifest.auto_picked_checkpoints).toEqual([]);
     expect(saga.decisions().map((d) => [d.title, d.lines])).toEqual([
-      ['Refused --parallel: sequential (parallel-requires-subagents)', [sequential.announcement]],
       ['Refused --subagents: inline (subagents-unavailable)', [refusal.announcement]],
     ]);
     // parsed == persisted == what status (and so `saga continue`) shows.
@@ -122,26 +123,25 @@ describe('modes at start', () => {
     expect((await handle.result()).phase).toBe('cancelled');
   });
 
-  test('--parallel without subagent execution runs sequentially, said the same loud way', async () => {
+  test('--parallel without --subagents runs its lanes (inline), with nothing refused', async () => {
     const saga = await startModesSaga(env, {
       name: 'md-parallel',
       args: '--parallel Add a greeting',
+      agent: 'plain',
       plan: oneTaskPlan(),
     });
     const parsed = parseFlags('--parallel Add a greeting', {});
-    const sequential = resolveParallel(parsed, 'inline');
     // No subagents were asked for, so there is nothing to acknowledge: straight on to the plan.
     const status = await waitForPending(env, saga.name, 'plan-approval-1');
     expect(status.pending.map((p) => p.id)).toEqual(['plan-approval-1']);
-    expect(status.log.some((line) => line.endsWith(sequential.announcement!))).toBe(true);
+    expect(status.log.some((line) => /Parallel lanes are unavailable/.test(line))).toBe(false);
+    expect(status.executionMode).toBe('inline; parallel (2 lanes)');
     expect(saga.manifest()).toMatchObject({
       execution_mode: 'inline',
-      parallel_mode: 'sequential (parallel-requires-subagents)',
+      parallel_mode: 'parallel (2 lanes)',
       flags: manifestFlagsOf(parsed),
     });
-    expect(saga.decisions().map((d) => [d.title, d.lines])).toEqual([
-      ['Refused --parallel: sequential (parallel-requires-subagents)', [sequential.announcement]],
-    ]);
+    expect(saga.decisions()).toEqual([]);
     await saga.answer('plan-approval-1', 'reject');
     await waitForStatus(env, saga.name, (s) => s.phase === 'cancelled');
   });

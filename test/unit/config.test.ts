@@ -93,7 +93,7 @@ budget: { task_usd: 2, saga_usd: 20 }
     });
     expect(resolveAgentProfile(config, 'mine')).toMatchObject({
       command: ['node', 'tools/my-agent.js', '{prompt_file}'],
-      subagentDispatch: false,
+      subagentDispatch: true, // not said: the saga dispatches its runs as fresh processes
       timeoutMs: 45 * 60_000,
     });
     expect(config.worktree.setup).toEqual([['npm', 'ci']]);

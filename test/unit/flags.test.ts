@@ -11,6 +11,7 @@ import {
   announceModes,
   resolveExecutionMode,
   resolveParallel,
+  resolveParallelRequiringSubagents,
 } from '../../src/domain/request/mode-resolution';
 import { CONTRACT_KEYS, FLAG_CASES } from '../fixtures/flag-cases';
 
@@ -70,7 +71,7 @@ describe('resolveExecutionMode', () => {
     expect(result.mode).toBe('inline');
     expect(result.degraded).toBe(true);
     expect(result.manifestValue).toBe('inline (subagents-unavailable)');
-    expect(result.announcement).toContain("the agent profile 'plain-cli' cannot dispatch fresh sessions");
+    expect(result.announcement).toContain("the agent profile 'plain-cli' sets subagent_dispatch: false");
     expect(result.announcement).toContain('per-task review is NOT independent');
     expect(result.announcement).toContain('decisions.md');
   });
@@ -80,39 +81,32 @@ describe('resolveParallel', () => {
   const flags = (args: string): FlagsResult => parseFlags(args, {});
 
   it('is sequential and quiet when parallel is off', () => {
-    for (const mode of ['subagents', 'inline'] as const) {
-      expect(resolveParallel(flags('Go'), mode)).toEqual({
-        lanes: 1,
-        degraded: false,
-        manifestValue: 'sequential',
-        announcement: null,
-      });
-    }
+    expect(resolveParallel(flags('Go'))).toEqual({
+      lanes: 1,
+      degraded: false,
+      manifestValue: 'sequential',
+      announcement: null,
+    });
   });
 
-  it('runs the requested lanes under subagent execution', () => {
-    expect(resolveParallel(flags('--parallel Go'), 'subagents')).toEqual({
+  it('runs the requested lanes, whatever the execution mode', () => {
+    expect(resolveParallel(flags('--parallel Go'))).toEqual({
       lanes: 2,
       degraded: false,
       manifestValue: 'parallel (2 lanes)',
       announcement: null,
     });
-    expect(resolveParallel(flags('--parallel=17 Go'), 'subagents').manifestValue).toBe('parallel (4 lanes)');
-    expect(resolveParallel(flags('--parallel=1 Go'), 'subagents').manifestValue).toBe('parallel (1 lane)');
+    expect(resolveParallel(flags('--parallel=17 Go')).manifestValue).toBe('parallel (4 lanes)');
+    expect(resolveParallel(flags('--parallel=1 Go')).manifestValue).toBe('parallel (1 lane)');
   });
 
-  it('degrades loudly to sequential without subagent execution', () => {
-    const result = resolveParallel(flags('--parallel=3 Go'), 'inline');
+  it('under the earlier rule (kept for replay), degrades loudly to sequential without subagents', () => {
+    const result = resolveParallelRequiringSubagents(flags('--parallel=3 Go'), 'inline');
     expect(result.lanes).toBe(1);
     expect(result.degraded).toBe(true);
     expect(result.manifestValue).toBe('sequential (parallel-requires-subagents)');
     expect(result.announcement).toContain('--parallel requires subagent execution');
-  });
-
-  it('composes with a refused subagent request', () => {
-    const parsed = flags('--subagents --parallel=4 Go');
-    const mode = resolveExecutionMode(parsed.subagents, { subagentDispatch: false });
-    expect(resolveParallel(parsed, mode.mode).manifestValue).toBe('sequential (parallel-requires-subagents)');
+    expect(resolveParallelRequiringSubagents(flags('--parallel=3 Go'), 'subagents').lanes).toBe(3);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
- * Intake's run modes: subagents only when the agent profile can dispatch them, parallel lanes only with
- * subagents, and each refused request recorded (manifest) and announced (log).
+ * Intake's run modes: subagents unless the agent profile says it cannot dispatch them, parallel lanes with
+ * any profile, and each refused request recorded (manifest) and announced (log).
  */
 import { parseFlags } from '../../src/domain/request/flags';
 import { resolveRunModes } from '../../src/domain/request/run-modes';
@@ -26,10 +26,30 @@ describe('run modes', () => {
     expect(modes.notes).toEqual([]);
   });
 
-  test('both refused when the profile cannot dispatch: recorded and announced', () => {
-    const flags = parseFlags('--subagents --parallel=2 Add a greeting', {});
+  test('a profile that cannot dispatch refuses --subagents loudly, and still runs the lanes', () => {
+    const flags = parseFlags('--subagents --parallel=3 Add a greeting', {});
     const modes = resolveRunModes(flags, { profileName: 'a', subagentDispatch: false });
     expect(modes.mode.degraded).toBe(true);
+    expect(modes.parallel.lanes).toBe(3);
+    expect(modes.label).toBe('inline (subagents-unavailable); parallel (3 lanes)');
+    expect(modes.degradations.map((d) => d.title)).toEqual([
+      'Refused --subagents: inline (subagents-unavailable)',
+    ]);
+    expect(modes.notes).toEqual([modes.mode.announcement]);
+  });
+
+  test('--parallel alone runs its lanes inline', () => {
+    const modes = resolveRunModes(parseFlags('--parallel=3 Add a greeting', {}), {
+      profileName: 'codex',
+      subagentDispatch: true,
+    });
+    expect(modes.label).toBe('inline; parallel (3 lanes)');
+    expect(modes.notes).toEqual([]);
+  });
+
+  test('a saga started under the earlier rule keeps it: both refused, recorded and announced', () => {
+    const flags = parseFlags('--subagents --parallel=2 Add a greeting', {});
+    const modes = resolveRunModes(flags, { profileName: 'a', subagentDispatch: false }, false);
     expect(modes.label).toBe('inline (subagents-unavailable); sequential (parallel-requires-subagents)');
     expect(modes.degradations.map((d) => d.title)).toEqual([
       'Refused --subagents: inline (subagents-unavailable)',

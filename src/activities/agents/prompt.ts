@@ -16,7 +16,8 @@ export async function composePrompt(input: AgentRunInput, reportPath: string): P
     for (const attachment of input.attachments) {
       const file = path.resolve(input.sagaDir, attachment);
       if (budget <= 0) {
-        parts.push(`### ${file}`, '', '(not included: attachment budget used up; read the file itself)', '');
+        // Not "read the file": the saga directory is hidden from a confined agent.
+        parts.push(`### ${file}`, '', '(not included: attachment budget used up)', '');
         continue;
       }
       const text = await excerpt(file, Math.min(ATTACHMENT_MAX, budget));

@@ -10,6 +10,7 @@ import { classifyReview, type ReviewCounts } from '../../domain/fleet/review';
 import type { createAgentActivities, RunAgentInput, RunAgentResult } from './';
 import { findSagaRoot } from '../config-loader';
 import { readRepoMemory } from '../planning/memory';
+import { specTreeText } from './spec-tree-text';
 
 type Agents = ReturnType<typeof createAgentActivities>;
 export type RoleAgentInput = Omit<RunAgentInput, 'prompt'> & {
@@ -63,6 +64,10 @@ export function createRoleAgentActivities(deps: {
       ...context,
       // A planner step run without a repo to remember (none today) still gets a readable line.
       memory: memory ? renderPlannerMemory(memory) : 'Not consulted for this step.',
+      // Prompt text only (not the context block): the plan reviewer cannot see the saga directory.
+      ...(template.includes('{{spec_tree}}')
+        ? { spec_tree: (await specTreeText(input.sagaDir)) ?? 'Not written yet: review the plan alone.' }
+        : {}),
     });
     return deps.agents.runAgent({ ...rest, context, prompt });
   }

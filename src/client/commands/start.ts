@@ -12,6 +12,7 @@ import { knownAgentNames } from '../../domain/config/config';
 import { unconfinedParts } from '../../domain/config/trust';
 import { parseFlags } from '../../domain/request/flags';
 import { announceModes } from '../../domain/request/mode-resolution';
+import { modeRefusals } from './start-modes';
 import {
   assertSagaName,
   hostTaskQueue,
@@ -64,6 +65,7 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
   const config = await loadConfig(repoInfo.repo, sagaHome, request);
   const unconfined = unconfinedParts(config, knownAgentNames(config));
   for (const part of unconfined) warn(`WARNING: UNCONFINED: ${part} runs without the sandbox.`);
+  for (const refusal of modeRefusals(config, request.agent, flags)) warn(`Note: ${refusal}`);
   if (!request.skipAgentCheck) await refuseAgentsThatCannotRun(config, request.agent, plan, warn);
 
   const goal = flags.goal || plan?.problem.split('\n')[0] || '';

@@ -77,7 +77,8 @@ export function resolveAgentProfile(config: SagaConfig, name?: string): Resolved
     prices: { ...DEFAULT_MODEL_PRICES, ...config.prices },
     timeoutMs: parseDuration(merged.timeout ?? DEFAULT_AGENT_TIMEOUT),
     idleTimeoutMs: parseDuration(merged.idle_timeout ?? DEFAULT_IDLE_TIMEOUT),
-    subagentDispatch: merged.subagent_dispatch ?? false,
+    // The saga dispatches every run as a fresh process: only a profile that says otherwise cannot.
+    subagentDispatch: merged.subagent_dispatch ?? true,
     env: merged.env ?? {},
     passEnv: [...(merged.pass_env ?? [])],
     configFile: null,

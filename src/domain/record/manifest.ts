@@ -50,7 +50,7 @@ export const ManifestFrontSchema = z.object({
   flags: ManifestFlagsSchema,
   /** Exactly the resolved mode: `subagents`, `inline` or `inline (subagents-unavailable)` (the flags contract). */
   execution_mode: z.string(),
-  /** Lanes, recorded apart from the mode: `sequential`, `parallel (N lanes)`, `sequential (parallel-requires-subagents)`. */
+  /** Lanes, recorded apart from the mode: `sequential` or `parallel (N lanes)` (older sagas: `sequential (parallel-requires-subagents)`). */
   parallel_mode: z.string().optional(),
   auto_picked_checkpoints: z.array(AutoPickedCheckpointSchema).default([]),
   autonomous_decisions: z.array(AutonomousDecisionCountSchema).default([]),

@@ -34,7 +34,8 @@ export function resolveExecutionMode(
     degraded: true,
     manifestValue: 'inline (subagents-unavailable)',
     announcement:
-      `Subagent execution is unavailable: ${who} cannot dispatch fresh sessions (subagent-dispatch). ` +
+      `Subagent execution is unavailable: ${who} sets subagent_dispatch: false (its runs cannot be fresh ` +
+      'sessions). ' +
       'Falling back to inline execution — implementation and review will share one context, so ' +
       'per-task review is NOT independent. Recorded in decisions.md.',
   };
@@ -43,30 +44,20 @@ export function resolveExecutionMode(
 export const ParallelResolutionSchema = z.object({
   /** Effective lanes; 1 means sequential. */
   lanes: z.number().int().min(1).max(FLAG_VOCABULARY.maxLanes),
-  /** True only when parallel was requested and cannot run (no subagent execution). */
+  /** True only when parallel was requested and cannot run (a saga started before any profile could). */
   degraded: z.boolean(),
   manifestValue: z.string(),
   announcement: z.string().nullable(),
 });
 export type ParallelResolution = z.infer<typeof ParallelResolutionSchema>;
 
-/** Parallel lanes exist only inside subagent execution; without it the saga runs sequentially, loudly. */
-export function resolveParallel(
-  flags: FlagsResult,
-  executionMode: 'subagents' | 'inline',
-): ParallelResolution {
+/**
+ * Lanes are a policy: the saga dispatches every task as its own process in its own worktree, so any
+ * profile runs the lanes asked for, whatever the execution mode.
+ */
+export function resolveParallel(flags: FlagsResult): ParallelResolution {
   if (!flags.parallel) {
     return { lanes: 1, degraded: false, manifestValue: 'sequential', announcement: null };
-  }
-  if (executionMode !== 'subagents') {
-    return {
-      lanes: 1,
-      degraded: true,
-      manifestValue: 'sequential (parallel-requires-subagents)',
-      announcement:
-        'Parallel lanes are unavailable: --parallel requires subagent execution, and this saga ' +
-        'resolved to inline execution. Running tasks sequentially — recorded in decisions.md.',
-    };
   }
   const lanes = Math.min(Math.max(flags.parallel_lanes, 1), FLAG_VOCABULARY.maxLanes);
   return {
@@ -74,6 +65,25 @@ export function resolveParallel(
     degraded: false,
     manifestValue: `parallel (${lanes} ${lanes === 1 ? 'lane' : 'lanes'})`,
     announcement: null,
+  };
+}
+
+/**
+ * The earlier rule, kept only so that sagas started under it replay unchanged: lanes existed only inside
+ * subagent execution, and without it the saga ran sequentially, loudly.
+ */
+export function resolveParallelRequiringSubagents(
+  flags: FlagsResult,
+  executionMode: 'subagents' | 'inline',
+): ParallelResolution {
+  if (!flags.parallel || executionMode === 'subagents') return resolveParallel(flags);
+  return {
+    lanes: 1,
+    degraded: true,
+    manifestValue: 'sequential (parallel-requires-subagents)',
+    announcement:
+      'Parallel lanes are unavailable: --parallel requires subagent execution, and this saga ' +
+      'resolved to inline execution. Running tasks sequentially — recorded in decisions.md.',
   };
 }
 

@@ -1,12 +1,13 @@
 /**
  * The saga's run modes as intake fixes them: the execution mode (subagents or inline) the agent profile
- * can honour, the parallel lanes that mode allows, and what was refused (announced and recorded in the
- * manifest, never silently downgraded). Pure: also runs in workflow code.
+ * can honour, the parallel lanes asked for (any profile runs them), and what was refused (announced and
+ * recorded in the manifest, never silently downgraded). Pure: also runs in workflow code.
  */
 import { type FlagsResult } from './flags';
 import {
   resolveExecutionMode,
   resolveParallel,
+  resolveParallelRequiringSubagents,
   type ExecutionModeResolution,
   type ParallelResolution,
 } from './mode-resolution';
@@ -25,12 +26,16 @@ export interface RunModes {
 export function resolveRunModes(
   flags: FlagsResult,
   agent: { profileName: string; subagentDispatch: boolean },
+  /** False only for a saga started when lanes required subagent execution (its history replays so). */
+  parallelAnyProfile = true,
 ): RunModes {
   const mode = resolveExecutionMode(flags.subagents, {
     subagentDispatch: agent.subagentDispatch,
     profileName: agent.profileName,
   });
-  const parallel = resolveParallel(flags, mode.mode);
+  const parallel = parallelAnyProfile
+    ? resolveParallel(flags)
+    : resolveParallelRequiringSubagents(flags, mode.mode);
   return {
     mode,
     parallel,
