@@ -18,6 +18,7 @@ import * as autonomousDecisions from '../domain/planning/autonomous-decisions';
 import * as blockedReport from '../domain/fleet/blocked-report';
 import * as budget from '../domain/fleet/budget';
 import * as caps from '../domain/text/caps';
+import * as checkPrograms from '../domain/plan/check-programs';
 import * as config from '../domain/config/config';
 import * as decisionFixes from '../domain/saga/decision-fixes';
 import * as elicitation from '../domain/planning/elicitation';
@@ -52,6 +53,7 @@ import * as specEdit from '../domain/fleet/spec-edit';
 import * as state from '../domain/saga/state';
 import * as taskOutcome from '../domain/fleet/task-outcome';
 import * as unachievable from '../domain/planning/unachievable';
+import * as unrunnableChecks from '../domain/fleet/unrunnable-checks';
 import * as units from '../domain/config/units';
 import * as usage from '../domain/agents/usage';
 import * as zodErrors from '../domain/text/zod-errors';
@@ -66,6 +68,7 @@ const SHARED_DOMAIN_MODULES = {
   blockedReport,
   budget,
   caps,
+  checkPrograms,
   config,
   decisionFixes,
   elicitation,
@@ -100,6 +103,7 @@ const SHARED_DOMAIN_MODULES = {
   state,
   taskOutcome,
   unachievable,
+  unrunnableChecks,
   units,
   usage,
   zodErrors,
