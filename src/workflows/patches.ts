@@ -9,4 +9,6 @@ export const PATCHES = {
   projectorQueue: 'projector-queue',
   /** A task whose plan names an unconfined profile runs the saga's own, logged as a deviation. */
   confinedTaskProfiles: 'confined-task-profiles',
+  /** The saga's end waits for its PROGRESS.md projector to confirm its cancellation before completing. */
+  projectorEndsFirst: 'projector-ends-first',
 } as const;

@@ -8,6 +8,7 @@ import { addUsage } from '../domain/agents/usage';
 import { budgetInteraction, raisedLimit, remainingUsd, runCapUsd } from '../domain/fleet/budget';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { Usage } from '../domain/saga/state';
+import { processEndWhy } from '../domain/text/process-end';
 import { activitiesFor } from './activity-proxies';
 import { ask } from './ask';
 import { plannerProfile, sagaLog } from './shared';
@@ -91,9 +92,10 @@ export class PlannerRuns {
     });
     this.spend.usage = addUsage(this.spend.usage, run.usage);
     const raw = run.report ?? null;
-    return raw === null
-      ? { ok: false, errors: [run.reportError ?? 'no JSON answer'] }
-      : { ok: true, value: raw };
+    if (raw !== null) return { ok: true, value: raw };
+    // Why there is no answer, in the process's own words: a crash's stderr says more than "no JSON answer".
+    const ended = [run.failure?.message, `planner ${processEndWhy(run)}`].filter(Boolean).join('; ');
+    return { ok: false, errors: [`${run.reportError ?? 'no JSON answer'} (${ended})`] };
   }
 
   /** After too many invalid answers the user says whether to try again. */

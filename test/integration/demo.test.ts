@@ -36,6 +36,8 @@ describe('saga demo', () => {
     expect(demo.stderr).not.toMatch(/unexpected error/);
     // The saga's end cancels its PROGRESS.md projector: a cancellation, never a failed activity on screen.
     expect(`${demo.stdout}${demo.stderr}`).not.toMatch(/Activity failed/);
+    // No SDK WARN block: a fresh session is the task's status note, and no projector outlives its saga.
+    expect(`${demo.stdout}${demo.stderr}`).not.toMatch(/WARN/);
     expect(demo.code).toBe(0);
     const out = demo.stdout;
     // What it asked, as a user would see it.

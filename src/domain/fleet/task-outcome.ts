@@ -4,6 +4,7 @@
  * one that reported itself blocked), which end the task at once.
  */
 import type { AgentFailure } from '../agents/cli-output';
+import { stderrSuffix } from '../text/process-end';
 import { agentBlockedReason, agentBlockedTaskReason } from './blocked-report';
 import { sagaBudgetReason, type BudgetGrant } from './budget';
 
@@ -16,6 +17,8 @@ export interface AttemptRun {
   signal: string | null;
   timedOut: boolean;
   idle: boolean;
+  /** The last lines of its stderr (a crash's own words), shown with every failure reason. */
+  stderrTail?: string | null;
 }
 
 /** One of the task's checks as run after the agent. */
@@ -67,7 +70,7 @@ export function classifyAttempt(
       fatal: true,
       failures: [run.transcriptPath],
       notes: [`Attempt ${n}: ${run.failure.message}`],
-      reason: run.failure.message,
+      reason: `${run.failure.message}${stderrSuffix(run)}`,
       evidence: outputsOf(run, checks),
     };
   }
@@ -97,8 +100,8 @@ export function classifyAttempt(
       passed: false,
       ...stop,
       failures: [run.transcriptPath],
-      notes: [`Attempt ${n}: ${run.failure?.message ?? `the agent ${why}`}.`],
-      reason: run.failure?.message ?? `agent ${why}`,
+      notes: [`Attempt ${n}: ${run.failure?.message ?? `the agent ${why}`}${stderrSuffix(run)}.`],
+      reason: `${run.failure?.message ?? `agent ${why}`}${stderrSuffix(run)}`,
       evidence: [run.transcriptPath],
     };
   }
