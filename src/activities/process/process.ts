@@ -106,7 +106,10 @@ export async function runProcess(opts: RunProcessOptions): Promise<RunProcessRes
       `Could not write the output of '${command}' to '${opts.outputPath}': ${run.sinkError.message}`,
     );
   }
-  const result = { ...summarise(output, started, code, signal, run.stopReason), stderrTail: run.stderr.text() };
+  const result = {
+    ...summarise(output, started, code, signal, run.stopReason),
+    stderrTail: run.stderr.text(),
+  };
   return run.stoppedFor ? { ...result, stoppedFor: run.stoppedFor } : result;
 }
 

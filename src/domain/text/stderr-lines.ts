@@ -6,7 +6,11 @@ export const STDERR_LINES = 5;
 export const STDERR_CHARS = 400;
 
 /** The last non-empty lines of `text`, controls stripped, joined with " | ", at most STDERR_CHARS long. */
-export function stderrLines(text: string | null | undefined, lines = STDERR_LINES, chars = STDERR_CHARS): string {
+export function stderrLines(
+  text: string | null | undefined,
+  lines = STDERR_LINES,
+  chars = STDERR_CHARS,
+): string {
   const kept = stripControls(text ?? '')
     .split('\n')
     .map((line) => line.replace(/\s+/g, ' ').trim())
