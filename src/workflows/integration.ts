@@ -15,6 +15,7 @@ import {
 import { mergeOrder } from '../domain/fleet/schedule';
 import type { PlanMilestone } from '../domain/plan';
 import { integrationBranch, taskRef, worktreeDirName } from '../domain/saga/naming';
+import { processEndWhy } from '../domain/text/process-end';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { MilestoneState, TaskState, Usage } from '../domain/saga/state';
 import { activitiesFor } from './activity-proxies';
@@ -152,7 +153,10 @@ class MilestoneIntegration {
       return true;
     }
     await quick.abortMerge({ worktree });
-    const why = done.refused ?? `markers left in ${done.remainingMarkers.join(', ')}`;
+    const markers = done.refused ?? `markers left in ${done.remainingMarkers.join(', ')}`;
+    // The resolver's own end says more when it failed (a crash, a timeout) than the markers it left.
+    const ended = resolver.exitCode === 0 && !resolver.timedOut && !resolver.idle;
+    const why = ended ? markers : `${markers}; resolver ${processEndWhy(resolver)}`;
     this.log(`Resolver could not fix ${ref} (${why})`);
     return false;
   }

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { createSampleRepo } from '../../src/demo/sample-repo';
 import type { SagaStatus } from '../../src/domain/saga/state';
 import { runSaga } from '../harness/cli';
-import { createSagaTestEnv, waitForPending, type SagaTestEnv } from '../harness/saga-env';
+import { createFleetRepo, planTask, startApprovedSaga } from '../harness/fleet-saga';
+import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 
 jest.setTimeout(180_000);
 
@@ -90,5 +91,48 @@ describe('failures that say why; a custom command beside its own modules', () =>
     expect(asked.prompt).toContain('the sandbox allows writes only in the worktree');
     expect(asked.prompt).not.toContain('\u001b');
     await cli(['respond', name, asked.id, 'abort']);
+  });
+
+  test("a task whose agent crashes escalates with its exit status and stderr's last lines", async () => {
+    const dir = env.tmp('agent-task');
+    writeFileSync(
+      path.join(dir, 'impl.js'),
+      "process.stderr.write('\\u001b[31mboom: the model API refused the key\\u001b[0m\\n');\nprocess.exit(2);\n",
+    );
+    const { repo, planFile } = createFleetRepo(env.tmp('task-crashes'), {
+      plan: {
+        name: 'crash',
+        problem: 'One file written by one task.',
+        scope: { in: ['a.txt'], out: [], delegated: [] },
+        exit_criteria: [{ id: 'E1', text: 'a.txt exists', check: 'test -f a.txt' }],
+        milestones: [
+          {
+            id: 1,
+            slug: 'only',
+            title: 'Only milestone',
+            depends_on: [],
+            goal: 'a.txt.',
+            validation: [{ text: 'a.txt exists', check: 'test -f a.txt' }],
+            tasks: [{ ...planTask(1, 'write-a', ['a.txt'], 'test -f a.txt'), agent: 'crasher' }],
+          },
+        ],
+      },
+      script: {},
+      config: `agents:\n  crasher:\n    command: ["node", "${path.join(dir, 'impl.js')}"]\n`,
+    });
+    const name = 'task-crashes';
+    await startApprovedSaga(env, { repo, planFile, name, args: 'Write a' });
+    const asked = await waitForStatus(
+      env,
+      name,
+      (s) => s.pending.some((p) => p.id.startsWith('esc-m1t1')),
+      150_000,
+    );
+    const esc = asked.pending.find((p) => p.id.startsWith('esc-m1t1'))!;
+    const why = 'agent exited with 2; stderr: boom: the model API refused the key';
+    expect(esc.prompt).toContain(why);
+    expect(esc.prompt).not.toContain('\u001b');
+    expect(asked.milestones[0]!.tasks[0]!.reason).toContain(why);
+    await cli(['respond', name, esc.id, 'abort']);
   });
 });

@@ -28,6 +28,7 @@ export interface AttemptCheck {
   exitCode: number | null;
   timedOut: boolean;
   outputPath: string;
+  stderrTail?: string;
 }
 
 /**
@@ -109,7 +110,8 @@ export function classifyAttempt(
   if (checks.passed) return { passed: true, evidence };
   const failed = failedChecks(checks);
   const notes = failed.map(
-    (r) => `Check failed: ${r.text} (\`${r.check}\`) ${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}`,
+    (r) =>
+      `Check failed: ${r.text} (\`${r.check}\`) ${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}${stderrSuffix(r)}`,
   );
   return {
     passed: false,
