@@ -135,4 +135,39 @@ describe('failures that say why; a custom command beside its own modules', () =>
     expect(asked.milestones[0]!.tasks[0]!.reason).toContain(why);
     await cli(['respond', name, esc.id, 'abort']);
   });
+
+  test("a task whose check fails escalates with the check's exit status and stderr's last lines", async () => {
+    const check = "echo 'expected greeting, got nothing' >&2; exit 1";
+    const { repo, planFile } = createFleetRepo(env.tmp('check-fails'), {
+      plan: {
+        name: 'check',
+        problem: 'One file written by one task.',
+        scope: { in: ['a.txt'], out: [], delegated: [] },
+        exit_criteria: [{ id: 'E1', text: 'a.txt exists', check: 'test -f a.txt' }],
+        milestones: [
+          {
+            id: 1,
+            slug: 'only',
+            title: 'Only milestone',
+            depends_on: [],
+            goal: 'a.txt.',
+            validation: [{ text: 'a.txt exists', check: 'test -f a.txt' }],
+            tasks: [planTask(1, 'write-a', ['a.txt'], check)],
+          },
+        ],
+      },
+      script: { tasks: { '1.1': { attempts: [{ files: { 'a.txt': 'a' } }] } } },
+    });
+    const name = 'check-fails';
+    await startApprovedSaga(env, { repo, planFile, name, args: 'Write a' });
+    const asked = await waitForStatus(
+      env,
+      name,
+      (s) => s.pending.some((p) => p.id.startsWith('esc-m1t1')),
+      150_000,
+    );
+    const esc = asked.pending.find((p) => p.id.startsWith('esc-m1t1'))!;
+    expect(esc.prompt).toContain('exit 1; stderr: expected greeting, got nothing');
+    await cli(['respond', name, esc.id, 'abort']);
+  });
 });
