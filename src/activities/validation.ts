@@ -10,6 +10,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { commandEnvironment } from '../domain/config/agent-env';
 import { namedPathsIn } from '../domain/fleet/milestone-failure';
+import { stderrLines } from '../domain/text/stderr-lines';
 import { zodIssueLines } from '../domain/text/zod-errors';
 import { CommandSandboxSchema } from '../domain/config/sandbox';
 import { runDirectory, SpawnError } from './process/process';
@@ -44,6 +45,8 @@ export const CheckResultSchema = z.object({
   outputPath: z.string(),
   /** The last ~1 KB of output. */
   tail: z.string(),
+  /** A failing check's last lines of stderr, on one line (absent from results of older workers). */
+  stderrTail: z.string().optional(),
   /** With `namePaths`, for a failing check: paths its output names (capped; see `namedPathsIn`). */
   namedPaths: z.array(z.string()).optional(),
 });
@@ -119,6 +122,7 @@ export function createValidationActivities(deps: { shell?: string; killGraceMs?:
           durationMs: run.durationMs,
           outputPath,
           tail: tailOf(run.tail),
+          ...(failed && run.stderrTail.trim() ? { stderrTail: stderrLines(run.stderrTail) } : {}),
           ...(input.namePaths && failed ? { namedPaths: namedPathsIn(await outputEnd(outputPath)) } : {}),
         });
       }

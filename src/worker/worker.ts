@@ -4,6 +4,7 @@
  */
 import {
   DefaultLogger,
+  makeTelemetryFilterString,
   NativeConnection,
   Runtime,
   Worker,
@@ -64,6 +65,16 @@ class WorkerLogger extends DefaultLogger {
   }
 }
 
+/**
+ * The SDK's Core logs at WARN, but for its note that query tasks (a status read racing a run that just
+ * continued as new) were left when it evicted the run: the Core drops them as stale, the reader asks again.
+ */
+const coreLogFilter = (level: LogLevel): string =>
+  makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) +
+  (level === 'WARN' || level === 'ERROR'
+    ? ',temporalio_sdk_core::worker::workflow::workflow_stream=ERROR'
+    : '');
+
 let runtimeReady = false;
 /** Worker logs at SAGA_LOG_LEVEL (default WARN): the CLI's own output stays readable. */
 export function installRuntime(): void {
@@ -71,7 +82,10 @@ export function installRuntime(): void {
   runtimeReady = true;
   const level = (process.env.SAGA_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
   try {
-    Runtime.install({ logger: new WorkerLogger(level) });
+    Runtime.install({
+      logger: new WorkerLogger(level),
+      telemetryOptions: { logging: { filter: coreLogFilter(level) } },
+    });
   } catch {
     // Already installed by the embedding program.
   }

@@ -100,6 +100,9 @@ export function projectorActivities(hostQueue: string) {
     startToCloseTimeout: QUICK_START_TO_CLOSE,
     heartbeatTimeout: '1m',
     retry,
+    // The saga's end can wait for the projector to be gone (ProgressProjector.ended): a projector still
+    // running when its run completes reports to a closed run, which the SDK's Core logs as a WARN.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
 }
 

@@ -21,6 +21,7 @@ import {
 } from '../domain/fleet/unrunnable-checks';
 import type { PlanMilestone } from '../domain/plan';
 import { integrationBranch, taskRef, worktreeDirName } from '../domain/saga/naming';
+import { processEndWhy } from '../domain/text/process-end';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { MilestoneState, TaskState, Usage } from '../domain/saga/state';
 import { patched } from '@temporalio/workflow';
@@ -167,7 +168,10 @@ class MilestoneIntegration {
       return true;
     }
     await quick.abortMerge({ worktree });
-    const why = done.refused ?? `markers left in ${done.remainingMarkers.join(', ')}`;
+    const markers = done.refused ?? `markers left in ${done.remainingMarkers.join(', ')}`;
+    // The resolver's own end says more when it failed (a crash, a timeout) than the markers it left.
+    const ended = resolver.exitCode === 0 && !resolver.timedOut && !resolver.idle;
+    const why = ended ? markers : `${markers}; resolver ${processEndWhy(resolver)}`;
     this.log(`Resolver could not fix ${ref} (${why})`);
     return false;
   }

@@ -32,4 +32,6 @@ export const PATCHES = {
   parallelAnyProfile: 'parallel-any-profile',
   /** A planner that answers nothing at stage `criteria` plans with the exit criteria of its plan. */
   optionalCriteriaStage: 'optional-criteria-stage',
+  /** The saga's end waits for its PROGRESS.md projector to confirm its cancellation before completing. */
+  projectorEndsFirst: 'projector-ends-first',
 } as const;

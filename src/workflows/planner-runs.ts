@@ -8,6 +8,7 @@ import { addUsage } from '../domain/agents/usage';
 import { budgetInteraction, raisedLimit, remainingUsd, runCapUsd } from '../domain/fleet/budget';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { Usage } from '../domain/saga/state';
+import { processEndWhy } from '../domain/text/process-end';
 import { activitiesFor } from './activity-proxies';
 import { ask } from './ask';
 import { plannerProfile, sagaLog } from './shared';
@@ -110,7 +111,9 @@ export class PlannerRuns {
     const raw = run.report ?? null;
     if (raw !== null) return { ok: true, value: raw };
     const silent = run.exitCode === 0 && run.reportError === null;
-    return { ok: false, errors: [run.reportError ?? 'no JSON answer'], silent };
+    // Why there is no answer, in the process's own words: a crash's stderr says more than "no JSON answer".
+    const ended = [run.failure?.message, `planner ${processEndWhy(run)}`].filter(Boolean).join('; ');
+    return { ok: false, errors: [`${run.reportError ?? 'no JSON answer'} (${ended})`], silent };
   }
 
   /** An optional stage the planner answered with nothing: its stand-in value, said once. */

@@ -38,6 +38,7 @@ import * as plan from '../domain/plan';
 import * as planReview from '../domain/planning/plan-review';
 import * as planner from '../domain/planning/planner';
 import * as profileResolution from '../domain/config/profile-resolution';
+import * as processEnd from '../domain/text/process-end';
 import * as progress from '../domain/saga/phase-progress';
 import * as reconciliation from '../domain/record/reconciliation';
 import * as review from '../domain/fleet/review';
@@ -87,6 +88,7 @@ const SHARED_DOMAIN_MODULES = {
   plan,
   planReview,
   planner,
+  processEnd,
   profileResolution,
   progress,
   reconciliation,

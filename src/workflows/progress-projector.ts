@@ -21,14 +21,27 @@ export class ProgressProjector {
     private readonly ready: () => boolean,
   ) {}
 
+  private running: Promise<void> = Promise.resolve();
+
   /** Starts projecting in the background once the saga directory exists; runs until stopped. */
   start(): void {
-    void this.scope.run(() => this.project()).catch(() => undefined);
+    this.running = this.scope.run(() => this.project()).catch(() => undefined);
   }
 
-  /** The run ends or continues as new (the next run has its own projector). */
+  /**
+   * The run ends or continues as new (the next run has its own projector). Continuing as new closes the run
+   * in the same step, so the projector's next heartbeat finds it gone and the SDK drops its report.
+   */
   stop(): void {
     this.scope.cancel();
+  }
+
+  /**
+   * After `stop()`: resolves once the projector activity has confirmed its cancellation (or ended), so a saga
+   * that completes leaves none behind to report to a closed run (the SDK's Core logs that as a WARN).
+   */
+  ended(): Promise<void> {
+    return patched(PATCHES.projectorEndsFirst) ? this.running : Promise.resolve();
   }
 
   /** One write of PROGRESS.md now (the run failed: it shows why). */

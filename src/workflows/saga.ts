@@ -258,6 +258,7 @@ async function finish(run: SagaRun, end: SagaOutcome['phase']): Promise<SagaOutc
       runId: workflowInfo().runId,
     });
     if (logLine) run.addStampedLog(logLine);
+    await run.projector.ended();
   }
   await run.settle();
   return {
@@ -275,7 +276,10 @@ async function fail(run: SagaRun, error: unknown): Promise<void> {
   run.addLog(`Failed: ${run.failure}`);
   run.projector.stop();
   // The saga's own failure is the one to report, not one of these writes.
-  if (run.sagaDirReady) await run.projector.writeOnce(workflowInfo().runId).catch(() => undefined);
+  if (run.sagaDirReady) {
+    await run.projector.writeOnce(workflowInfo().runId).catch(() => undefined);
+    await run.projector.ended();
+  }
   await run.quick
     .notifyFailure({
       saga: run.input.name,

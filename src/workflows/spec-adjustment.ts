@@ -21,6 +21,7 @@ import type { SagaContext } from '../domain/saga/saga-input';
 import { adjustmentNote, adjustmentOf, describeAdjustment } from '../domain/fleet/spec-changes';
 import type { SpecChange, Usage } from '../domain/saga/state';
 import { noUsage } from '../domain/agents/usage';
+import { processEndWhy } from '../domain/text/process-end';
 import { activitiesFor } from './activity-proxies';
 import { ask } from './ask';
 import { PATCHES } from './patches';
@@ -61,7 +62,12 @@ export async function adjustTaskSpec(
     ...(input.maxBudgetUsd !== null ? { maxBudgetUsd: input.maxBudgetUsd } : {}),
   });
   const usage = run.usage ?? noUsage();
-  if (!run.report) return { problem: `no answer from the planner (${run.reportError ?? 'no JSON'})`, usage };
+  if (!run.report) {
+    return {
+      problem: `no answer from the planner (${run.reportError ?? 'no JSON'}; ${processEndWhy(run)})`,
+      usage,
+    };
+  }
   const checked = validatePlan(run.report, 'the adjusted plan');
   if (!checked.ok) return { problem: `the planner's answer is invalid: ${checked.errors.join('; ')}`, usage };
   let patch: SpecChange['patch'] | null;

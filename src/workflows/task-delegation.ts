@@ -189,7 +189,8 @@ export class TaskDelegation {
     run.addUsage(ran.run.usage);
     await this.reportSpend();
     const sessionNote = run.noteSession(n, ran.run);
-    if (sessionNote) log.warn(`Task ${this.input.ref}: ${sessionNote}`);
+    // Not a fault (a profile without resume always starts fresh): the task's status shows the note.
+    if (sessionNote) log.info(`Task ${this.input.ref}: ${sessionNote}`);
     const passed = run.record(classifyAttempt(n, ran.run, ran.checks), ran.checks);
     return ran.handoff?.refused ? run.handoffRefused(ran.handoff.refused) : passed;
   }

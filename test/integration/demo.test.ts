@@ -19,10 +19,12 @@ jest.setTimeout(240_000);
  * one more workflow task between an answer and its signal to the phase that asked (3 events; measured
  * 2026-12-03: 199 quiet, 202 with the cores busy, the same on the code before and after the restructuring),
  * so the limit leaves room for two. The `projector-queue` patch adds one marker event to each of the saga's
- * three runs (2026-12-04: 208 seen with the cores busy). The goal of 40 + 6 per task + 10 per interaction =
+ * three runs (2026-12-04: 208 seen with the cores busy). The saga's end waits for its projector to confirm
+ * its cancellation (`projector-ends-first`, so none reports to a closed run): a marker, the cancellation and
+ * one more workflow task in the last run (2026-12-06: 212 seen with the cores busy). The goal of 40 + 6 per task + 10 per interaction =
  * 134 is not reached (bench/README.md says why); this keeps what is won.
  */
-const DEMO_SAGA_EVENTS_LIMIT = 209;
+const DEMO_SAGA_EVENTS_LIMIT = 213;
 
 describe('saga demo', () => {
   let env: SagaTestEnv;
@@ -36,6 +38,8 @@ describe('saga demo', () => {
     expect(demo.stderr).not.toMatch(/unexpected error/);
     // The saga's end cancels its PROGRESS.md projector: a cancellation, never a failed activity on screen.
     expect(`${demo.stdout}${demo.stderr}`).not.toMatch(/Activity failed/);
+    // No SDK WARN block: a fresh session is the task's status note, and no projector outlives its saga.
+    expect(`${demo.stdout}${demo.stderr}`).not.toMatch(/WARN/);
     expect(demo.code).toBe(0);
     const out = demo.stdout;
     // What it asked, as a user would see it.

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { resolveEnvReferences } from '../../domain/config/agent-env';
 import { AGENT_PRESETS } from '../../domain/config/agent-presets';
 import type { ResolvedAgentProfile } from '../../domain/config/profile-resolution';
+import { stderrSuffix } from '../../domain/text/process-end';
 import { endpointKey, endpointsFromEnv, parseEndpoint, uniqueEndpoints } from '../../domain/config/sandbox';
 import { detectSandbox } from '../sandbox';
 import { executeAgentRun, type AgentMachine } from './';
@@ -226,12 +227,13 @@ export async function probeAgent(
         ? { name: `${name}: run a command`, level: 'ok', detail: 'saga-probe-ran.txt created by node -e' }
         : { name: `${name}: run a command`, level: 'fail', detail: `the command did not run${where}` },
     ];
-    if (result.failure) checks.push({ name, level: 'fail', detail: result.failure.message });
+    if (result.failure)
+      checks.push({ name, level: 'fail', detail: `${result.failure.message}${stderrSuffix(result)}` });
     else if (result.exitCode !== 0)
       checks.push({
         name,
         level: 'fail',
-        detail: `exited with ${result.timedOut ? 'a timeout' : (result.exitCode ?? result.signal)}${where}`,
+        detail: `exited with ${result.timedOut ? 'a timeout' : (result.exitCode ?? result.signal)}${stderrSuffix(result)}${where}`,
       });
     return checks;
   } finally {

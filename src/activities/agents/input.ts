@@ -58,6 +58,8 @@ export interface RunAgentResult {
   durationMs: number;
   outputBytes: number;
   lastLine: string;
+  /** The last lines of its stderr, on one line, capped (absent from results of older workers). */
+  stderrTail?: string | null;
   transcriptPath: string;
   promptPath: string;
   reportPath: string;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { plannerMemory, renderPlannerMemory, type PlannerMemoryItem } from '../../domain/planning/memory';
 import { classifyReview, type ReviewCounts } from '../../domain/fleet/review';
+import { processEndWhy } from '../../domain/text/process-end';
 import type { createAgentActivities, RunAgentInput, RunAgentResult } from './';
 import { findSagaRoot } from '../config-loader';
 import { readRepoMemory } from '../planning/memory';
@@ -100,7 +101,7 @@ export function createRoleAgentActivities(deps: {
         summary:
           run.exitCode === 0
             ? summary
-            : `CRITICAL: the reviewer failed (exit ${run.exitCode}); see ${run.transcriptPath}`,
+            : `CRITICAL: the reviewer failed (${processEndWhy(run)}); see ${run.transcriptPath}`,
         exitCode: run.exitCode,
       };
     },

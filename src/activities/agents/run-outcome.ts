@@ -13,6 +13,7 @@ import {
   type AgentFailure,
 } from '../../domain/agents/cli-output';
 import { AGENT_EVENTS_FILE } from '../../domain/config/agent-presets';
+import { stderrLines } from '../../domain/text/stderr-lines';
 import { SpawnError } from '../process/process';
 import { SandboxUnavailableError, type runConfined } from '../sandbox';
 import type { AgentRunInput, RunAgentResult } from './input';
@@ -143,6 +144,7 @@ export async function readRunResult(
     durationMs: run.durationMs,
     outputBytes: run.outputBytes,
     lastLine: run.lastLine.slice(0, 200),
+    stderrTail: stderrLines(run.stderrTail) || null,
     transcriptPath: files.transcriptPath,
     promptPath: files.promptPath,
     reportPath: files.reportPath,

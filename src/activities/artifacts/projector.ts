@@ -268,10 +268,20 @@ async function projectProgress(
     }
     ctx.heartbeat();
     try {
-      await sleep(wait, undefined, { signal: stop });
+      await sleepBeating(ctx, wait, stop);
     } catch (error) {
       if (ctx.cancellationSignal.aborted) throw (ctx.cancellationSignal.reason as unknown) ?? error;
     }
+  }
+}
+
+/** How often a sleeping projector heartbeats: the saga's end waits for its cancellation, which comes with one. */
+const BEAT_EVERY_MS = 1_000;
+
+async function sleepBeating(ctx: Context, ms: number, signal: AbortSignal): Promise<void> {
+  for (let left = ms; left > 0; left -= BEAT_EVERY_MS) {
+    await sleep(Math.min(left, BEAT_EVERY_MS), undefined, { signal });
+    ctx.heartbeat();
   }
 }
 

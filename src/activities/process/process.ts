@@ -61,6 +61,8 @@ export interface RunProcessResult {
   lastLine: string;
   /** The last ~4 KB of output, decoded as UTF-8. */
   tail: string;
+  /** The last ~4 KB of stderr alone (where a crash says why). */
+  stderrTail: string;
   /** Set when `stopOnLine` stopped the process: its reason. */
   stoppedFor?: string;
 }
@@ -104,7 +106,10 @@ export async function runProcess(opts: RunProcessOptions): Promise<RunProcessRes
       `Could not write the output of '${command}' to '${opts.outputPath}': ${run.sinkError.message}`,
     );
   }
-  const result = summarise(output, started, code, signal, run.stopReason);
+  const result = {
+    ...summarise(output, started, code, signal, run.stopReason),
+    stderrTail: run.stderr.text(),
+  };
   return run.stoppedFor ? { ...result, stoppedFor: run.stoppedFor } : result;
 }
 
@@ -118,6 +123,7 @@ class SupervisedProcess {
   stopReason: StopReason | null = null;
   stoppedFor: string | undefined;
   sinkError: Error | undefined;
+  readonly stderr = new OutputTail();
   private readonly graceMs: number;
   private readonly closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -137,6 +143,7 @@ class SupervisedProcess {
     for (const stream of [child.stdout, child.stderr]) {
       if (stream) this.read(stream);
     }
+    child.stderr?.on('data', (chunk: Buffer) => this.stderr.add(chunk));
     this.closed = waitClosed(child, this.graceMs);
     sink.on('error', (err) => (this.sinkError ??= err));
     // When the leader exits, what it left running in its group is ended too (it may hold the pipes open).
@@ -220,6 +227,7 @@ function summarise(
     outputBytes: output.bytes,
     lastLine: output.lastLine(),
     tail: output.text(),
+    stderrTail: '',
   };
 }
 

@@ -115,6 +115,13 @@ export async function layoutFor(request: ConfineRequest, program: string): Promi
   for (const candidate of [program, ...request.argv.slice(1), ...Object.values(request.env)]) {
     if (isFile(candidate)) showFromTmp(candidate);
   }
+  // The program's folder and its script's (the modules beside them), unless that folder holds what stays
+  // hidden or writable, or is /tmp itself: then the file alone, as above.
+  const guarded = [...hiddenDirs, ...hiddenFiles, request.cwd, ...(repo?.views ?? []), home, workerHome];
+  for (const file of [program, request.argv.slice(1).find(isFile)]) {
+    const dir = file && path.dirname(file);
+    if (dir && dir !== '/tmp' && !guarded.some((g) => inside(dir, g))) showFromTmp(dir);
+  }
   for (const dir of (request.env.PATH ?? '').split(path.delimiter)) {
     if (!path.isAbsolute(dir) || !inside('/tmp', dir) || !existsSync(dir)) continue;
     showFromTmp(dir);

@@ -4,6 +4,7 @@
  * one that reported itself blocked), which end the task at once.
  */
 import type { AgentFailure } from '../agents/cli-output';
+import { stderrSuffix } from '../text/process-end';
 import { agentBlockedReason, agentBlockedTaskReason } from './blocked-report';
 import { sagaBudgetReason, type BudgetGrant } from './budget';
 import { gapOptionsOf, type GapOptions } from './spec-gap-options';
@@ -17,6 +18,8 @@ export interface AttemptRun {
   signal: string | null;
   timedOut: boolean;
   idle: boolean;
+  /** The last lines of its stderr (a crash's own words), shown with every failure reason. */
+  stderrTail?: string | null;
 }
 
 /** One of the task's checks as run after the agent. */
@@ -26,6 +29,7 @@ export interface AttemptCheck {
   exitCode: number | null;
   timedOut: boolean;
   outputPath: string;
+  stderrTail?: string;
 }
 
 /**
@@ -77,7 +81,7 @@ export function classifyAttempt(
       fatal: true,
       failures: [run.transcriptPath],
       notes: [`Attempt ${n}: ${run.failure.message}`],
-      reason: run.failure.message,
+      reason: `${run.failure.message}${stderrSuffix(run)}`,
       evidence: outputsOf(run, checks),
     };
   }
@@ -109,8 +113,8 @@ export function classifyAttempt(
       ...stop,
       agentFailed: true,
       failures: [run.transcriptPath],
-      notes: [`Attempt ${n}: ${run.failure?.message ?? `the agent ${why}`}.`],
-      reason: run.failure?.message ?? `agent ${why}`,
+      notes: [`Attempt ${n}: ${run.failure?.message ?? `the agent ${why}`}${stderrSuffix(run)}.`],
+      reason: `${run.failure?.message ?? `agent ${why}`}${stderrSuffix(run)}`,
       evidence: [run.transcriptPath],
     };
   }
@@ -118,7 +122,8 @@ export function classifyAttempt(
   if (checks.passed) return { passed: true, evidence };
   const failed = failedChecks(checks);
   const notes = failed.map(
-    (r) => `Check failed: ${r.text} (\`${r.check}\`) ${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}`,
+    (r) =>
+      `Check failed: ${r.text} (\`${r.check}\`) ${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}${stderrSuffix(r)}`,
   );
   return {
     passed: false,
