@@ -18,8 +18,6 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
   {
     name: 'start',
     load: async () => (await import('./commands/start')).startCommand,
-    // An empty goal continues the repository's unfinished saga, which may run a worker in this process.
-    runtime: true,
     summary: 'start a saga on a repository',
     args: [{ name: 'ARGUMENTS', optional: true, variadic: true }],
     options: [

@@ -81,7 +81,9 @@ export async function pickUpSaga(
       `It keeps the modes it started with (manifest.md flags); ${request.modes.join(', ')} given here ` +
         'changes nothing.',
     );
-  // Loaded here: the continue path brings the worker, which starting a new saga does not need.
+  // Loaded here: the continue path brings the worker, which starting a new saga does not need. Its core
+  // runtime (and log level) goes in before the worker's native connection, as for `saga continue`.
+  (await import('../../worker/worker')).installRuntime();
   const { continueSaga } = await import('./continue');
   return continueSaga(client, name, io, { follow: request.follow, terminal });
 }
