@@ -6,7 +6,9 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import { processGroupRecord } from '../process/process';
-import { runConfined } from '../sandbox';
+import { privateHomeOf, runConfined } from '../sandbox';
+import { cliConfigNetwork } from '../sandbox/cli-config-network';
+import type { Endpoint } from '../../domain/config/sandbox';
 import {
   RunAgentInputSchema,
   type AgentMachine,
@@ -26,6 +28,7 @@ import {
   prepareRunFiles,
   promptFileOf,
   startTranscript,
+  type RunFiles,
 } from './run-setup';
 
 /**
@@ -78,7 +81,9 @@ async function runAgentOnce(
   });
   live.beat();
   const env = await agentEnv(input, files);
-  const spawned = await runConfined(agentSandbox(input, machine, files, { argv, env, resumeId }), {
+  const configNetwork = await configNetworkOf(input, files, env);
+  const sandbox = agentSandbox(input, machine, files, { argv, env, resumeId, configNetwork });
+  const spawned = await runConfined(sandbox, {
     argv,
     cwd: input.workdir,
     env,
@@ -98,4 +103,29 @@ async function runAgentOnce(
   await fs.rm(files.pidPath, { force: true });
   const sessionId = live.stream.snapshot().sessionId;
   return readRunResult(input, spawned, files, transcriptStart, record, { sessionId, host, resumeId });
+}
+
+/**
+ * The endpoints the CLI's own config files name, allowed in its sandbox; one that cannot be allowed is
+ * said in the transcript, where whoever reads why the run failed looks.
+ */
+async function configNetworkOf(
+  input: AgentRunInput,
+  files: RunFiles,
+  env: Record<string, string>,
+): Promise<Endpoint[]> {
+  if (input.profile.sandbox === 'none') return [];
+  const found = await cliConfigNetwork(
+    privateHomeOf(input.sagaDir),
+    input.profile.name,
+    input.profile.command[0]!,
+    env,
+  );
+  for (const entry of found.filter((e) => e.problem)) {
+    await fs.appendFile(
+      files.transcriptPath,
+      `[saga sandbox] not allowed: ${entry.source} ${entry.url}: ${entry.problem}\n`,
+    );
+  }
+  return found.flatMap((e) => (e.endpoint ? [e.endpoint] : []));
 }

@@ -48,16 +48,25 @@ export const endpointKey = (e: Endpoint) => `${e.host}:${e.port}`;
 export function endpointsFromEnv(env: Readonly<Record<string, string | undefined>>): Endpoint[] {
   const found: Endpoint[] = [];
   for (const [name, value] of Object.entries(env)) {
-    if (!value || !/(_BASE_URL|_API_BASE|^HTTPS?_PROXY|^https?_proxy)$/.test(name)) continue;
+    if (!value || !isEndpointVariable(name)) continue;
     try {
-      const url = new URL(value);
-      const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-      found.push(parseEndpoint(`${url.hostname}:${port}`));
+      found.push(endpointOfUrl(value));
     } catch {
       // Not a URL: nothing to allow.
     }
   }
   return found;
+}
+
+/** Whether a variable's value is an endpoint its program connects to (a base URL or a proxy). */
+export const isEndpointVariable = (name: string) =>
+  /(_BASE_URL|_API_BASE|^HTTPS?_PROXY|^https?_proxy)$/.test(name);
+
+/** The host and port a URL connects to (its scheme's port when it names none); throws when it cannot be one. */
+export function endpointOfUrl(text: string): Endpoint {
+  const url = new URL(text);
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  return parseEndpoint(`${url.hostname}:${port}`);
 }
 
 export function uniqueEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
