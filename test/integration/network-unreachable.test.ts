@@ -1,0 +1,132 @@
+/**
+ * A confined agent that cannot reach its model API, in a real saga (real Temporal server, repo, bubblewrap
+ * and network bridge): a scripted agent that, like a CLI with its endpoint in a file saga does not read,
+ * keeps retrying a host the allow-list lacks. Its run is stopped within a minute (not at its 3-minute
+ * timeout), the task is blocked after that one run, and the reason names the host it tried, the allow-list
+ * and the `network:` line that fixes it. The same agent whose model API is allowed completes, though it
+ * keeps looking up a host it may not reach (its telemetry) all run long: no false positive.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { createFleetRepo, oneFilePlan, startApprovedSaga } from '../harness/fleet-saga';
+import { createSagaTestEnv, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
+
+/** Retries its model API every second until it answers (as CLIs print "Reconnecting..."), then works. */
+const AGENT = `
+const fs = require('node:fs');
+const http = require('node:http');
+const get = (url) => new Promise((resolve, reject) => {
+  const req = http.get(url, (res) => { let body = ''; res.on('data', (c) => (body += c)); res.on('end', () => resolve(body)); });
+  req.on('error', reject);
+  req.setTimeout(5000, () => req.destroy(new Error('timeout')));
+});
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+(async () => {
+  const side = process.env.SIDE_URL;
+  const ticker = side ? setInterval(() => get(side).catch((e) => console.log('side: ' + e.code)), 3000) : null;
+  for (;;) {
+    try { console.log('model answered: ' + (await get(process.env.MODEL_ENDPOINT))); break; }
+    catch (e) { console.log('Reconnecting... ' + (e.code || e.message)); await sleep(1000); }
+  }
+  await sleep(Number(process.env.WORK_MS || 0));
+  fs.writeFileSync('work.txt', 'done\\n');
+  if (ticker) clearInterval(ticker);
+})();
+`;
+
+let env: SagaTestEnv;
+let model: http.Server;
+let modelPort: number;
+
+beforeAll(async () => {
+  model = http.createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
+  modelPort = (model.address() as AddressInfo).port;
+  env = await createSagaTestEnv('network-unreachable');
+  await env.startWorkers();
+});
+afterAll(async () => {
+  await env?.close();
+  await new Promise<void>((resolve) => model?.close(() => resolve()));
+});
+
+jest.setTimeout(240_000);
+
+/** A saga whose agent is the script, with `vars` in its environment and `network` allowed. */
+async function startSaga(name: string, vars: Record<string, string>, network: string[]) {
+  const dir = env.tmp(name);
+  const agent = path.join(dir, 'agent.js');
+  writeFileSync(agent, AGENT);
+  const profile = {
+    command: ['{node}', agent],
+    env: vars,
+    network,
+    timeout: '3m',
+    idle_timeout: '2m',
+  };
+  const { repo, planFile } = createFleetRepo(dir, {
+    plan: oneFilePlan(name, 'test -f work.txt'),
+    script: {},
+    config: `agents:\n  scripted: ${JSON.stringify(profile)}\n`,
+  });
+  await startApprovedSaga(env, { repo, planFile, name, args: 'Write work.txt', agent: 'scripted' });
+}
+
+test('a model API the allow-list lacks: stopped within a minute, blocked, the host and the fix named', async () => {
+  const started = Date.now();
+  await startSaga('unreachable', { MODEL_ENDPOINT: `http://model-api.example:${modelPort}/` }, [
+    'api.openai.com:443',
+  ]);
+  const status = await waitForStatus(
+    env,
+    'unreachable',
+    (s) => s.phase === 'failed' || s.milestones[0]?.tasks[0]?.status === 'blocked',
+    120_000,
+  );
+  const task = status.milestones[0]!.tasks[0]!;
+  expect(Date.now() - started).toBeLessThan(60_000);
+  expect({ status: task.status, attempts: task.attempts, delegations: task.delegations }).toEqual({
+    status: 'blocked',
+    attempts: 1,
+    delegations: 1,
+  });
+  expect(task.reason).toMatch(
+    /^agent scripted could not reach its model API from saga's sandbox: the sandbox refused model-api\.example \(\d+ times\)/,
+  );
+  expect(task.reason).toContain('allow-list: api.openai.com:443.');
+  expect(task.reason).toContain(
+    '`network: ["model-api.example:PORT"]` under agents.scripted in saga.config.yaml',
+  );
+  const transcript = readFileSync(path.join(status.sagaDir, 'runs', 'm1t1-d1-a1', 'transcript.log'), 'utf8');
+  expect(transcript).toMatch(/Reconnecting\.\.\. ENOTFOUND/);
+  expect(transcript).toContain('[saga sandbox] connection refused: model-api.example is not in');
+});
+
+test('a model API that answers: never stopped, though the agent keeps looking up a refused host', async () => {
+  const vars = {
+    MODEL_ENDPOINT: `http://127.0.0.1:${modelPort}/`,
+    SIDE_URL: 'http://telemetry.example/',
+    WORK_MS: '36000',
+  };
+  await startSaga('reachable', vars, [`127.0.0.1:${modelPort}`]);
+  const status = await waitForStatus(
+    env,
+    'reachable',
+    (s) => s.phase === 'failed' || s.pending.some((p) => p.kind === 'acceptance' || p.kind === 'escalation'),
+    180_000,
+  );
+  const task = status.milestones[0]!.tasks[0]!;
+  expect({ phase: status.phase, status: task.status, reason: task.reason }).toEqual({
+    phase: 'acceptance',
+    status: 'integrated',
+    reason: null,
+  });
+  const transcript = readFileSync(path.join(status.sagaDir, 'runs', 'm1t1-d1-a1', 'transcript.log'), 'utf8');
+  expect(transcript).toContain('model answered: ok');
+  // The refused lookups were seen (so the run was judged, and let go) all through its 36 s of work.
+  expect(transcript.match(/connection refused: telemetry\.example is not in/g)?.length ?? 0).toBeGreaterThan(
+    5,
+  );
+});
