@@ -48,7 +48,8 @@ export class NetworkWatch {
   private judge(): void {
     if (this.connectedOnce) return;
     // Still trying: a retry after the first refusal, and one in the second half of the wait.
-    if (this.lastAt - this.firstAt! >= RETRY_GAP_MS && Date.now() - this.lastAt <= this.waitMs / 2) {
+    const retryGap = Math.min(RETRY_GAP_MS, this.waitMs / 10);
+    if (this.lastAt - this.firstAt! >= retryGap && Date.now() - this.lastAt <= this.waitMs / 2) {
       this.stopRun?.(this.reason()!);
       return;
     }
