@@ -130,3 +130,26 @@ test('a model API that answers: never stopped, though the agent keeps looking up
     5,
   );
 });
+
+test('an allowed model API that does not answer (nothing listens): stopped within a minute, the endpoint named', async () => {
+  const closed = http.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const started = Date.now();
+  await startSaga('down', { MODEL_ENDPOINT: `http://127.0.0.1:${port}/` }, [`127.0.0.1:${port}`]);
+  const status = await waitForStatus(
+    env,
+    'down',
+    (s) => s.phase === 'failed' || s.milestones[0]?.tasks[0]?.status === 'blocked',
+    120_000,
+  );
+  const task = status.milestones[0]!.tasks[0]!;
+  expect(Date.now() - started).toBeLessThan(60_000);
+  expect(task.reason).toBe(
+    "agent scripted could not reach its model API from saga's sandbox: the allowed endpoint " +
+      `127.0.0.1:${port} cannot be reached from this machine (ECONNREFUSED), and no connection was made. ` +
+      `The sandbox's network allow-list: 127.0.0.1:${port}. Fix: fix the allowed endpoint, or allow the right ` +
+      'one with `network: ["HOST:PORT"]` under agents.scripted in saga.config.yaml; run \'saga doctor --agent scripted\'',
+  );
+});

@@ -90,7 +90,11 @@ export async function startNetworkBridge(
         (host) => {
           if (inbound.destroyed) return;
           const outbound = net.connect({ host, port: route.endpoint.port });
-          outbound.once('connect', () => options.onConnected?.());
+          let connected = false;
+          outbound.once('connect', () => {
+            connected = true;
+            options.onConnected?.();
+          });
           inbound.pipe(outbound).pipe(inbound);
           inbound.resume();
           const end = () => {
@@ -98,10 +102,14 @@ export async function startNetworkBridge(
             outbound.destroy();
           };
           inbound.on('close', end);
-          outbound.on('error', end).on('close', end);
+          outbound.on('close', end).on('error', (err: NodeJS.ErrnoException) => {
+            // An allowed endpoint that cannot be reached (nothing listens, no route) is why a run hangs.
+            if (!connected) onRefused(unreachableError(route.endpoint, err));
+            end();
+          });
         },
         (err: Error) => {
-          onRefused(err);
+          onRefused(err instanceof EndpointRefusedError ? err : unreachableError(route.endpoint, err));
           inbound.destroy();
         },
       );
@@ -119,6 +127,11 @@ export async function startNetworkBridge(
     },
   };
 }
+
+const unreachableError = (endpoint: Endpoint, err: NodeJS.ErrnoException) =>
+  new EndpointRefusedError(
+    `${endpoint.host}:${endpoint.port} cannot be reached from this machine (${err.code ?? err.message})`,
+  );
 
 async function listen(socket: string, server: net.Server): Promise<net.Server> {
   await new Promise<void>((resolve, reject) => {
