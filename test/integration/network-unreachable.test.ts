@@ -6,11 +6,12 @@
  * and the `network:` line that fixes it. The same agent whose model API is allowed completes, though it
  * keeps looking up a host it may not reach (its telemetry) all run long: no false positive.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createFleetRepo, oneFilePlan, startApprovedSaga } from '../harness/fleet-saga';
+import { AGENT_CLI_BIN } from '../harness/server';
 import { createSagaTestEnv, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 
 /** Retries its model API every second until it answers (as CLIs print "Reconnecting..."), then works. */
@@ -40,7 +41,11 @@ let env: SagaTestEnv;
 let model: http.Server;
 let modelPort: number;
 
+const savedPath = process.env.PATH;
+
 beforeAll(async () => {
+  // The real Codex CLI on PATH, as a user has it.
+  process.env.PATH = `${AGENT_CLI_BIN}${path.delimiter}${savedPath ?? ''}`;
   model = http.createServer((_req, res) => res.end('ok'));
   await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
   modelPort = (model.address() as AddressInfo).port;
@@ -49,29 +54,36 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await env?.close();
+  process.env.PATH = savedPath;
   await new Promise<void>((resolve) => model?.close(() => resolve()));
 });
 
 jest.setTimeout(240_000);
 
-/** A saga whose agent is the script, with `vars` in its environment and `network` allowed. */
-async function startSaga(name: string, vars: Record<string, string>, network: string[]) {
+/** A saga whose agent is the script (or `agent`'s profile), with `vars` in its environment and `network` allowed. */
+async function startSaga(
+  name: string,
+  vars: Record<string, string>,
+  network: string[],
+  agent: { name: string; profile: Record<string, unknown> } | null = null,
+) {
   const dir = env.tmp(name);
-  const agent = path.join(dir, 'agent.js');
-  writeFileSync(agent, AGENT);
+  const script = path.join(dir, 'agent.js');
+  writeFileSync(script, AGENT);
   const profile = {
-    command: ['{node}', agent],
+    ...(agent?.profile ?? { command: ['{node}', script] }),
     env: vars,
     network,
     timeout: '3m',
     idle_timeout: '2m',
   };
+  const agentName = agent?.name ?? 'scripted';
   const { repo, planFile } = createFleetRepo(dir, {
     plan: oneFilePlan(name, 'test -f work.txt'),
     script: {},
-    config: `agents:\n  scripted: ${JSON.stringify(profile)}\n`,
+    config: `agents:\n  ${agentName}: ${JSON.stringify(profile)}\n`,
   });
-  await startApprovedSaga(env, { repo, planFile, name, args: 'Write work.txt', agent: 'scripted' });
+  await startApprovedSaga(env, { repo, planFile, name, args: 'Write work.txt', agent: agentName });
 }
 
 test('a model API the allow-list lacks: stopped within a minute, blocked, the host and the fix named', async () => {
@@ -149,7 +161,50 @@ test('an allowed model API that does not answer (nothing listens): stopped withi
   expect(task.reason).toBe(
     "agent scripted could not reach its model API from saga's sandbox: the allowed endpoint " +
       `127.0.0.1:${port} cannot be reached from this machine (ECONNREFUSED), and no connection was made. ` +
-      `The sandbox's network allow-list: 127.0.0.1:${port}. Fix: fix the allowed endpoint, or allow the right ` +
-      'one with `network: ["HOST:PORT"]` under agents.scripted in saga.config.yaml; run \'saga doctor --agent scripted\'',
+      `The sandbox's network allow-list: 127.0.0.1:${port}. Fix: make its allowed model API reachable from ` +
+      'this machine; or allow the right one: `network: ["HOST:PORT"]` under agents.scripted in saga.config.yaml; ' +
+      "run 'saga doctor --agent scripted'",
+  );
+});
+
+test('the real Codex CLI whose provider in config.toml cannot be reached: stopped within a minute', async () => {
+  const home = env.tmp('codex-home');
+  const codexHome = path.join(home, '.codex');
+  mkdirSync(codexHome, { recursive: true });
+  // A provider whose host does not resolve (a VPN that is down, a typo): allowed, since config.toml names it.
+  writeFileSync(
+    path.join(codexHome, 'config.toml'),
+    [
+      'model = "gpt-5.5"',
+      'model_provider = "gone"',
+      'check_for_update_on_startup = false',
+      '[analytics]',
+      'enabled = false',
+      '[model_providers.gone]',
+      'name = "Gone"',
+      `base_url = "http://llm.saga-test.invalid:${modelPort}/v1"`,
+      'wire_api = "responses"',
+      'env_key = "OPENAI_API_KEY"',
+    ].join('\n'),
+  );
+  const vars = { HOME: home, CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-test' };
+  const started = Date.now();
+  await startSaga('codex-gone', vars, [], { name: 'codex', profile: { model: 'gpt-5.5' } });
+  const status = await waitForStatus(
+    env,
+    'codex-gone',
+    (s) => s.phase === 'failed' || s.milestones[0]?.tasks[0]?.status === 'blocked',
+    150_000,
+  );
+  const task = status.milestones[0]!.tasks[0]!;
+  expect(Date.now() - started).toBeLessThan(75_000);
+  expect(task.reason).toMatch(
+    new RegExp(
+      `^agent codex could not reach its model API from saga's sandbox: (the allowed endpoint [^;]+; )*` +
+        `the allowed endpoint llm\\.saga-test\\.invalid:${modelPort} cannot be reached from this machine \\(ENOTFOUND\\)`,
+    ),
+  );
+  expect(task.reason).toContain(
+    `allow-list: api.openai.com:443, chatgpt.com:443, llm.saga-test.invalid:${modelPort}.`,
   );
 });

@@ -61,19 +61,26 @@ export class NetworkWatch {
   reason(): string | null {
     if (this.connectedOnce || (this.names.size === 0 && this.unreachable.size === 0)) return null;
     const { profile, allowList } = this.what;
+    const names = [...this.names.keys()];
     const tried = [...this.names].map(([host, n]) => `${host} (${n} time${n === 1 ? '' : 's'})`);
+    // Its allowed endpoints first: one of them is most likely its model API.
     const parts = [
-      ...(tried.length ? [`the sandbox refused ${tried.join(', ')}`] : []),
       ...[...this.unreachable].map((why) => `the allowed endpoint ${why}`),
+      ...(tried.length ? [`the sandbox refused ${tried.join(', ')}`] : []),
     ];
-    const host = this.names.keys().next().value;
-    const fix = host
-      ? `if ${host} is its model API, allow it: \`network: ["${host}:PORT"]\` under agents.${profile} in saga.config.yaml`
-      : `fix the allowed endpoint, or allow the right one with \`network: ["HOST:PORT"]\` under agents.${profile} in saga.config.yaml`;
+    const where = `under agents.${profile} in saga.config.yaml`;
+    const fixes = [
+      ...(this.unreachable.size ? ['make its allowed model API reachable from this machine'] : []),
+      ...(names.length === 1
+        ? [`if ${names[0]} is its model API, allow it: \`network: ["${names[0]}:PORT"]\` ${where}`]
+        : names.length > 1
+          ? [`if one of ${names.join(', ')} is its model API, allow it: \`network: ["HOST:PORT"]\` ${where}`]
+          : [`or allow the right one: \`network: ["HOST:PORT"]\` ${where}`]),
+    ];
     return (
       `agent ${profile} could not reach its model API from saga's sandbox: ${parts.join('; ')}, and no ` +
       `connection was made. The sandbox's network allow-list: ${allowList.join(', ') || 'nothing'}. ` +
-      `Fix: ${fix}; run 'saga doctor --agent ${profile}'`
+      `Fix: ${fixes.join('; ')}; run 'saga doctor --agent ${profile}'`
     );
   }
 
