@@ -43,8 +43,8 @@ interface CliCase {
   /** aider never runs commands: its script only writes, and its check only looks for the file. */
   editsOnly?: boolean;
   /**
-   * Its endpoint lives in the CLI's own config file, not in a `*_BASE_URL` variable saga sees: the profile
-   * allows it by `network:` (saga's sandbox lets nothing else through).
+   * Its endpoint lives only in the CLI's own config (config.toml, opencode's config), not in a `*_BASE_URL`
+   * variable and not in a `network:` line: saga reads it there and allows it.
    */
   endpointInConfigFile?: boolean;
 }
@@ -136,14 +136,9 @@ afterAll(async () => {
   process.env.PATH = savedPath;
 });
 
-/** The preset's profile pointed at the stand-in (allowed by `network:` where saga cannot see its URL). */
+/** The preset's profile pointed at the stand-in, with no `network:` line: saga finds the endpoint itself. */
 async function profileFor(c: CliCase, standIn: StandIn, home: string) {
-  return {
-    ...c.profile,
-    ...RUN_LIMITS,
-    env: await c.endpoint(standIn, home),
-    ...(c.endpointInConfigFile ? { network: [`127.0.0.1:${new URL(standIn.url).port}`] } : {}),
-  };
+  return { ...c.profile, ...RUN_LIMITS, env: await c.endpoint(standIn, home) };
 }
 
 /** A repo whose saga.config.yaml points the preset at the stand-in and nothing more. */

@@ -35,7 +35,7 @@ interface CliCase {
   start: (script: ModelScript) => Promise<StandIn>;
   endpoint: (standIn: StandIn, home: string) => Promise<Record<string, string>>;
   profile?: Record<string, unknown>;
-  /** Its endpoint is in its config file, not in a variable saga sees: allowed by `network:`. */
+  /** Its endpoint is only in its config file under the user's home: saga reads it there (no `network:`). */
   endpointInConfigFile?: boolean;
   /** Files the user already has under their home (their CLI's config and state). */
   userFiles?: Record<string, string>;
@@ -131,7 +131,6 @@ describe.each(CASES)('the $agent preset in the saga private home', (c) => {
               timeout: '2m',
               idle_timeout: '90s',
               env: endpointEnv,
-              ...(c.endpointInConfigFile ? { network: [`127.0.0.1:${new URL(standIn.url).port}`] } : {}),
             },
           },
         }),

@@ -14,7 +14,9 @@ import { AGENT_PRESETS } from '../../domain/config/agent-presets';
 import type { ResolvedAgentProfile } from '../../domain/config/profile-resolution';
 import { stderrSuffix } from '../../domain/text/process-end';
 import { endpointKey, endpointsFromEnv, parseEndpoint, uniqueEndpoints } from '../../domain/config/sandbox';
+import type { ConfigEndpoint } from '../../domain/config/cli-config-endpoints';
 import { detectSandbox } from '../sandbox';
+import { readCliConfigEndpoints } from '../sandbox/cli-config-network';
 import { executeAgentRun, type AgentMachine } from './';
 
 const run = promisify(execFile);
@@ -87,16 +89,29 @@ export async function agentSandboxCheck(
     const tool = await detectSandbox();
     const resolved = resolvedEnvOf(profile, env);
     const reach = uniqueEndpoints([...profile.network.map(parseEndpoint), ...endpointsFromEnv(resolved)]);
+    const fromConfig = await readCliConfigEndpoints(profile.command[0]!, { ...env, ...resolved });
+    const problems = fromConfig.filter((e) => e.problem);
     return {
       name,
-      level: 'ok',
+      level: problems.length > 0 ? 'warn' : 'ok',
       detail:
         `confined by bubblewrap ${tool.version}: its worktree writable, the repository read-only, no saga ` +
-        `home, no other process; network only to ${reach.map(endpointKey).join(', ') || 'nothing'}`,
+        `home, no other process; network only to ${reach.map(endpointKey).join(', ') || 'nothing'}` +
+        configNetworkText(fromConfig),
     };
   } catch (error) {
     return { name, level: 'fail', detail: (error as Error).message };
   }
+}
+
+/** The endpoints the CLI's own config files add (and those they name that cannot be allowed). */
+function configNetworkText(found: readonly ConfigEndpoint[]): string {
+  const allowed = found.flatMap((e) => (e.endpoint ? [`${endpointKey(e.endpoint)} (${e.source})`] : []));
+  const refused = found.flatMap((e) => (e.problem ? [`${e.source} ${e.url}: ${e.problem}`] : []));
+  return (
+    (allowed.length ? `; from its own config: ${allowed.join(', ')}` : '') +
+    (refused.length ? `; NOT allowed from its own config: ${refused.join('; ')}` : '')
+  );
 }
 
 /** The profile's env entries that resolve from `env` (a missing reference is another check's finding). */

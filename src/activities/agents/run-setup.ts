@@ -9,7 +9,7 @@ import { agentEnvironment, EnvReferenceError } from '../../domain/config/agent-e
 import { AGENT_PRESETS, AGENT_RUN_FILE } from '../../domain/config/agent-presets';
 import { budgetArgsFor, commandInsideSandbox } from '../../domain/config/preset-commands';
 import { expandCommand } from '../../domain/config/config';
-import { endpointsFromEnv, parseEndpoint } from '../../domain/config/sandbox';
+import { endpointsFromEnv, parseEndpoint, type Endpoint } from '../../domain/config/sandbox';
 import { readBackConfigSecrets } from '../config-loader';
 import { runDirectory } from '../process/process';
 import { privateHomeOf, type SandboxRequest } from '../sandbox';
@@ -189,7 +189,13 @@ export function agentSandbox(
   input: AgentRunInput,
   machine: AgentMachine,
   files: RunFiles,
-  run: { argv: string[]; env: ReturnType<typeof agentEnvironment>; resumeId: string | null },
+  run: {
+    argv: string[];
+    env: ReturnType<typeof agentEnvironment>;
+    resumeId: string | null;
+    /** What the CLI's own config files name (cli-config-network.ts). */
+    configNetwork?: Endpoint[];
+  },
 ): SandboxRequest {
   const profile = input.profile;
   const preset = AGENT_PRESETS[profile.name];
@@ -212,6 +218,10 @@ export function agentSandbox(
     stateFiles: cli?.stateFiles ?? [],
     configFiles: cli?.configFiles ?? [],
     loginFiles: cli?.cli?.loginFiles ?? [],
-    network: [...profile.network.map(parseEndpoint), ...endpointsFromEnv(run.env)],
+    network: [
+      ...profile.network.map(parseEndpoint),
+      ...endpointsFromEnv(run.env),
+      ...(run.configNetwork ?? []),
+    ],
   };
 }

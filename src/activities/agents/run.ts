@@ -6,7 +6,11 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import { processGroupRecord } from '../process/process';
-import { runConfined } from '../sandbox';
+import { privateHomeOf, runConfined } from '../sandbox';
+import { cliConfigNetwork } from '../sandbox/cli-config-network';
+import { endpointKey, uniqueEndpoints, type Endpoint } from '../../domain/config/sandbox';
+import { failure } from '../../domain/agents/cli-output';
+import { NetworkWatch } from '../sandbox/network-watch';
 import {
   RunAgentInputSchema,
   type AgentMachine,
@@ -26,6 +30,7 @@ import {
   prepareRunFiles,
   promptFileOf,
   startTranscript,
+  type RunFiles,
 } from './run-setup';
 
 /**
@@ -78,24 +83,67 @@ async function runAgentOnce(
   });
   live.beat();
   const env = await agentEnv(input, files);
-  const spawned = await runConfined(agentSandbox(input, machine, files, { argv, env, resumeId }), {
-    argv,
-    cwd: input.workdir,
-    env,
-    outputPath: files.transcriptPath,
-    timeoutMs: profile.timeoutMs,
-    idleTimeoutMs: profile.idleTimeoutMs,
-    signal: hooks.signal,
-    onProgress: (progress) => live.beat(progress),
-    onSpawn: async (pid) => fs.writeFile(files.pidPath, JSON.stringify(await processGroupRecord(pid))),
-    stdinPath: profile.promptInput === 'stdin' ? promptFileOf(files, resumeId) : undefined,
-    stopOnLine: (line) => live.readLine(line),
-  }).catch((err: unknown) => spawnFailure(err, profile.name, argv[0]!));
+  const configNetwork = await configNetworkOf(input, files, env);
+  const sandbox = agentSandbox(input, machine, files, { argv, env, resumeId, configNetwork });
+  const allowList = uniqueEndpoints(sandbox.network ?? []).map(endpointKey);
+  const watch = new NetworkWatch({ profile: profile.name, allowList });
+  const spawned = await runConfined(
+    sandbox,
+    {
+      argv,
+      cwd: input.workdir,
+      env,
+      outputPath: files.transcriptPath,
+      timeoutMs: profile.timeoutMs,
+      idleTimeoutMs: profile.idleTimeoutMs,
+      signal: hooks.signal,
+      onProgress: (progress) => live.beat(progress),
+      onSpawn: async (pid) => fs.writeFile(files.pidPath, JSON.stringify(await processGroupRecord(pid))),
+      stdinPath: profile.promptInput === 'stdin' ? promptFileOf(files, resumeId) : undefined,
+      stopOnLine: (line) => live.readLine(line),
+    },
+    watch,
+  ).catch((err: unknown) => spawnFailure(err, profile.name, argv[0]!));
   if (!('exitCode' in spawned)) {
     await fs.appendFile(files.transcriptPath, `${spawned.message}\n`);
     return [{ ...notStarted(spawned, files), host }, false];
   }
   await fs.rm(files.pidPath, { force: true });
   const sessionId = live.stream.snapshot().sessionId;
-  return readRunResult(input, spawned, files, transcriptStart, record, { sessionId, host, resumeId });
+  const read = await readRunResult(input, spawned, files, transcriptStart, record, {
+    sessionId,
+    host,
+    resumeId,
+  });
+  // A run that could not reach its model API fails for that reason, whatever the CLI made of it.
+  const failed = spawned.exitCode !== 0 || spawned.timedOut || spawned.idle;
+  const unreachable = spawned.stoppedBy ?? (failed ? watch.reason() : null);
+  if (!unreachable) return read;
+  await fs.appendFile(files.transcriptPath, `\n[saga sandbox] ${unreachable}\n`);
+  return [{ ...read[0], failure: failure('network-unreachable', unreachable) }, read[1]];
+}
+
+/**
+ * The endpoints the CLI's own config files name, allowed in its sandbox; one that cannot be allowed is
+ * said in the transcript, where whoever reads why the run failed looks.
+ */
+async function configNetworkOf(
+  input: AgentRunInput,
+  files: RunFiles,
+  env: Record<string, string>,
+): Promise<Endpoint[]> {
+  if (input.profile.sandbox === 'none') return [];
+  const found = await cliConfigNetwork(
+    privateHomeOf(input.sagaDir),
+    input.profile.name,
+    input.profile.command[0]!,
+    env,
+  );
+  for (const entry of found.filter((e) => e.problem)) {
+    await fs.appendFile(
+      files.transcriptPath,
+      `[saga sandbox] not allowed: ${entry.source} ${entry.url}: ${entry.problem}\n`,
+    );
+  }
+  return found.flatMap((e) => (e.endpoint ? [e.endpoint] : []));
 }

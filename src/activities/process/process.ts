@@ -48,6 +48,11 @@ export interface RunProcessOptions {
    * at once and becomes `stoppedFor` — e.g. a CLI retrying a request that can never succeed.
    */
   stopOnLine?: (line: string) => string | null;
+  /**
+   * Given, once the process runs, a function that stops its tree at once for a reason seen outside its
+   * output (the sandbox refusing what it tries to reach); the reason becomes `stoppedBy`.
+   */
+  stopper?: (stop: (reason: string) => void) => void;
 }
 
 export interface RunProcessResult {
@@ -65,9 +70,11 @@ export interface RunProcessResult {
   stderrTail: string;
   /** Set when `stopOnLine` stopped the process: its reason. */
   stoppedFor?: string;
+  /** Set when `stopper` stopped the process: its reason. */
+  stoppedBy?: string;
 }
 
-type StopReason = 'timeout' | 'idle' | 'abort' | 'line';
+type StopReason = 'timeout' | 'idle' | 'abort' | 'line' | 'stopper';
 
 /**
  * `<sagaDir>/runs/<label>`, with the label reduced to a safe single path segment so that run files
@@ -106,11 +113,13 @@ export async function runProcess(opts: RunProcessOptions): Promise<RunProcessRes
       `Could not write the output of '${command}' to '${opts.outputPath}': ${run.sinkError.message}`,
     );
   }
-  const result = {
-    ...summarise(output, started, code, signal, run.stopReason),
+  const result = summarise(output, started, code, signal, run.stopReason);
+  return {
+    ...result,
     stderrTail: run.stderr.text(),
+    ...(run.stoppedFor ? { stoppedFor: run.stoppedFor } : {}),
+    ...(run.stoppedBy ? { stoppedBy: run.stoppedBy } : {}),
   };
-  return run.stoppedFor ? { ...result, stoppedFor: run.stoppedFor } : result;
 }
 
 /**
@@ -122,6 +131,7 @@ class SupervisedProcess {
   readonly pgid: number;
   stopReason: StopReason | null = null;
   stoppedFor: string | undefined;
+  stoppedBy: string | undefined;
   sinkError: Error | undefined;
   readonly stderr = new OutputTail();
   private readonly graceMs: number;
@@ -149,6 +159,11 @@ class SupervisedProcess {
     // When the leader exits, what it left running in its group is ended too (it may hold the pipes open).
     child.once('exit', () => signalGroup(this.pgid, 'SIGTERM'));
     this.armTimers(started);
+    opts.stopper?.((reason) => {
+      if (this.stopReason) return;
+      this.stoppedBy = reason;
+      this.stop('stopper');
+    });
     opts.signal?.addEventListener('abort', this.onAbort, { once: true });
     if (opts.signal?.aborted) this.stop('abort'); // aborted while spawning
   }

@@ -6,7 +6,7 @@
  * host:port pairs, each forwarded through a socket of this worker (so the Temporal server, the chat bridge
  * and every other local service stay out of reach).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import os from 'node:os';
 import {
@@ -23,6 +23,7 @@ import { detectSandbox, onPath, SandboxUnavailableError } from './detect';
 import { hardeningFor } from './hardening';
 import { layoutFor, privateHomeOf, type ConfineRequest } from './layout';
 import { startNetworkBridge } from './network-bridge';
+import type { NetworkWatch } from './network-watch';
 
 export { detectSandbox, SandboxUnavailableError, type SandboxTool } from './detect';
 export { privateHomeOf, type ConfineRequest } from './layout';
@@ -40,6 +41,7 @@ export interface Confined {
 export async function confine(
   request: ConfineRequest,
   onRefused: (err: Error) => void = () => undefined,
+  onConnected: () => void = () => undefined,
 ): Promise<Confined> {
   const program = onPath(request.argv[0] ?? '', request.env.PATH);
   if (!program) {
@@ -84,10 +86,21 @@ export async function confine(
     );
   }
   const layout = await layoutFor(request, program);
+  // Names the process looks up are caught (port 53: root, or setpriv to bind it) where resolv.conf can be
+  // shown over.
+  const resolvDest = resolvConfPath();
+  const dnsCatcher = resolvDest !== null && (process.getuid?.() === 0 || tool.setpriv !== null);
   const bridge =
-    routes.length > 0 ? await startNetworkBridge(routes, tool.socat!, onRefused, tool.setpriv) : null;
+    routes.length > 0
+      ? await startNetworkBridge(routes, tool.socat!, onRefused, tool.setpriv, { dnsCatcher, onConnected })
+      : null;
   layout.network = bridge
-    ? { dir: bridge.dir, hosts: bridge.hosts, lowPorts: routes.some((r) => r.endpoint.port < 1024) }
+    ? {
+        dir: bridge.dir,
+        hosts: bridge.hosts,
+        lowPorts: dnsCatcher || routes.some((r) => r.endpoint.port < 1024),
+        resolv: bridge.resolv && resolvDest ? { source: bridge.resolv, dest: resolvDest } : null,
+      }
     : null;
   const { hardening, seccomp } = hardeningFor(tool, layout);
   return {
@@ -128,29 +141,44 @@ export type SandboxRequest = Omit<ConfineRequest, 'argv' | 'cwd' | 'env'>;
 export async function runConfined(
   sandbox: SandboxRequest | Promise<SandboxRequest>,
   opts: RunProcessOptions,
+  watch?: NetworkWatch,
 ): Promise<RunProcessResult> {
   const request = await sandbox;
   const env = Object.fromEntries(
     Object.entries(opts.env ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
   // A refused connection is said in the run's output, where whoever reads why the run failed looks.
-  const said = (err: Error) =>
+  const said = (err: Error) => {
+    watch?.refused(err);
     void appendFile(opts.outputPath, `\n[saga sandbox] connection refused: ${err.message}\n`).catch(
       () => undefined,
     );
-  const confined = await confine({ ...request, argv: opts.argv, cwd: opts.cwd, env }, said);
+  };
+  const confineRequest = { ...request, argv: opts.argv, cwd: opts.cwd, env };
+  const confined = await confine(confineRequest, said, () => watch?.connected());
   try {
     const result = await runProcess({
       ...opts,
       argv: confined.argv,
       env: confined.env,
       inputs: confined.inputs,
+      ...(watch ? { stopper: watch.stopper } : {}),
     });
     // bwrap exits 128 + N when its command died of signal N: report the signal, as an unconfined run would.
     const signal = confined.confined && result.exitCode !== null ? signalOfExit(result.exitCode) : null;
     return signal ? { ...result, exitCode: null, signal } : result;
   } finally {
+    watch?.close();
     await confined.close();
+  }
+}
+
+/** Where the sandbox's resolv.conf goes: the host's, its link followed; null when there is none. */
+function resolvConfPath(): string | null {
+  try {
+    return realpathSync('/etc/resolv.conf');
+  } catch {
+    return null;
   }
 }
 

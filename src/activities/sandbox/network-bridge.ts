@@ -11,7 +11,15 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { isInternalAddress } from '../../domain/config/addresses';
-import { hostsFile, networkEntryScript, type Endpoint, type NetworkRoute } from '../../domain/config/sandbox';
+import { dnsNameErrorReply, dnsQuestionName } from '../../domain/config/dns-packet';
+import {
+  CATCHER_RESOLV_CONF,
+  DNS_SOCKET,
+  hostsFile,
+  networkEntryScript,
+  type Endpoint,
+  type NetworkRoute,
+} from '../../domain/config/sandbox';
 
 /** Why an allowed endpoint's connection was refused (to the worker's log; the sandbox sees a closed
  * connection). */
@@ -42,17 +50,38 @@ export async function checkedAddress(
   return addresses[0]!.address;
 }
 
+/** A name the confined process looked up that the allow-list does not have. */
+export class NameRefusedError extends EndpointRefusedError {
+  override name = 'NameRefusedError';
+  constructor(readonly host: string) {
+    super(`${host} is not in the sandbox's network allow-list`);
+  }
+}
+
+/** What the bridge tells its run besides refusals: a connection through an allowed route that was made. */
+export interface BridgeOptions {
+  /** Catch the sandbox's name lookups (DNS_SOCKET): each is a refusal naming the host. */
+  dnsCatcher?: boolean;
+  onConnected?: () => void;
+}
+
 export async function startNetworkBridge(
   routes: readonly NetworkRoute[],
   socat: string,
   onRefused: (err: Error) => void = () => undefined,
   setpriv: string | null = null,
+  options: BridgeOptions = {},
 ) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'saga-net-'));
   const hosts = path.join(dir, 'hosts');
   await fs.writeFile(hosts, hostsFile(routes));
-  await fs.writeFile(path.join(dir, 'entry.sh'), networkEntryScript(routes, socat, dir, setpriv));
+  const dnsCatcher = options.dnsCatcher ?? false;
+  await fs.writeFile(path.join(dir, 'entry.sh'), networkEntryScript(routes, socat, dir, setpriv, dnsCatcher));
   const servers: net.Server[] = [];
+  if (dnsCatcher) {
+    await fs.writeFile(path.join(dir, 'resolv.conf'), CATCHER_RESOLV_CONF);
+    servers.push(await listen(path.join(dir, DNS_SOCKET), catchLookup(onRefused)));
+  }
   for (const route of routes) {
     const server = net.createServer((inbound) => {
       inbound.pause();
@@ -61,6 +90,11 @@ export async function startNetworkBridge(
         (host) => {
           if (inbound.destroyed) return;
           const outbound = net.connect({ host, port: route.endpoint.port });
+          let connected = false;
+          outbound.once('connect', () => {
+            connected = true;
+            options.onConnected?.();
+          });
           inbound.pipe(outbound).pipe(inbound);
           inbound.resume();
           const end = () => {
@@ -68,26 +102,54 @@ export async function startNetworkBridge(
             outbound.destroy();
           };
           inbound.on('close', end);
-          outbound.on('error', end).on('close', end);
+          outbound.on('close', end).on('error', (err: NodeJS.ErrnoException) => {
+            // An allowed endpoint that cannot be reached (nothing listens, no route) is why a run hangs.
+            if (!connected) onRefused(unreachableError(route.endpoint, err));
+            end();
+          });
         },
         (err: Error) => {
-          onRefused(err);
+          onRefused(err instanceof EndpointRefusedError ? err : unreachableError(route.endpoint, err));
           inbound.destroy();
         },
       );
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(path.join(dir, route.socket), () => resolve());
-    });
+    await listen(path.join(dir, route.socket), server);
     servers.push(server);
   }
   return {
     dir,
     hosts,
+    resolv: dnsCatcher ? path.join(dir, 'resolv.conf') : null,
     close: async () => {
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
       await fs.rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+const unreachableError = (endpoint: Endpoint, err: NodeJS.ErrnoException) =>
+  new EndpointRefusedError(
+    `${endpoint.host}:${endpoint.port} cannot be reached from this machine (${err.code ?? err.message})`,
+  );
+
+async function listen(socket: string, server: net.Server): Promise<net.Server> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socket, () => resolve());
+  });
+  return server;
+}
+
+/** One looked-up name per connection (socat forwards each datagram on its own): refused, answered "no such name". */
+function catchLookup(onRefused: (err: Error) => void): net.Server {
+  return net.createServer((socket) => {
+    socket.on('error', () => socket.destroy());
+    socket.once('data', (query: Buffer) => {
+      const host = dnsQuestionName(query);
+      if (host) onRefused(new NameRefusedError(host));
+      if (host) socket.end(dnsNameErrorReply(query));
+      else socket.end();
+    });
+  });
 }

@@ -48,16 +48,25 @@ export const endpointKey = (e: Endpoint) => `${e.host}:${e.port}`;
 export function endpointsFromEnv(env: Readonly<Record<string, string | undefined>>): Endpoint[] {
   const found: Endpoint[] = [];
   for (const [name, value] of Object.entries(env)) {
-    if (!value || !/(_BASE_URL|_API_BASE|^HTTPS?_PROXY|^https?_proxy)$/.test(name)) continue;
+    if (!value || !isEndpointVariable(name)) continue;
     try {
-      const url = new URL(value);
-      const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-      found.push(parseEndpoint(`${url.hostname}:${port}`));
+      found.push(endpointOfUrl(value));
     } catch {
       // Not a URL: nothing to allow.
     }
   }
   return found;
+}
+
+/** Whether a variable's value is an endpoint its program connects to (a base URL or a proxy). */
+export const isEndpointVariable = (name: string) =>
+  /(_BASE_URL|_API_BASE|^HTTPS?_PROXY|^https?_proxy)$/.test(name);
+
+/** The host and port a URL connects to (its scheme's port when it names none); throws when it cannot be one. */
+export function endpointOfUrl(text: string): Endpoint {
+  const url = new URL(text);
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  return parseEndpoint(`${url.hostname}:${port}`);
 }
 
 export function uniqueEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
@@ -104,6 +113,12 @@ export function hostsFile(routes: readonly NetworkRoute[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The worker's socket, in the bridge's folder, that the sandbox's name lookups are forwarded to. */
+export const DNS_SOCKET = 'dns.sock';
+
+/** The sandbox's /etc/resolv.conf when names are caught: the catcher alone, answered at once. */
+export const CATCHER_RESOLV_CONF = 'nameserver 127.0.0.1\noptions timeout:2 attempts:1\n';
+
 /** `/proc/net/tcp`'s spelling of a listening socket's local address (little-endian IPv4, hex port). */
 export function procNetTcpAddress(address: string, port: number): string {
   const octets = address.split('.').map(Number).reverse();
@@ -123,12 +138,14 @@ export function networkEntryScript(
   socat: string,
   socketDir: string,
   setpriv: string | null = null,
+  dnsCatcher = false,
 ): string {
   // Waiting is done by the shell's own builtins (no process per poll): a few milliseconds, at most ~5 s.
+  // $2: the table (tcp, udp), $3: the state a bound socket is in there (listening; unconnected).
   const lines = [
     'set -e',
     'listening() { n=0; while :; do',
-    '  while IFS= read -r l; do case "$l" in *" $1 00000000:0000 0A "*) return 0;; esac; done < /proc/net/tcp',
+    '  while IFS= read -r l; do case "$l" in *" $1 00000000:0000 $3 "*) return 0;; esac; done < /proc/net/$2',
     '  n=$((n+1)); [ $n -lt 100000 ] || exit 97; done; }',
   ];
   // Killed when this shell (by then the confined sandbox's bwrap) ends, even when the worker was killed.
@@ -138,7 +155,13 @@ export function networkEntryScript(
       `${forwarder} TCP-LISTEN:${r.endpoint.port},bind=${r.address},fork,reuseaddr UNIX-CONNECT:${socketDir}/${r.socket} &`,
     );
   }
-  for (const r of routes) lines.push(`listening ${procNetTcpAddress(r.address, r.endpoint.port)}`);
+  // Every name the confined process looks up that the hosts file lacks is asked here, and told there
+  // is no such name by the worker, which so learns what it tried to reach (DNS_SOCKET).
+  if (dnsCatcher) {
+    lines.push(`${forwarder} UDP4-RECVFROM:53,bind=127.0.0.1,fork UNIX-CONNECT:${socketDir}/${DNS_SOCKET} &`);
+  }
+  for (const r of routes) lines.push(`listening ${procNetTcpAddress(r.address, r.endpoint.port)} tcp 0A`);
+  if (dnsCatcher) lines.push(`listening ${procNetTcpAddress('127.0.0.1', 53)} udp 07`);
   lines.push('exec "$@"');
   return `${lines.join('\n')}\n`;
 }

@@ -48,7 +48,13 @@ export interface SandboxLayout {
   readOnlyOver: string[];
   /** With network routes: the folder holding the entry script and sockets (the worker's, seen only by
    * the forwarders), the hosts file, and whether a port below 1024 is forwarded. */
-  network: { dir: string; hosts: string; lowPorts: boolean } | null;
+  network: {
+    dir: string;
+    hosts: string;
+    lowPorts: boolean;
+    /** The catcher's resolv.conf and where it goes (the host's /etc/resolv.conf, its link followed). */
+    resolv?: { source: string; dest: string } | null;
+  } | null;
 }
 
 const isInside = (parent: string, child: string) =>
@@ -157,6 +163,8 @@ export function bwrapArguments(
   // fails, rather than "working" in a scratch folder.
   for (const dir of hiddenDirs) args.push('--remount-ro', dir);
   if (layout.network) args.push('--ro-bind', layout.network.hosts, '/etc/hosts');
+  const resolv = layout.network?.resolv;
+  if (resolv) args.push('--ro-bind', resolv.source, resolv.dest);
   // Loaded by bwrap right before it starts the command: everything confined runs under it.
   if (hardening.seccompFd !== null) args.push('--seccomp', String(hardening.seccompFd));
   const limits = hardening.limits;

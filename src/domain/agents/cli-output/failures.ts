@@ -10,6 +10,7 @@ export const AGENT_FAILURE_KINDS = [
   'not-authenticated',
   'permission-denied',
   'model-not-found',
+  'network-unreachable',
   'max-turns',
   'budget',
   'cli-error',
