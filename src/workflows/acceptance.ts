@@ -47,6 +47,8 @@ export interface AcceptanceInput {
   reconciliation?: string[];
   /** Spec changes of checks or scope decided under --autonomous without asking; the prompt lists them. */
   autonomousChanges?: string[];
+  /** Task checks that could not run, left to the user to verify by hand; the prompt lists them. */
+  byHandChecks?: string[];
 }
 
 export type AcceptanceResult =
@@ -93,6 +95,7 @@ export async function acceptRound(
     autoRunFiles = [],
     reconciliation = [],
     autonomousChanges = [],
+    byHandChecks = [],
   }: AcceptanceInput,
   asker: Asker,
 ): Promise<AcceptanceResult> {
@@ -116,7 +119,8 @@ export async function acceptRound(
         .map((line) => `\n${line}`)
         .join('') +
       autonomousChangesLine(autonomousChanges) +
-      (byHand ? `\n${byHand}` : ''),
+      (byHand ? `\n${byHand}` : '') +
+      byHandChecksLine(byHandChecks),
     options: [...ACCEPTANCE_OPTIONS],
     recommended: validation.passed && !unresolved.length ? 0 : 2,
     textRequiredFor: [ACCEPTANCE_CHOICE.reportIssues],
@@ -163,6 +167,12 @@ export async function acceptRound(
     by: answer.user,
   };
 }
+
+/** Task checks the user chose to verify by hand: accepting confirms them, as for exit criteria. */
+const byHandChecksLine = (checks: string[]): string =>
+  checks.length
+    ? `\nTask checks to verify by hand before you accept (they could not run here; REPORT.md's Manual verification has a step for each, and accepting confirms them): ${checks.join('; ')}.`
+    : '';
 
 /** The spec changes --autonomous decided without asking, for the user to confirm or report against. */
 const autonomousChangesLine = (changes: string[]): string =>

@@ -11,15 +11,11 @@ import {
   continueAsNew,
   executeChild,
   isCancellation,
-  patched,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AutoRunFile } from '../domain/record/auto-run-files';
 import { planOutline } from '../domain/plan';
-import { reconciliationSummary } from '../domain/record/reconciliation';
 import { failureReason } from '../domain/saga/failure';
 import { integrationBranch, phaseWorkflowId } from '../domain/saga/naming';
-import { unresolvedTasks } from '../domain/saga/phase-progress';
 import {
   exitCriteriaLine,
   fastForwardLine,
@@ -31,12 +27,11 @@ import {
 import type { SagaInput } from '../domain/saga/saga-input';
 import { migrateSagaState, SagaStateError, type SagaState } from '../domain/saga/saga-state';
 import { SagaName } from '../domain/saga/search-attributes';
-import type { ExitResult, Phase } from '../domain/saga/state';
-import { verifiedByUser } from '../domain/planning/unachievable';
-import { acceptRound, type AcceptanceResult } from './acceptance';
+import type { Phase } from '../domain/saga/state';
+import { type AcceptanceResult } from './acceptance';
+import { accept, confirmByHand, exitResultsOf, writeReport } from './saga-report';
 import { implementationWorkflow } from './implementation';
 import { intakeAndPlan, type PlannedSaga } from './saga-intake';
-import { PATCHES } from './patches';
 import { SagaRun } from './saga-run';
 import { validationWorkflow, type ValidationResult } from './validation';
 
@@ -138,69 +133,6 @@ async function validate(run: SagaRun, planned: PlannedSaga): Promise<ValidationR
   if (validation.exitCriteria)
     run.setPlan({ ...planned, plan: { ...planned.plan, exit_criteria: validation.exitCriteria } });
   return validation;
-}
-
-const exitResultsOf = (validation: ValidationResult): ExitResult[] =>
-  validation.criteria.map((c) => ({ id: c.id, result: c.result, evidence: c.evidence }));
-
-/** What writing REPORT.md found for the acceptance prompt (results of older workers have neither list). */
-interface Reported {
-  autoRunFiles: AutoRunFile[];
-  autonomousChanges: string[];
-}
-
-/** The completion report; it needs the whole saga's status, which the activity reads through the queries. */
-async function writeReport(run: SagaRun, validation: ValidationResult): Promise<Reported> {
-  const report = await run.quick.writeSagaReport({
-    sagaDir: run.input.sagaDir,
-    workflowId: run.self,
-    runId: workflowInfo().runId,
-    exitResults: exitResultsOf(validation),
-  });
-  run.reportPath = report.path;
-  // Absent from the result an older worker recorded: its acceptance prompt named none.
-  return { autoRunFiles: report.autoRunFiles ?? [], autonomousChanges: report.autonomousChanges ?? [] };
-}
-
-/** Acceptance only asks the user: the saga asks itself (no child, no signals either way). */
-async function accept(
-  run: SagaRun,
-  validation: ValidationResult,
-  { autoRunFiles, autonomousChanges }: Reported,
-): Promise<AcceptanceResult> {
-  const { ctx, plan, decisions } = run.saga!;
-  run.setPhase('acceptance');
-  return acceptRound(
-    {
-      ctx,
-      plan: planOutline(plan),
-      round: run.round,
-      validation,
-      reportPath: run.reportPath!,
-      unresolved: unresolvedTasks(run.progress.milestones),
-      ...(decisions ? { decisions } : {}),
-      ...(autoRunFiles.length ? { autoRunFiles } : {}),
-      ...(run.reconciliation?.findings.length
-        ? { reconciliation: reconciliationSummary(run.reconciliation).findings }
-        : {}),
-      ...(autonomousChanges.length ? { autonomousChanges } : {}),
-    },
-    { ask: (request) => run.ask(request), askAll: (requests) => run.askAll(requests) },
-  );
-}
-
-/** Criteria to verify by hand count as verified by the user who accepted; REPORT.md says so. */
-async function confirmByHand(run: SagaRun, user: string): Promise<void> {
-  const byHand = (run.exitResults ?? []).filter((r) => r.result === 'by-hand');
-  if (!byHand.length || !patched(PATCHES.byHandVerified)) return;
-  run.exitResults = verifiedByUser(run.exitResults!, user);
-  run.addLog(`Verified by hand by ${user} at acceptance: ${byHand.map((r) => r.id).join(', ')}`);
-  await run.quick.writeSagaReport({
-    sagaDir: run.input.sagaDir,
-    workflowId: run.self,
-    runId: workflowInfo().runId,
-    exitResults: run.exitResults,
-  });
 }
 
 async function complete(

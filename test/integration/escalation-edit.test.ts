@@ -108,6 +108,10 @@ describe('answers that change what decides a task', () => {
     expect(prompt).toContain(
       `task 1.1: validation: \`${LOOSE_CHECK}\` (spec adjusted by planner (--autonomous)`,
     );
+    // REPORT.md lists it too, for the record the user keeps.
+    const report = readFileSync(path.join(saga.sagaDir, 'REPORT.md'), 'utf8');
+    expect(report).toContain('## Decided under --autonomous without asking');
+    expect(report).toContain(`- task 1.1: validation: \`${LOOSE_CHECK}\``);
     const entry = saga
       .decisions()
       .find((d) => d.title === 'Autonomous decision: task 1.1 spec adjusted without asking');

@@ -112,6 +112,12 @@ describe('task checks that cannot run', () => {
     expect(acceptance.prompt).toContain(
       'Verify by hand before you accept: E2 "Works on the kiosk" (the steps are in the report\'s Manual verification).',
     );
+    // The task check left to verify by hand is named there too (its task left the carried state when integrated).
+    expect(acceptance.prompt).toContain(
+      "Task checks to verify by hand before you accept (they could not run here; REPORT.md's Manual " +
+        'verification has a step for each, and accepting confirms them): task 1.1: "the screen reader reads it" ' +
+        '(no-such-reader-tool).',
+    );
     expect(acceptance.recommended).toBe(0);
     const reportFile = path.join(saga.sagaDir, 'REPORT.md');
     const before = readFileSync(reportFile, 'utf8');

@@ -3,23 +3,18 @@
  * its id, so the (growing) status and the plan never travel through history as an activity input. Uses the
  * worker's client from the activity context.
  */
-import { autonomousSpecChanges } from '../../domain/fleet/adjustment-approval';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import type { AutoRunFile } from '../../domain/record/auto-run-files';
 import type { ExitCriterionResult } from '../../domain/record/completion-report';
+import { writeSagaReport } from './saga-report';
 import type { SagaState } from '../../domain/saga/saga-state';
 import type { Answer, SagaStatus } from '../../domain/saga/state';
 import { answerDecisionEntry } from '../../domain/saga/interactions';
-import { worktreeDirName } from '../../domain/saga/naming';
 import { queryLiveStatus } from '../../status/live-status';
 import { answersQuery, carryQuery } from '../../workflows/definitions';
 import type { createArtifactActivities } from './';
-import { readEvidenceTail } from './evidence';
 import type { createGitActivities } from '../git';
-import { landedAutoRunFiles } from '../git-ops/landed-files';
-import { builtForReport } from './report-built';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;
 
@@ -160,54 +155,6 @@ async function finishSagaRun(
     : null;
   await snapshot(deps.artifacts, input, logLine);
   return { kept, logLine };
-}
-
-/**
- * REPORT.md from the saga's status and approved plan, read through its queries (both grow with the plan:
- * as an activity input they would enter the saga's history at every round).
- */
-async function writeSagaReport(
-  artifacts: Artifacts,
-  input: SagaRun & { exitResults: ExitCriterionResult[] },
-): Promise<{ path: string; autoRunFiles: AutoRunFile[]; autonomousChanges: string[] }> {
-  const { handle, status } = await readSaga(Context.current().client, input.workflowId, input.runId);
-  const carry = await handle.query(carryQuery);
-  if (!carry) throw new Error(`saga ${status.name} has no approved plan to report on`);
-  // Each criterion's evidence is summarised from its kept output, read here (it never enters history).
-  const exitResults = await Promise.all(
-    input.exitResults.map(async (r) => {
-      const output = r.evidence ? await readEvidenceTail(input.sagaDir, r.evidence) : null;
-      return output === null ? r : { ...r, output };
-    }),
-  );
-  const { ctx } = carry;
-  const autoRunFiles = await landedAutoRunFiles(ctx.repo, ctx.base, status.integrationBranch).catch(
-    (error: unknown) => [
-      {
-        path: '(the changed files could not be listed)',
-        runBy: error instanceof Error ? error.message : String(error),
-      },
-    ],
-  );
-  const { path } = await artifacts.writeReport({
-    sagaDir: input.sagaDir,
-    status,
-    plan: carry.plan,
-    environment: carry.environment,
-    exitResults,
-    checkout: { copy: ctx.settings.worktree.copy, setup: ctx.settings.worktree.setup },
-    verifyPath: `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'verify')}`,
-    autoRunFiles,
-    built: await builtForReport({
-      repo: ctx.repo,
-      base: ctx.base,
-      integrationBranch: status.integrationBranch,
-      sagaDir: input.sagaDir,
-      milestones: status.milestones,
-    }),
-  });
-  // The acceptance prompt names them too (a result without them, from an older worker, names none).
-  return { path, autoRunFiles, autonomousChanges: autonomousSpecChanges(status.milestones) };
 }
 
 /**

@@ -132,3 +132,13 @@ export function unrunnableChange(
 export const byHandTaskChecks = (
   changes: readonly SpecChange[] | undefined,
 ): { text: string; check: string }[] => (changes ?? []).flatMap((c) => c.byHand ?? []);
+
+/** Every task check left to verify by hand, one line each (`task 1.2: "text" (\`check\`)`), for the prompt. */
+export const byHandTaskCheckLines = (
+  milestones: readonly { tasks: readonly { id: string; specChanges?: SpecChange[] | undefined }[] }[],
+): string[] =>
+  milestones.flatMap((m) =>
+    m.tasks.flatMap((t) =>
+      byHandTaskChecks(t.specChanges).map((c) => `task ${t.id}: "${c.text}" (${c.check})`),
+    ),
+  );

@@ -10,6 +10,7 @@ import type { AutoRunFile } from './auto-run-files';
 import { reconciliationReport, whatWasBuilt, type TaskBuilt } from './report-built';
 import { checkResultLine } from './check-summary';
 import { byHandTaskChecks } from '../fleet/unrunnable-checks';
+import { autonomousSpecChanges } from '../fleet/adjustment-approval';
 import { ExitResultSchema, type SagaStatus } from '../saga/state';
 
 export const ExitCriterionResultSchema = ExitResultSchema.extend({
@@ -201,6 +202,7 @@ export function renderReportMd(input: ReportInput): string {
         .join('\n'),
     ),
     ...(input.autoRunFiles?.length ? [autoRunSection(input.autoRunFiles)] : []),
+    ...autonomousSection(status),
     section('Open issues', bullets(open)),
   ]);
 }
@@ -213,6 +215,23 @@ function byHandCount(results: readonly ExitCriterionResult[]): string {
     ...(done ? [`, ${done} verified by the user`] : []),
     ...(open ? [`, ${open} to verify by hand (Manual verification; accepting confirms)`] : []),
   ].join('');
+}
+
+/** Spec changes of checks or scope --autonomous made without asking: the user's to confirm or report against. */
+function autonomousSection(status: SagaStatus): string[] {
+  const changes = autonomousSpecChanges(status.milestones);
+  if (!changes.length) return [];
+  return [
+    section(
+      'Decided under --autonomous without asking',
+      [
+        "The planner changed these tasks' checks or scope, which you are otherwise asked to approve " +
+          '(decisions.md has each with its reason). Report an issue at acceptance to undo one.',
+        '',
+        bullets(changes),
+      ].join('\n'),
+    ),
+  ];
 }
 
 /** Listed before the user accepts: none of these is run by the saga, each is run by a tool on its own later. */
