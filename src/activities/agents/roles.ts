@@ -93,15 +93,19 @@ export function createRoleAgentActivities(deps: {
         run.exitCode === 0
           ? classifyReview(findings)
           : { critical: 1, major: 0, substantive: 0, cosmetic: 0 };
+      // The summary also goes back to the author agent, whose sandbox hides the saga directory: the path is for
+      // the user, and says so.
       const summary =
-        findings.length > 4000 ? `${findings.slice(0, 4000)}\n[... see ${findingsPath}]` : findings;
+        findings.length > 4000
+          ? `${findings.slice(0, 4000)}\n[... the rest is in ${findingsPath} (the saga's record, for the user: not visible in an agent's sandbox)]`
+          : findings;
       return {
         counts,
         findingsPath,
         summary:
           run.exitCode === 0
             ? summary
-            : `CRITICAL: the reviewer failed (${processEndWhy(run)}); see ${run.transcriptPath}`,
+            : `CRITICAL: the reviewer failed (${processEndWhy(run)}); its transcript: ${run.transcriptPath} (the saga's record, for the user: not visible in an agent's sandbox)`,
         exitCode: run.exitCode,
       };
     },
