@@ -65,6 +65,8 @@ export function demoScript(options: SampleRepoOptions = {}): Record<string, unkn
       },
     ],
   ].slice(0, rounds);
+  // Each finished attempt says what it did, as a real agent's report would: REPORT.md quotes it.
+  const done = (summary: string) => ({ status: 'done', summary });
   return {
     tasks: {
       '1.1': {
@@ -72,13 +74,37 @@ export function demoScript(options: SampleRepoOptions = {}): Record<string, unkn
           ...(options.failFirstAttempt
             ? [{ files: { 'src/greet.js': GREET_BUGGY, 'test/greet.test.js': GREET_TEST } }]
             : []),
-          { files: { 'src/greet.js': GREET_OK, 'test/greet.test.js': GREET_TEST } },
+          {
+            files: { 'src/greet.js': GREET_OK, 'test/greet.test.js': GREET_TEST },
+            report: done('Added greet(name) in src/greet.js with its unit test.'),
+          },
         ],
       },
-      '1.2': { attempts: [{ files: { 'test/greet-default.test.js': DEFAULT_TEST } }] },
-      '2.1': { attempts: [{ files: { 'bin/greet.js': CLI, 'test/cli.test.js': CLI_TEST } }] },
+      '1.2': {
+        attempts: [
+          {
+            files: { 'test/greet-default.test.js': DEFAULT_TEST },
+            report: done('Covered the default name with test/greet-default.test.js.'),
+          },
+        ],
+      },
+      '2.1': {
+        attempts: [
+          {
+            files: { 'bin/greet.js': CLI, 'test/cli.test.js': CLI_TEST },
+            report: done('Added bin/greet.js, which prints greet() of its first argument, with a CLI test.'),
+          },
+        ],
+      },
       // The issue the demo user reports at acceptance becomes task 3.1.
-      '3.1': { attempts: [{ files: { 'README.md': README_FIXED } }] },
+      '3.1': {
+        attempts: [
+          {
+            files: { 'README.md': README_FIXED },
+            report: done('The README now shows how to run bin/greet.js.'),
+          },
+        ],
+      },
     },
     planner: {
       problem: 'The sample library cannot greet anyone yet; add greet(name) and a CLI that prints it.',

@@ -3,7 +3,7 @@
  * and ends complete, printing where to look. (Here it reuses the test run's server, as it reuses any
  * server already answering at TEMPORAL_ADDRESS.)
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { runSaga } from '../harness/cli';
 import { createSagaTestEnv, type SagaTestEnv } from '../harness/saga-env';
 
@@ -52,6 +52,12 @@ describe('saga demo', () => {
     expect(out).toMatch(/Saga demo-\S+: complete in \d+s\./);
     const report = /Report:\s+(\S+)/.exec(out)?.[1];
     expect(report && existsSync(report)).toBe(true);
+    // What was built, per milestone, with each task's diff stat and its agent's own summary.
+    const reportText = readFileSync(report!, 'utf8');
+    expect(reportText).toContain('### Milestone 1: Core library — integrated');
+    expect(reportText).toMatch(
+      /\*\*1\.1 Add greet\(\)\*\* \(integrated, `[0-9a-f]+`\): 2 files changed, \+9 −0 lines .*The agent's summary: Added greet\(name\) in src\/greet\.js/,
+    );
 
     // The saga workflow's history stays lean (its runs together).
     const name = /Saga (demo-\S+): complete/.exec(out)![1]!;
