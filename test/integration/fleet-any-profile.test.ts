@@ -13,14 +13,13 @@ import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
 import {
   createFleetRepo,
-  git,
-  planTask,
   startApprovedSaga,
   userConfigBeside,
   waitsForUserOrEnded,
 } from '../harness/fleet-saga';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 import { SCRIPTED_AGENT, type Stamp } from '../harness/scripted-agent';
+import { peakConcurrency, readStamps, STAMP_TASKS, stampsPlan } from '../harness/stamps';
 
 let env: SagaTestEnv;
 
@@ -34,35 +33,13 @@ afterAll(async () => {
 
 jest.setTimeout(300_000);
 
-const stampFile = (id: number) => `stamps/1-${id}.json`;
-const TASKS = [1, 2, 3];
-const ALL_STAMPS = TASKS.map((id) => `test -f ${stampFile(id)}`).join(' && ');
-
-const plan = (name: string) => ({
-  name,
-  problem: 'Three independent files.',
-  scope: { in: ['stamps/'], out: [], delegated: [] },
-  exit_criteria: [{ id: 'E1', text: 'every stamp is there', check: ALL_STAMPS }],
-  milestones: [
-    {
-      id: 1,
-      slug: 'stamps',
-      title: 'Stamps',
-      depends_on: [],
-      goal: 'One stamp per task.',
-      validation: [{ text: 'every stamp is there', check: ALL_STAMPS }],
-      tasks: TASKS.map((id) => planTask(id, `stamp-${id}`, [stampFile(id)], `test -f ${stampFile(id)}`)),
-    },
-  ],
-});
-
 /** A repo whose one agent profile is the scripted agent, by a command of the user's own. */
 function scriptedRepo(name: string, files: Record<string, string> = {}) {
   const dir = env.tmp(name);
   const agent = path.join(dir, 'scripted-agent.js');
   writeFileSync(agent, SCRIPTED_AGENT);
   const { repo, planFile } = createFleetRepo(dir, {
-    plan: plan(name),
+    plan: stampsPlan(name),
     script: {},
     files,
     // The sleep makes the runs long enough to overlap whenever the saga starts them together.
@@ -84,14 +61,9 @@ test('--parallel=3 with a custom profile runs three tasks at once; the implement
   const status = await waitForStatus(env, name, waitsForUserOrEnded, 240_000);
   expect(status.pending.map((p) => p.kind)).toEqual(['acceptance']);
 
-  const stamps = TASKS.map(
-    (id) => JSON.parse(git(repo, 'show', `${status.integrationBranch}:${stampFile(id)}`)) as Stamp,
-  );
+  const stamps = readStamps<Stamp>(repo, status.integrationBranch);
   expect(stamps.map((s) => s.task).sort()).toEqual(['1.1', '1.2', '1.3']);
-  const peak = Math.max(
-    ...stamps.map((s) => stamps.filter((o) => o.start <= s.start && s.start < o.end).length),
-  );
-  expect(peak).toBe(3);
+  expect(peakConcurrency(stamps)).toBe(3);
   // What was announced is what ran.
   expect(status.log.some((l) => l.includes('Modes: --parallel=3'))).toBe(true);
   expect(status.executionMode).toBe('inline; parallel (3 lanes)');
@@ -139,7 +111,7 @@ test('the plan reviewer reads the spec tree its prompt names, inside the sandbox
   // It read SAGA.md and every task spec, each with the text the saga wrote there.
   expect(findings).toMatch(/^CRITICAL: None$/m);
   expect(findings).toContain('- read SAGA.md: # Saga: any-profile-review');
-  for (const id of TASKS)
+  for (const id of STAMP_TASKS)
     expect(findings).toMatch(new RegExp(`- read milestones/01-stamps/tasks/0${id}-stamp-${id}\\.md: `));
   await answer('plan-approval-1', 'reject');
   await waitForStatus(env, name, (s) => s.phase === 'cancelled');
@@ -147,7 +119,7 @@ test('the plan reviewer reads the spec tree its prompt names, inside the sandbox
 
 test('a planner of the earlier protocol (nothing at stage criteria) plans, the criteria from its plan, noted once', async () => {
   const name = 'any-profile-old-planner';
-  const { repo } = scriptedRepo(name, { '.saga/old-planner-plan.json': JSON.stringify(plan(name)) });
+  const { repo } = scriptedRepo(name, { '.saga/old-planner-plan.json': JSON.stringify(stampsPlan(name)) });
   process.env.SAGA_HOME = env.sagaHome;
   process.env.SAGA_HOST_ID = env.hostId;
   process.env.SAGA_TASK_QUEUE = env.taskQueue;
