@@ -20,6 +20,7 @@ import {
   type ReconciliationFinding,
   type ReconciliationInput,
 } from '../../domain/record/reconciliation';
+import { addedMilestones } from '../../domain/fleet/fleet-run';
 import { integrationBranch } from '../../domain/saga/naming';
 import type { SagaInput } from '../../domain/saga/saga-input';
 import { SAGA_LOG_KEEP, type SagaState } from '../../domain/saga/saga-state';
@@ -200,7 +201,9 @@ export async function reconcileBeforeRestart(
 ): Promise<ReconciliationInput | null> {
   const start = await stateFromHistory(client, input.name, history, { openPhase: false });
   if (!start) return null;
-  const recorded = { sagaDir: input.sagaDir, milestones: start.milestones };
+  // The run's implementation phase starts the plan's milestones it does not carry yet.
+  const planned = addedMilestones(input.name, start.plan, start.milestones);
+  const recorded = { sagaDir: input.sagaDir, milestones: [...start.milestones, ...planned] };
   const { milestones } = await withMilestoneRecords(recorded, { unmarked: true });
   const { at: _at, ...found } = await reconcileRecord(milestones, input, io, terminal, flag);
   return found;

@@ -7,7 +7,9 @@
  * that has a worker, as it goes on: continue-reconcile.ts).
  */
 import { finishedTaskCount } from '../../domain/saga/milestone-records';
+import os from 'node:os';
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { sagaWorkflowId } from '../../domain/saga/naming';
@@ -47,7 +49,26 @@ async function hasPollers(
     taskQueueType:
       kind === 'workflow' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
   });
-  return (res.pollers ?? []).length > 0;
+  return (res.pollers ?? []).some(livePoller);
+}
+
+/**
+ * The server lists a poller for minutes after its worker died (killed, the laptop closed): one of this
+ * machine (the SDK's identity is `pid@hostname`) counts while its process lives; another's while it polled
+ * within the long poll's minute.
+ */
+function livePoller(p: temporal.api.taskqueue.v1.IPollerInfo): boolean {
+  const [, pid, host] = /^(\d+)@(.+)$/.exec(p.identity ?? '') ?? [];
+  if (pid && host === os.hostname()) {
+    try {
+      process.kill(Number(pid), 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+  const last = p.lastAccessTime ? tsToMs(p.lastAccessTime) : Date.now();
+  return Date.now() - last < 90_000;
 }
 
 /** Whether a worker polls the saga's queues (its workflow queue and, when it has one, its host queue). */
