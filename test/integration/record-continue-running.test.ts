@@ -129,7 +129,8 @@ describe('saga continue on a running saga whose worker died', () => {
     const atAcceptance = await waitForPending(env, NAME, 'acceptance-1', 180_000);
     const finding = `Task 1.2: recorded as integrated but not merged into '${branch}'; merge redone by cli:`;
     const prompt = atAcceptance.pending.find((p) => p.id === 'acceptance-1')!.prompt;
-    expect(prompt).toContain('saga continue found 1 difference(s) between the record and git');
+    // The killed task's worktree may also be found dirty (its agent may have written before it died).
+    expect(prompt).toMatch(/saga continue found [12] difference\(s\) between the record and git/);
     expect(prompt).toContain(`- ${finding}`);
     const report = readFileSync(path.join(atAcceptance.sagaDir, 'REPORT.md'), 'utf8');
     expect(report).toContain('## Reconciliation (saga continue)');
