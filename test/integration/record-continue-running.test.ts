@@ -5,31 +5,21 @@
  * (nothing resumed, the branch unchanged); `--lost-merges=redo` merges it back before the worker starts,
  * and the finding reaches the acceptance prompt and REPORT.md through the `reconcile` update.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { respond } from '../../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { integrationBranch, sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/saga/naming';
 import { runSaga } from '../harness/cli';
 import { startApprovedSaga } from '../harness/fleet-saga';
+import { loseNewestMerge } from '../harness/lost-merge';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 import { ensureBuilt, killStrayWorkers, spawnWorker } from '../harness/worker-process';
 
 jest.setTimeout(300_000);
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 const OK_TEST = "require('node:test')('ok', () => {});\n";
 const NAME = 'crashed-worker';
-
-/** Moves the integration branch back to `commit` (in its worktree when it is checked out in one). */
-function resetBranch(repo: string, branch: string, commit: string): void {
-  const worktrees = git(repo, 'worktree', 'list', '--porcelain').split('\n\n');
-  const checkedOut = worktrees.find((w) => w.includes(`branch refs/heads/${branch}`));
-  const dir = checkedOut?.match(/^worktree (.+)$/m)?.[1];
-  if (dir) git(dir, 'reset', '-q', '--hard', commit);
-  else git(repo, 'branch', '-f', branch, commit);
-}
 
 describe('saga continue on a running saga whose worker died', () => {
   let env: SagaTestEnv;
@@ -79,26 +69,8 @@ describe('saga continue on a running saga whose worker died', () => {
     expect(status.name).toBe('RUNNING');
 
     // The integration branch loses its newest merge: task 1.2's (it depends on 1.1, so merges last).
-    const branch = integrationBranch(NAME);
-    const [, before, lostCommit] = git(
-      repo,
-      'rev-list',
-      '--merges',
-      '--first-parent',
-      '-n1',
-      '--parents',
-      branch,
-    ).split(' ');
+    const { branch, before, lostCommit, isMerged, head } = loseNewestMerge(repo, NAME);
     expect(inFlight.milestones[0]!.tasks.find((t) => t.id === '1.2')!.commit).toBe(lostCommit);
-    resetBranch(repo, branch, before!);
-    const isMerged = () => {
-      try {
-        git(repo, 'merge-base', '--is-ancestor', lostCommit!, branch);
-        return true;
-      } catch {
-        return false;
-      }
-    };
     expect(isMerged()).toBe(false);
     const eventsBefore = (await run.fetchHistory()).events?.length;
 
@@ -106,11 +78,11 @@ describe('saga continue on a running saga whose worker died', () => {
     const scripted = await runSaga(['continue', NAME, '--detach'], env.cliEnv);
     expect(scripted.code).toBe(1);
     expect(scripted.stderr).toContain(`Saga '${NAME}': the integration branch lost the merge of 1 task(s)`);
-    expect(scripted.stderr).toContain(`task 1.2 (Default name), commit ${lostCommit!.slice(0, 12)}`);
+    expect(scripted.stderr).toContain(`task 1.2 (Default name), commit ${lostCommit.slice(0, 12)}`);
     expect(scripted.stderr).toContain(`saga continue ${NAME} --lost-merges=redo`);
     expect(scripted.stdout).not.toContain('started one in this process');
     expect((await run.fetchHistory()).events?.length).toBe(eventsBefore);
-    expect(git(repo, 'rev-parse', branch)).toBe(before);
+    expect(head()).toBe(before);
 
     // Redo: the merge is back before the worker starts; the run (the same one) is told what was found.
     const cont = await runSaga(['continue', NAME, '--detach', '--lost-merges=redo'], env.cliEnv, 120_000);
