@@ -7,6 +7,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { expandMilestone, readMilestoneRecord, type MilestoneRecord } from '../domain/saga/milestone-records';
+import { milestoneRecordFile } from '../domain/saga/saga-dir';
 import type { MilestoneState, SagaStatus } from '../domain/saga/state';
 
 /** Records never change once written: kept per file while its size and time stay the same. */
@@ -26,16 +27,22 @@ async function readRecord(file: string): Promise<MilestoneRecord | null> {
   return record;
 }
 
-async function expanded(sagaDir: string, m: MilestoneState): Promise<MilestoneState> {
-  if (!m.record) return m;
-  const record = await readRecord(path.join(sagaDir, m.record.file)).catch(() => null);
+async function expanded(sagaDir: string, m: MilestoneState, unmarked = false): Promise<MilestoneState> {
+  const file = m.record?.file ?? (unmarked ? milestoneRecordFile(m.id) : null);
+  if (!file) return m;
+  const record = await readRecord(path.join(sagaDir, file)).catch(() => null);
   return record && record.milestone === m.id ? expandMilestone(m, record) : m;
 }
 
+/**
+ * `unmarked`: also a milestone the state does not mark as recorded whose record file was written since (the
+ * state a run started from, read back while the run is still going).
+ */
 export async function withMilestoneRecords<S extends Pick<SagaStatus, 'sagaDir' | 'milestones'>>(
   status: S,
+  { unmarked = false }: { unmarked?: boolean } = {},
 ): Promise<S> {
-  if (!status.milestones.some((m) => m.record)) return status;
-  const milestones = await Promise.all(status.milestones.map((m) => expanded(status.sagaDir, m)));
+  if (!unmarked && !status.milestones.some((m) => m.record)) return status;
+  const milestones = await Promise.all(status.milestones.map((m) => expanded(status.sagaDir, m, unmarked)));
   return { ...status, milestones };
 }

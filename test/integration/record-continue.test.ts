@@ -10,9 +10,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { respond } from '../../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { integrationBranch, sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/saga/naming';
 import { runSaga } from '../harness/cli';
 import { startApprovedSaga } from '../harness/fleet-saga';
+import { loseNewestMerge } from '../harness/lost-merge';
 import { runSagaInPty } from '../harness/pty';
 import {
   createInProcessSagaEnv,
@@ -28,15 +29,6 @@ const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd,
 const plain = (text: string) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
 const OK_TEST = "require('node:test')('ok', () => {});\n";
 const NAME = 'lost-merge';
-
-/** Moves the integration branch back to `commit` (in its worktree when it is checked out in one). */
-function resetBranch(repo: string, branch: string, commit: string): void {
-  const worktrees = git(repo, 'worktree', 'list', '--porcelain').split('\n\n');
-  const checkedOut = worktrees.find((w) => w.includes(`branch refs/heads/${branch}`));
-  const dir = checkedOut?.match(/^worktree (.+)$/m)?.[1];
-  if (dir) git(dir, 'reset', '-q', '--hard', commit);
-  else git(repo, 'branch', '-f', branch, commit);
-}
 
 describe('saga continue reconciles before it resumes', () => {
   let env: InProcessSagaEnv;
@@ -79,29 +71,11 @@ describe('saga continue reconciles before it resumes', () => {
     await env.client.workflow.getHandle(sagaWorkflowId(name)).terminate('simulated crash');
 
     // The integration branch loses its newest merge: task 1.2's (it depends on 1.1, so merges last).
-    const branch = integrationBranch(name);
-    const [, before, lostCommit] = git(
-      repo,
-      'rev-list',
-      '--merges',
-      '--first-parent',
-      '-n1',
-      '--parents',
-      branch,
-    ).split(' ');
+    const { branch, before, lostCommit, isMerged } = loseNewestMerge(repo, name);
     const task12 = inFlight.milestones[0]!.tasks.find((t) => t.id === '1.2')!;
     expect(task12.commit).toBe(lostCommit);
-    resetBranch(repo, branch, before!);
-    const isMerged = () => {
-      try {
-        git(repo, 'merge-base', '--is-ancestor', lostCommit!, branch);
-        return true;
-      } catch {
-        return false;
-      }
-    };
     expect(isMerged()).toBe(false);
-    return { repo, branch, before: before!, lostCommit: lostCommit!, isMerged };
+    return { repo, branch, before, lostCommit, isMerged };
   }
 
   test('a lost merge is asked about, redone, and reported at acceptance and in REPORT.md', async () => {

@@ -62,12 +62,13 @@ export async function replayProblem(history: History, workflowId: string): Promi
  * The saga's last state without replaying its code: the state its run started from (a phase boundary),
  * migrated to this version, with the progress its children reported since: signals from planning and
  * validation, each finished implementation phase's result, and the task states of one still open when the
- * run ended. Null before a plan was approved.
+ * run ended (`openPhase`). Null before a plan was approved.
  */
 export async function stateFromHistory(
   client: Client,
   name: string,
   history: History,
+  { openPhase = true }: { openPhase?: boolean } = {},
 ): Promise<SagaState | null> {
   const { state } = await runStart(client, name, history);
   if (state === undefined) return null;
@@ -95,7 +96,8 @@ export async function stateFromHistory(
     }),
   );
   const reported = perEvent.flat();
-  const live = await openImplementationProgress(client, history);
+  // Without `openPhase`, nothing asks a worker: the open phase's tasks are as the run started them.
+  const live = openPhase ? await openImplementationProgress(client, history) : null;
   return withReportedProgress(start, live ? [...reported, { live }] : reported);
 }
 

@@ -15,6 +15,7 @@ import {
   reconciliationSummary,
   taskFinding,
   type ReconciliationFinding,
+  type ReconciliationInput,
 } from '../../domain/record/reconciliation';
 import type { SagaStatus } from '../../domain/saga/state';
 import { reconcileUpdate } from '../../workflows/definitions';
@@ -36,7 +37,6 @@ export async function evidenceFindings(
 }
 
 export async function reconcileSaga(client: Client, status: SagaStatus, io: Io): Promise<void> {
-  const sagaHome = defaultSagaHome();
   const git = await reconcileGit({
     repo: status.repo,
     sagaName: status.name,
@@ -55,6 +55,17 @@ export async function reconcileSaga(client: Client, status: SagaStatus, io: Io):
       [`Reconciliation: ${summary.heading}`, ...summary.findings.map((f) => `  - ${f}`)].join('\n'),
     ),
   );
+  await recordReconciliation(client, status, found, io);
+}
+
+/** What was found, sent to the running saga (its state, log, PROGRESS.md, acceptance prompt, REPORT.md). */
+export async function recordReconciliation(
+  client: Client,
+  status: Pick<SagaStatus, 'name' | 'sagaDir'>,
+  found: ReconciliationInput,
+  io: Io,
+): Promise<void> {
+  const sagaHome = defaultSagaHome();
   try {
     await client.workflow
       .getHandle(sagaWorkflowId(status.name))

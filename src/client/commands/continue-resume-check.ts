@@ -3,27 +3,33 @@
  * with the state the run will resume from, a lost merge (a task recorded as integrated whose commit the
  * integration branch does not contain) is merged again or left, as the user answers, and what was found
  * starts the new run as its reconciliation (its log, PROGRESS.md, `saga status`, the acceptance prompt
- * and REPORT.md show it).
+ * and REPORT.md show it). A run still going whose worker is gone is checked the same way before a worker
+ * starts it again.
  */
 import os from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { redoMerge, reconcileGit } from '../../activities/git-ops';
+import type { Client } from '@temporalio/client';
 import {
   gitExpectations,
   reconciliationInput,
   reconciliationLogLines,
   reconciliationSummary,
   taskFinding,
+  type Reconciliation,
   type ReconciliationFinding,
+  type ReconciliationInput,
 } from '../../domain/record/reconciliation';
+import { addedMilestones } from '../../domain/fleet/fleet-run';
 import { integrationBranch } from '../../domain/saga/naming';
 import type { SagaInput } from '../../domain/saga/saga-input';
 import { SAGA_LOG_KEEP, type SagaState } from '../../domain/saga/saga-state';
-import type { TaskState } from '../../domain/saga/state';
+import type { MilestoneState, TaskState } from '../../domain/saga/state';
 import { stripControls } from '../../domain/text/terminal';
 import { withMilestoneRecords } from '../../status/milestone-records';
 import { UserError } from '../errors';
 import { evidenceFindings } from './continue-reconcile';
+import { stateFromHistory, type History } from './continue-history';
 import type { Terminal } from './continue-locate';
 import type { Io } from './server';
 
@@ -110,16 +116,18 @@ async function settle(
     : `; merge redone by ${user} at saga continue ('${branch}' now at ${result.head.slice(0, 12)})`;
 }
 
-/** The state the new run starts from, with what reconciliation found (and did) before it resumes. */
-export async function reconcileBeforeResume(
-  carry: SagaState,
+/**
+ * Git and the evidence compared with `milestones` (their task states, records put back), a lost merge
+ * redone or left as the user answers; what was found, printed.
+ */
+async function reconcileRecord(
+  milestones: MilestoneState[],
   input: SagaInput,
   io: Io,
   terminal: Terminal,
   flag: LostMergeChoice | undefined,
-): Promise<SagaState> {
+): Promise<Reconciliation> {
   const branch = integrationBranch(input.name);
-  const { milestones } = await withMilestoneRecords({ sagaDir: input.sagaDir, milestones: carry.milestones });
   const expected = gitExpectations(milestones);
   const git = await reconcileGit({
     repo: input.repo,
@@ -156,10 +164,47 @@ export async function reconcileBeforeResume(
       [`Reconciliation: ${summary.heading}`, ...summary.findings.map((f) => `  - ${f}`)].join('\n'),
     ),
   );
-  const logged = reconciliationLogLines(found).map((line) => `${at} ${line}`);
+  return { ...found, at };
+}
+
+/** The state the new run starts from, with what reconciliation found (and did) before it resumes. */
+export async function reconcileBeforeResume(
+  carry: SagaState,
+  input: SagaInput,
+  io: Io,
+  terminal: Terminal,
+  flag: LostMergeChoice | undefined,
+): Promise<SagaState> {
+  const { milestones } = await withMilestoneRecords({ sagaDir: input.sagaDir, milestones: carry.milestones });
+  const found = await reconcileRecord(milestones, input, io, terminal, flag);
+  const logged = reconciliationLogLines(found).map((line) => `${found.at} ${line}`);
   return {
     ...carry,
-    reconciliation: { ...found, at },
+    reconciliation: found,
     log: [...logged.reverse(), ...carry.log].slice(0, SAGA_LOG_KEEP),
   };
+}
+
+/**
+ * A run still going on the server whose worker is gone (killed, the laptop closed) is reconciled before a
+ * worker picks it up again, from what needs no worker: the state the run started from, the progress its
+ * history shows and the record files of the milestones integrated since. Null before a plan was approved.
+ * The run keeps its input: what was found goes to it by the `reconcile` update once a worker runs it.
+ */
+export async function reconcileBeforeRestart(
+  client: Client,
+  history: History,
+  input: SagaInput,
+  io: Io,
+  terminal: Terminal,
+  flag: LostMergeChoice | undefined,
+): Promise<ReconciliationInput | null> {
+  const start = await stateFromHistory(client, input.name, history, { openPhase: false });
+  if (!start) return null;
+  // The run's implementation phase starts the plan's milestones it does not carry yet.
+  const planned = addedMilestones(input.name, start.plan, start.milestones);
+  const recorded = { sagaDir: input.sagaDir, milestones: [...start.milestones, ...planned] };
+  const { milestones } = await withMilestoneRecords(recorded, { unmarked: true });
+  const { at: _at, ...found } = await reconcileRecord(milestones, input, io, terminal, flag);
+  return found;
 }

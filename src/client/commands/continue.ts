@@ -3,10 +3,13 @@
  * A running saga needs only a worker; a failed or terminated one resumes in a new run seeded from its
  * last state, so finished tasks are not redone. Which saga: continue-locate.ts; what the history says:
  * continue-history.ts; the record is reconciled with reality before a new run starts:
- * continue-resume-check.ts (a running run as it goes on: continue-reconcile.ts).
+ * continue-resume-check.ts (a running run whose worker is gone, before a worker picks it up again; one
+ * that has a worker, as it goes on: continue-reconcile.ts).
  */
 import { finishedTaskCount } from '../../domain/saga/milestone-records';
+import os from 'node:os';
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { sagaWorkflowId } from '../../domain/saga/naming';
@@ -20,8 +23,13 @@ import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
 import { bool, parseArgs, str } from '../args';
 import { connectionSettings } from '../connection';
 import { describeSaga, getStatus } from '../saga-client';
-import { reconcileSaga } from './continue-reconcile';
-import { lostMergeChoice, reconcileBeforeResume, type LostMergeChoice } from './continue-resume-check';
+import { reconcileSaga, recordReconciliation } from './continue-reconcile';
+import {
+  lostMergeChoice,
+  reconcileBeforeRestart,
+  reconcileBeforeResume,
+  type LostMergeChoice,
+} from './continue-resume-check';
 import { openImplementationProgress, replayProblem, runStart, stateFromHistory } from './continue-history';
 import { locate, type Terminal } from './continue-locate';
 import { renderStatus, watchUntilDone } from './inspect';
@@ -41,20 +49,35 @@ async function hasPollers(
     taskQueueType:
       kind === 'workflow' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
   });
-  return (res.pollers ?? []).length > 0;
+  return (res.pollers ?? []).some(livePoller);
 }
 
-/** Starts a worker in this process when no worker polls the saga's queues (it runs until the saga ends). */
-async function ensureWorker(
-  client: Client,
-  taskQueue: string,
-  hostQueue: string | undefined,
-  io: Io,
-): Promise<Worker[] | null> {
-  const polling =
-    (await hasPollers(client, taskQueue, 'workflow')) &&
-    (!hostQueue || (await hasPollers(client, hostQueue, 'activity')));
-  if (polling) return null;
+/**
+ * The server lists a poller for minutes after its worker died (killed, the laptop closed): one of this
+ * machine (the SDK's identity is `pid@hostname`) counts while its process lives; another's while it polled
+ * within the long poll's minute.
+ */
+function livePoller(p: temporal.api.taskqueue.v1.IPollerInfo): boolean {
+  const [, pid, host] = /^(\d+)@(.+)$/.exec(p.identity ?? '') ?? [];
+  if (pid && host === os.hostname()) {
+    try {
+      process.kill(Number(pid), 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+  const last = p.lastAccessTime ? tsToMs(p.lastAccessTime) : Date.now();
+  return Date.now() - last < 90_000;
+}
+
+/** Whether a worker polls the saga's queues (its workflow queue and, when it has one, its host queue). */
+const workerPolling = async (client: Client, taskQueue: string, hostQueue: string | undefined) =>
+  (await hasPollers(client, taskQueue, 'workflow')) &&
+  (!hostQueue || (await hasPollers(client, hostQueue, 'activity')));
+
+/** Starts a worker in this process (it runs until the saga ends). */
+async function startWorker(taskQueue: string, hostQueue: string | undefined, io: Io): Promise<Worker[]> {
   const settings = connectionSettings();
   const connection = await NativeConnection.connect(settings.connectionOptions);
   const hostId = hostQueue?.replace(/^saga-host-/, '');
@@ -174,9 +197,17 @@ export async function continueSaga(
   // A new run starts from a state checked against git first (and a lost merge answered).
   const checked = (carry: SagaState | null) =>
     carry ? reconcileBeforeResume(carry, input, io, terminal, lostMerges) : Promise.resolve(carry);
-  const workers = await ensureWorker(client, desc.taskQueue, input.hostQueue, io);
+  const unreplayable = await replayProblem(history, sagaWorkflowId(name));
+  const polling = await workerPolling(client, desc.taskQueue, input.hostQueue);
+  // A run whose worker is gone is checked (a lost merge answered) before a worker picks it up again.
+  const found =
+    state === 'RUNNING' && !unreplayable && !polling
+      ? await reconcileBeforeRestart(client, history, input, io, terminal, lostMerges)
+      : null;
+  const workers = polling ? null : await startWorker(desc.taskQueue, input.hostQueue, io);
   try {
-    const unreplayable = await replayProblem(history, sagaWorkflowId(name));
+    // The run cannot take it as input: it is told first thing, before it reaches acceptance and REPORT.md.
+    if (found) await recordReconciliation(client, { name, sagaDir: input.sagaDir }, found, io);
     if (unreplayable) {
       // Made by other code (an upgrade): the saga crosses it by its state, not by replaying that code.
       const carry = await checked(await stateFromHistory(client, name, history));
@@ -203,7 +234,7 @@ export async function continueSaga(
     const status = await getStatus(client, name);
     io.out(renderStatus(status));
     // A run that kept running (it only needed a worker) is reconciled as it goes on.
-    if (state === 'RUNNING' && !unreplayable && status.milestones.length)
+    if (state === 'RUNNING' && !unreplayable && !found && status.milestones.length)
       await reconcileSaga(client, status, io);
     if (workers ? opts.detach : !opts.follow) return 0;
     return await watchUntilDone(client, name, io);
