@@ -81,7 +81,11 @@ export function classifyAttempt(
       fatal: true,
       failures: [run.transcriptPath],
       notes: [`Attempt ${n}: ${run.failure.message}`],
-      reason: `${run.failure.message}${stderrSuffix(run)}`,
+      // The saga's own network diagnosis is whole; the stderr then is the sandbox forwarders' (socat), not the agent's.
+      reason:
+        run.failure.kind === 'network-unreachable'
+          ? run.failure.message
+          : `${run.failure.message}${stderrSuffix(run)}`,
       evidence: outputsOf(run, checks),
     };
   }
