@@ -160,8 +160,9 @@ export function networkEntryScript(
   if (dnsCatcher) {
     lines.push(`${forwarder} UDP4-RECVFROM:53,bind=127.0.0.1,fork UNIX-CONNECT:${socketDir}/${DNS_SOCKET} &`);
   }
+  // Only the routes are waited for: a name the catcher would see is refused whether or not it is up yet (an
+  // allowed name is in the hosts file), so a lookup in the first moments is merely not recorded.
   for (const r of routes) lines.push(`listening ${procNetTcpAddress(r.address, r.endpoint.port)} tcp 0A`);
-  if (dnsCatcher) lines.push(`listening ${procNetTcpAddress('127.0.0.1', 53)} udp 07`);
   lines.push('exec "$@"');
   return `${lines.join('\n')}\n`;
 }
