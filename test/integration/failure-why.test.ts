@@ -16,6 +16,25 @@ jest.setTimeout(180_000);
 
 const DEMO_AGENT = path.resolve(__dirname, '..', '..', 'agents', 'demo-agent.js');
 
+/** One milestone, one task (`task`) that writes a.txt, which the milestone and exit criterion check. */
+const aTxtPlan = (name: string, task: Record<string, unknown>) => ({
+  name,
+  problem: 'One file written by one task.',
+  scope: { in: ['a.txt'], out: [], delegated: [] },
+  exit_criteria: [{ id: 'E1', text: 'a.txt exists', check: 'test -f a.txt' }],
+  milestones: [
+    {
+      id: 1,
+      slug: 'only',
+      title: 'Only milestone',
+      depends_on: [],
+      goal: 'a.txt.',
+      validation: [{ text: 'a.txt exists', check: 'test -f a.txt' }],
+      tasks: [task],
+    },
+  ],
+});
+
 describe('failures that say why; a custom command beside its own modules', () => {
   let env: SagaTestEnv;
   beforeAll(async () => {
@@ -100,23 +119,7 @@ describe('failures that say why; a custom command beside its own modules', () =>
       "process.stderr.write('\\u001b[31mboom: the model API refused the key\\u001b[0m\\n');\nprocess.exit(2);\n",
     );
     const { repo, planFile } = createFleetRepo(env.tmp('task-crashes'), {
-      plan: {
-        name: 'crash',
-        problem: 'One file written by one task.',
-        scope: { in: ['a.txt'], out: [], delegated: [] },
-        exit_criteria: [{ id: 'E1', text: 'a.txt exists', check: 'test -f a.txt' }],
-        milestones: [
-          {
-            id: 1,
-            slug: 'only',
-            title: 'Only milestone',
-            depends_on: [],
-            goal: 'a.txt.',
-            validation: [{ text: 'a.txt exists', check: 'test -f a.txt' }],
-            tasks: [{ ...planTask(1, 'write-a', ['a.txt'], 'test -f a.txt'), agent: 'crasher' }],
-          },
-        ],
-      },
+      plan: aTxtPlan('crash', { ...planTask(1, 'write-a', ['a.txt'], 'test -f a.txt'), agent: 'crasher' }),
       script: {},
       config: `agents:\n  crasher:\n    command: ["node", "${path.join(dir, 'impl.js')}"]\n`,
     });
@@ -139,23 +142,7 @@ describe('failures that say why; a custom command beside its own modules', () =>
   test("a task whose check fails escalates with the check's exit status and stderr's last lines", async () => {
     const check = "echo 'expected greeting, got nothing' >&2; exit 1";
     const { repo, planFile } = createFleetRepo(env.tmp('check-fails'), {
-      plan: {
-        name: 'check',
-        problem: 'One file written by one task.',
-        scope: { in: ['a.txt'], out: [], delegated: [] },
-        exit_criteria: [{ id: 'E1', text: 'a.txt exists', check: 'test -f a.txt' }],
-        milestones: [
-          {
-            id: 1,
-            slug: 'only',
-            title: 'Only milestone',
-            depends_on: [],
-            goal: 'a.txt.',
-            validation: [{ text: 'a.txt exists', check: 'test -f a.txt' }],
-            tasks: [planTask(1, 'write-a', ['a.txt'], check)],
-          },
-        ],
-      },
+      plan: aTxtPlan('check', planTask(1, 'write-a', ['a.txt'], check)),
       script: { tasks: { '1.1': { attempts: [{ files: { 'a.txt': 'a' } }] } } },
     });
     const name = 'check-fails';

@@ -48,6 +48,27 @@ function scriptedRepo(name: string, files: Record<string, string> = {}) {
   return { repo, planFile };
 }
 
+/** Starts the saga as `saga start` would (with the planner unless `planFile`), and confirms its name. */
+async function startConfirmed(name: string, repo: string, argumentsText: string, planFile?: string) {
+  process.env.SAGA_HOME = env.sagaHome;
+  process.env.SAGA_HOST_ID = env.hostId;
+  process.env.SAGA_TASK_QUEUE = env.taskQueue;
+  const input = await prepareSaga({
+    repo,
+    argumentsText,
+    ...(planFile ? { plan: planFile } : {}),
+    name,
+    agent: 'scripted',
+    config: userConfigBeside(repo),
+  });
+  await startSaga(env.client, input);
+  const answer = (id: string, choice: string) =>
+    respond(env.client, name, { interactionId: id, choice, user: 'test' });
+  await waitForPending(env, name, 'confirm-name');
+  await answer('confirm-name', 'confirm');
+  return { input, answer };
+}
+
 test('--parallel=3 with a custom profile runs three tasks at once; the implementer is told the saga commits', async () => {
   const name = 'any-profile-lanes';
   const { repo, planFile } = scriptedRepo(name);
@@ -85,22 +106,7 @@ test('--parallel=3 with a custom profile runs three tasks at once; the implement
 test('the plan reviewer reads the spec tree its prompt names, inside the sandbox', async () => {
   const name = 'any-profile-review';
   const { repo, planFile } = scriptedRepo(name);
-  process.env.SAGA_HOME = env.sagaHome;
-  process.env.SAGA_HOST_ID = env.hostId;
-  process.env.SAGA_TASK_QUEUE = env.taskQueue;
-  const input = await prepareSaga({
-    repo,
-    argumentsText: '--quality-locked Three stamps',
-    plan: planFile,
-    name,
-    agent: 'scripted',
-    config: userConfigBeside(repo),
-  });
-  await startSaga(env.client, input);
-  const answer = (id: string, choice: string) =>
-    respond(env.client, name, { interactionId: id, choice, user: 'test' });
-  await waitForPending(env, name, 'confirm-name');
-  await answer('confirm-name', 'confirm');
+  const { input, answer } = await startConfirmed(name, repo, '--quality-locked Three stamps', planFile);
   await waitForPending(env, name, 'plan-approval-review', 60_000);
   await answer('plan-approval-review', '[A] Review');
   await waitForPending(env, name, 'plan-approval-1', 120_000);
@@ -120,21 +126,7 @@ test('the plan reviewer reads the spec tree its prompt names, inside the sandbox
 test('a planner of the earlier protocol (nothing at stage criteria) plans, the criteria from its plan, noted once', async () => {
   const name = 'any-profile-old-planner';
   const { repo } = scriptedRepo(name, { '.saga/old-planner-plan.json': JSON.stringify(stampsPlan(name)) });
-  process.env.SAGA_HOME = env.sagaHome;
-  process.env.SAGA_HOST_ID = env.hostId;
-  process.env.SAGA_TASK_QUEUE = env.taskQueue;
-  const input = await prepareSaga({
-    repo,
-    argumentsText: 'Three stamps',
-    name,
-    agent: 'scripted',
-    config: userConfigBeside(repo),
-  });
-  await startSaga(env.client, input);
-  const answer = (id: string, choice: string) =>
-    respond(env.client, name, { interactionId: id, choice, user: 'test' });
-  await waitForPending(env, name, 'confirm-name');
-  await answer('confirm-name', 'confirm');
+  const { input, answer } = await startConfirmed(name, repo, 'Three stamps');
   const status = await waitForStatus(
     env,
     name,
