@@ -2,6 +2,7 @@
  * Phase 3: every saga exit criterion runs on a fresh checkout of the integration branch; the completion
  * report says how each was validated. A criterion whose command cannot run is "not checkable", never passed.
  */
+import { isNotRunnable } from '../domain/fleet/unrunnable-checks';
 import { patched, setCurrentDetails } from '@temporalio/workflow';
 import { integrationBranch, worktreeDirName } from '../domain/saga/naming';
 import type { ExitCriterion, PlanOutline } from '../domain/plan';
@@ -32,9 +33,6 @@ export interface ValidationResult {
   /** The exit criteria as the user's answers left them, when a check could not run (absent otherwise). */
   exitCriteria?: ExitCriterion[];
 }
-
-/** Shells answer 126/127 when the command itself cannot be found or run. */
-const NOT_RUNNABLE = new Set([126, 127]);
 
 export async function validationWorkflow(input: ValidationInput): Promise<ValidationResult> {
   const { ctx, plan } = input;
@@ -119,7 +117,7 @@ function criterionResult(
   const result =
     r.exitCode === 0 && !r.timedOut
       ? 'passed'
-      : r.exitCode !== null && NOT_RUNNABLE.has(r.exitCode)
+      : isNotRunnable(r.exitCode, r.timedOut)
         ? 'not-checkable'
         : 'failed';
   return { id: c.id, text: c.text, check: c.check, result, evidence: r.outputPath, exitCode: r.exitCode };
