@@ -3,6 +3,7 @@
  * program name on the PATH checks get, a path in the repository), so a check that cannot run is named at
  * plan approval, before any agent is paid. What counts is decided in src/domain/plan/check-programs.ts.
  */
+import { onPath } from '../sandbox/detect';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { commandEnvironment } from '../../domain/config/agent-env';
@@ -42,8 +43,7 @@ async function whyNot(program: string, plan: Plan, repo: string, pathDirs: strin
     if (exists) return 'is not executable (exit 126)';
     return ownedByPlan(plan, program) ? null : 'does not exist and no task owns it';
   }
-  for (const dir of pathDirs) if (await executable(path.join(dir, program))) return null;
-  return 'is not on the PATH checks run with';
+  return onPath(program, pathDirs.join(path.delimiter)) ? null : 'is not on the PATH checks run with';
 }
 
 export function createCheckResolutionActivities() {

@@ -1,6 +1,6 @@
 /** Which sandbox tool this machine has, checked once per process by running it. */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -31,7 +31,11 @@ export const onPath = (program: string, searchPath = process.env.PATH ?? ''): st
     if (!dir) continue;
     const candidate = path.join(dir, program);
     try {
-      if (statSync(candidate).isFile()) return candidate;
+      // As the shell looks: an executable file (one without the x bit is passed over).
+      if (statSync(candidate).isFile()) {
+        accessSync(candidate, constants.X_OK);
+        return candidate;
+      }
     } catch {
       // not here
     }
