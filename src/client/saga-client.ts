@@ -14,7 +14,7 @@ import { failureReason } from '../domain/saga/failure';
 import { sagaNameFromWorkflowId, sagaWorkflowId } from '../domain/saga/naming';
 import { SagaName, SagaPhase, SagaAwaitingInput } from '../domain/saga/search-attributes';
 import type { Answer, InteractionKind, RespondInput, SagaStatus } from '../domain/saga/state';
-import { respondUpdate, statusQuery } from '../workflows/definitions';
+import { respondUpdate, statusQuery } from '../domain/saga/messages';
 import { queryLiveStatus, withLiveProgress } from '../status/live-status';
 import { UserError } from './errors';
 

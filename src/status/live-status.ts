@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import { phaseWorkflowId } from '../domain/saga/naming';
 import { mergeLiveProgress } from '../domain/saga/phase-progress';
 import type { SagaStatus } from '../domain/saga/state';
-import { implementationProgressQuery, statusQuery } from '../workflows/definitions';
+import { implementationProgressQuery, statusQuery } from '../domain/saga/messages';
 import { withMilestoneRecords } from './milestone-records';
 
 /** The status of the saga workflow `workflowId` (its latest run, or `runId`), live task states merged in. */

@@ -4,7 +4,7 @@
  */
 import { condition, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Answer, Interaction, InteractionRequest } from '../domain/saga/state';
-import { interactionAnsweredSignal, interactionOpenedSignal } from './definitions';
+import { interactionAnsweredSignal, interactionOpenedSignal } from '../domain/saga/messages';
 
 const answers = new Map<string, Answer>();
 let listening = false;

@@ -16,7 +16,7 @@ import type { SagaContext } from '../domain/saga/saga-input';
 import type { Answer, Usage } from '../domain/saga/state';
 import { quickActivities } from './activity-proxies';
 import { ask } from './ask';
-import { budgetGrantSignal } from './definitions';
+import { budgetGrantSignal } from '../domain/saga/messages';
 import type { taskWorkflow } from './task';
 
 interface FleetBudgetDeps {

@@ -22,7 +22,7 @@ import type { SagaContext } from '../domain/saga/saga-input';
 import type { MilestoneState, Usage } from '../domain/saga/state';
 import { quickActivities } from './activity-proxies';
 import { ask } from './ask';
-import { implementationProgressQuery, taskUsageSignal } from './definitions';
+import { implementationProgressQuery, taskUsageSignal } from '../domain/saga/messages';
 import { FleetBudget } from './fleet-budget';
 import { FleetState, type Fleet } from './fleet-state';
 import { integrateMilestone, type Redelegation } from './integration';

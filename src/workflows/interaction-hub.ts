@@ -13,7 +13,7 @@ import {
 import { carriedAnswers, RespondError, toAnswer, validateResponse } from '../domain/saga/interactions';
 import { RespondInputSchema, type Answer, type Interaction, type RespondInput } from '../domain/saga/state';
 import { deliverAnswer } from './ask';
-import { interactionAnsweredSignal, interactionOpenedSignal, respondUpdate } from './definitions';
+import { interactionAnsweredSignal, interactionOpenedSignal, respondUpdate } from '../domain/saga/messages';
 
 export interface HubSnapshot {
   pending: Interaction[];

@@ -50,7 +50,7 @@ import {
   progressSignal,
   reconcileUpdate,
   statusQuery,
-} from './definitions';
+} from '../domain/saga/messages';
 import { InteractionEffects } from './interaction-effects';
 import { InteractionHub } from './interaction-hub';
 import { ProgressProjector } from './progress-projector';

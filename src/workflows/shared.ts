@@ -4,7 +4,7 @@ import type { ResolvedAgentProfile } from '../domain/config/profile-resolution';
 import { worktreeDirName } from '../domain/saga/naming';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { ProgressEvent } from '../domain/saga/state';
-import { progressBatchSignal, progressSignal } from './definitions';
+import { progressBatchSignal, progressSignal } from '../domain/saga/messages';
 
 /** Sends a state change to the saga workflow; a saga that is gone must not fail the sender. */
 export async function report(ctx: SagaContext, event: ProgressEvent): Promise<void> {

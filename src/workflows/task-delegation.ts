@@ -15,7 +15,7 @@ import {
 import type { TaskAttemptResult } from '../activities/task-attempt';
 import { budgetStopReason, classifyAttempt, taskBudgetReason } from '../domain/fleet/task-outcome';
 import { activitiesFor } from './activity-proxies';
-import { budgetGrantSignal, taskUsageSignal } from './definitions';
+import { budgetGrantSignal, taskUsageSignal } from '../domain/saga/messages';
 import { reviewLoop } from './review-loop';
 import { taskProfile } from './shared';
 import { adjustTaskSpec } from './spec-adjustment';

@@ -12,7 +12,7 @@ import { respond } from '../../src/client/saga-client';
 import { createSampleRepo } from '../../src/demo/sample-repo';
 import { sagaWorkflowId } from '../../src/domain/saga/naming';
 import type { SagaStatus } from '../../src/domain/saga/state';
-import { progressBatchSignal } from '../../src/workflows/definitions';
+import { progressBatchSignal } from '../../src/domain/saga/messages';
 import { startHttpRecorder, type HttpRecorder } from '../harness/http-recorder';
 import { createFleetRepo, planTask, startApprovedSaga } from '../harness/fleet-saga';
 import { saveEnv } from '../harness/process-env';

@@ -16,7 +16,7 @@ import { dataConverterFromEnv } from '../../src/codec/config';
 import { payloadBytes, STORED_ENCODING } from '../../src/codec/payload-store';
 import { createSampleRepo, greetingPlan } from '../../src/demo/sample-repo';
 import type { MilestoneState, SagaStatus } from '../../src/domain/saga/state';
-import { statusQuery } from '../../src/workflows/definitions';
+import { statusQuery } from '../../src/domain/saga/messages';
 import { runSaga } from '../harness/cli';
 import { sagaRuns } from '../harness/fleet-saga';
 import { createSagaTestEnv, useEnvInProcess, type SagaTestEnv } from '../harness/saga-env';

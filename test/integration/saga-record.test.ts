@@ -12,7 +12,7 @@ import { sagaWorkflowId } from '../../src/domain/saga/naming';
 import { checkResultLine } from '../../src/domain/record/check-summary';
 import type { SagaInput } from '../../src/domain/saga/saga-input';
 import type { SagaStatus } from '../../src/domain/saga/state';
-import { reconcileUpdate } from '../../src/workflows/definitions';
+import { reconcileUpdate } from '../../src/domain/saga/messages';
 import { runSaga } from '../harness/cli';
 import { startOneTaskSaga } from '../harness/one-task-plan';
 import {

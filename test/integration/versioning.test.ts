@@ -13,7 +13,7 @@ import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo
 import { sagaWorkflowId } from '../../src/domain/saga/naming';
 import { SAGA_STATE_VERSION, type SagaState } from '../../src/domain/saga/saga-state';
 import { SagaName } from '../../src/domain/saga/search-attributes';
-import { carryQuery } from '../../src/workflows/definitions';
+import { carryQuery } from '../../src/domain/saga/messages';
 import { runSaga } from '../harness/cli';
 import { startApprovedSaga } from '../harness/fleet-saga';
 import {

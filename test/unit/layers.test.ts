@@ -48,6 +48,9 @@ describe('the layer rules', () => {
     ['src/activities/probe.ts', "import { sagaWorkflow } from '../workflows/saga';"],
     ['src/worker/probe.ts', "import { main } from '../client/main';"],
     ['src/chat/probe.ts', "import { createActivities } from '../activities';"],
+    // The messages contract is in domain now: no module of the workflows layer is re-allowed to anyone.
+    ['src/activities/probe.ts', "import { carryQuery } from '../workflows/definitions';"],
+    ['src/status/probe.ts', "import { statusQuery } from '../workflows/definitions';"],
   ])('%s may not: %s', async (file, source) => {
     expect(await layerErrors(file, source)).toEqual([
       expect.stringMatching(/may import only the layers below it|must stay deterministic/),
@@ -57,7 +60,8 @@ describe('the layer rules', () => {
   test.each([
     ['src/workflows/probe.ts', "import type { SagaActivities } from '../activities';"],
     ['src/workflows/probe.ts', "import { sagaWorkflowId } from '../domain/saga/naming';"],
-    ['src/activities/probe.ts', "import { carryQuery } from '../workflows/definitions';"],
+    ['src/activities/probe.ts', "import { carryQuery } from '../domain/saga/messages';"],
+    ['src/status/probe.ts', "import { statusQuery } from '../domain/saga/messages';"],
     ['src/activities/probe.ts', "import { postSlackMessage } from '../chat/outbound';"],
     ['src/client/commands/probe.ts', "import { createActivities } from '../../activities';"],
     ['src/domain/fleet/probe.ts', "import { noUsage } from '../agents/usage';"],

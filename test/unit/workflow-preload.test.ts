@@ -14,6 +14,9 @@ const domainImports = (file: string): string[] =>
     (m) => m[1]!,
   );
 
+/** The messages contract holds no schema, and it calls the SDK's define* functions: it is not preloaded. */
+const NOT_PRELOADED = new Set(['saga/messages']);
+
 describe('the workflow modules loaded once per worker', () => {
   test('include every domain module a workflow imports', () => {
     const used = new Set(
@@ -22,7 +25,7 @@ describe('the workflow modules loaded once per worker', () => {
         .flatMap(domainImports),
     );
     const preloaded = new Set(domainImports('preload.ts'));
-    expect([...used].filter((m) => !preloaded.has(m)).sort()).toEqual([]);
+    expect([...used].filter((m) => !preloaded.has(m) && !NOT_PRELOADED.has(m)).sort()).toEqual([]);
   });
 
   test('schemas parse after a deep freeze once their caches are filled', () => {

@@ -7,7 +7,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { MilestoneRecord } from '../../domain/saga/milestone-records';
 import { milestoneRecordFile } from '../../domain/saga/saga-dir';
-import { implementationProgressQuery } from '../../workflows/definitions';
+import { implementationProgressQuery } from '../../domain/saga/messages';
 import type { SagaFiles } from './saga-files';
 
 export interface RecordMilestoneInput {

@@ -12,7 +12,7 @@ import type { SagaState } from '../../domain/saga/saga-state';
 import type { Answer, SagaStatus } from '../../domain/saga/state';
 import { answerDecisionEntry } from '../../domain/saga/interactions';
 import { queryLiveStatus } from '../../status/live-status';
-import { answersQuery, carryQuery } from '../../workflows/definitions';
+import { answersQuery, carryQuery } from '../../domain/saga/messages';
 import type { createArtifactActivities } from './';
 import type { createGitActivities } from '../git';
 

@@ -10,7 +10,7 @@ import type { AutoRunFile } from '../../domain/record/auto-run-files';
 import type { ExitCriterionResult } from '../../domain/record/completion-report';
 import { worktreeDirName } from '../../domain/saga/naming';
 import { queryLiveStatus } from '../../status/live-status';
-import { carryQuery } from '../../workflows/definitions';
+import { carryQuery } from '../../domain/saga/messages';
 import type { createArtifactActivities } from './';
 import { readEvidenceTail } from './evidence';
 import { landedAutoRunFiles } from '../git-ops/landed-files';

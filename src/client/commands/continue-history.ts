@@ -9,7 +9,7 @@ import type { SagaInput } from '../../domain/saga/saga-input';
 import { migrateSagaState, withReportedProgress, type SagaState } from '../../domain/saga/saga-state';
 import type { ProgressEvent } from '../../domain/saga/state';
 import type { LiveProgress } from '../../domain/saga/phase-progress';
-import { implementationProgressQuery } from '../../workflows/definitions';
+import { implementationProgressQuery } from '../../domain/saga/messages';
 import {
   implementationWorkflow,
   type ImplementationInput,

@@ -18,7 +18,7 @@ import {
   type ReconciliationInput,
 } from '../../domain/record/reconciliation';
 import type { SagaStatus } from '../../domain/saga/state';
-import { reconcileUpdate } from '../../workflows/definitions';
+import { reconcileUpdate } from '../../domain/saga/messages';
 import { defaultSagaHome } from '../../worker/worker';
 import { getStatus } from '../saga-client';
 import type { Io } from './server';

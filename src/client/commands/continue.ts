@@ -17,7 +17,7 @@ import type { SagaInput } from '../../domain/saga/saga-input';
 import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/saga/search-attributes';
 import { withReportedProgress, type SagaState } from '../../domain/saga/saga-state';
 import type { MilestoneState } from '../../domain/saga/state';
-import { carryQuery } from '../../workflows/definitions';
+import { carryQuery } from '../../domain/saga/messages';
 import { sagaWorkflow } from '../../workflows/saga';
 import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
 import { bool, parseArgs, str } from '../args';

@@ -3,18 +3,11 @@
  * Every user interaction is addressed to the saga workflow (`saga-<name>`): it is the one address.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { BudgetGrant } from '../domain/fleet/budget';
-import type { LiveProgress } from '../domain/saga/phase-progress';
-import type { Reconciliation, ReconciliationInput } from '../domain/record/reconciliation';
-import type { SagaState } from '../domain/saga/saga-state';
-import type {
-  Answer,
-  Interaction,
-  ProgressEvent,
-  RespondInput,
-  SagaStatus,
-  Usage,
-} from '../domain/saga/state';
+import type { BudgetGrant } from '../fleet/budget';
+import type { LiveProgress } from './phase-progress';
+import type { Reconciliation, ReconciliationInput } from '../record/reconciliation';
+import type { SagaState } from './saga-state';
+import type { Answer, Interaction, ProgressEvent, RespondInput, SagaStatus, Usage } from './state';
 
 /** Answer a pending interaction. The validator rejects unknown ids and invalid choices. */
 export const respondUpdate = defineUpdate<Answer, [RespondInput]>('respond');
