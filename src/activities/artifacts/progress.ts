@@ -1,27 +1,16 @@
 /** PROGRESS.md and the whole saga log behind it; every write of the saga's projection goes through here. */
 import * as path from 'node:path';
-import type { Environment } from '../../domain/planning/environment';
-import type { Plan } from '../../domain/plan';
 import { decisionNotes, integrationNotes, mergeLog } from '../../domain/record/progress-log';
 import { renderProgressMd, type ProgressExtra } from '../../domain/record/render';
 import type { SagaStatus } from '../../domain/saga/state';
 import { writeCostRecord } from './cost-records';
 import { lockFile } from './file-io';
 import type { SagaFiles } from './saga-files';
-import { refreshSpecTree } from './spec-tree';
+import { refreshSpecTree, type SpecTreeRefresh } from './spec-tree';
 import { SAGA_FILES } from '../../domain/saga/saga-dir';
 
-export interface ProgressInput {
-  sagaDir: string;
-  status: SagaStatus;
-  /**
-   * The approved plan as the workflow holds it now (acceptance milestones included) and the discovered
-   * environment: when given, SAGA.md, MILESTONE.md and the task specs are re-rendered from `status` too.
-   * Without a plan, the last spec tree written is re-rendered with the current status.
-   */
-  plan?: Plan | null;
-  environment?: Environment | null;
-}
+/** PROGRESS.md is written from what refreshes the spec tree: the status, and the plan when given. */
+export type ProgressInput = SpecTreeRefresh;
 
 /**
  * PROGRESS.md (the whole log, decisions and deviations, integration notes) and, from the same status, the

@@ -23,7 +23,6 @@ import { correctedRationale } from '../../domain/saga/decision-fixes';
 import type { DecisionCorrection } from '../../domain/planning/memory';
 import { earlierCostRecords } from './cost-records';
 import { lockFile } from './file-io';
-import type { ProgressInput } from './progress';
 import { badInput, isBelow, type SagaFiles } from './saga-files';
 import { SAGA_FILES } from '../../domain/saga/saga-dir';
 
@@ -89,8 +88,21 @@ export async function writeSpecTree(
   }
 }
 
+/** What re-renders the spec tree: the saga's status, and the workflow's plan and environment when given. */
+export interface SpecTreeRefresh {
+  sagaDir: string;
+  status: SagaStatus;
+  /**
+   * The approved plan as the workflow holds it now (acceptance milestones included) and the discovered
+   * environment: when given, SAGA.md, MILESTONE.md and the task specs are re-rendered from `status` too.
+   * Without a plan, the last spec tree written is re-rendered with the current status.
+   */
+  plan?: Plan | null;
+  environment?: Environment | null;
+}
+
 /** The spec tree again, from the current status (and the workflow's plan when given). */
-export async function refreshSpecTree(files: SagaFiles, input: ProgressInput): Promise<void> {
+export async function refreshSpecTree(files: SagaFiles, input: SpecTreeRefresh): Promise<void> {
   const release = await lockFile(path.join(input.sagaDir, SAGA_FILES.saga));
   try {
     const stored = await readStoredSpec(files, input.sagaDir);

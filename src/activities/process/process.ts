@@ -8,7 +8,7 @@ import { promises as fs, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { endGroup, signalGroup } from './group';
 import { LineSplitter, OutputTail } from './output';
-import { assertDirectory, closeSink, spawnChild } from './spawn';
+import { assertDirectory, closeSink, spawnChild, type SpawnOptions } from './spawn';
 
 export { endLeftoverGroup, processGroupRecord, type ProcessGroupRecord } from './group';
 export { SpawnError } from './spawn';
@@ -19,14 +19,10 @@ export interface ProcessProgress {
   elapsedMs: number;
 }
 
-export interface RunProcessOptions {
+/** What a run adds to what starting the child needs (`SpawnOptions`: cwd, env, its output and input files). */
+export interface RunProcessOptions extends SpawnOptions {
   /** argv[0] is the command; never a shell string. */
   argv: string[];
-  cwd: string;
-  /** Complete environment of the child (defaults to this process's environment). */
-  env?: NodeJS.ProcessEnv;
-  /** stdout and stderr are appended here. */
-  outputPath: string;
   /** Total run time before the tree is killed. */
   timeoutMs?: number;
   /** No output for this long means hung: the tree is killed. */
@@ -39,10 +35,6 @@ export interface RunProcessOptions {
   killGraceMs?: number;
   /** Called once the process runs, with its pid (= its process group id), e.g. to record it in a file. */
   onSpawn?: (pid: number) => Promise<void>;
-  /** A file to read as the child's stdin (e.g. the prompt); default: no stdin. */
-  stdinPath?: string;
-  /** Written, each whole, to the child's descriptors 3, 4, ... (e.g. a seccomp program for bwrap). */
-  inputs?: Buffer[];
   /**
    * Sees each output line (up to 64 KB; longer ones are skipped); a returned text stops the process tree
    * at once and becomes `stoppedFor` — e.g. a CLI retrying a request that can never succeed.

@@ -3,7 +3,19 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, promises as fs, type WriteStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import type { RunProcessOptions } from './process';
+
+/** What starting a child needs; a run's options (`RunProcessOptions`) extend it. */
+export interface SpawnOptions {
+  cwd: string;
+  /** Complete environment of the child (defaults to this process's environment). */
+  env?: NodeJS.ProcessEnv;
+  /** stdout and stderr are appended here. */
+  outputPath: string;
+  /** A file to read as the child's stdin (e.g. the prompt); default: no stdin. */
+  stdinPath?: string;
+  /** Written, each whole, to the child's descriptors 3, 4, ... (e.g. a seccomp program for bwrap). */
+  inputs?: Buffer[];
+}
 
 /** The command could not be started at all (not found, not executable, no working directory). */
 export class SpawnError extends Error {
@@ -28,7 +40,7 @@ export async function assertDirectory(cwd: string, command: string): Promise<voi
 
 /** Starts the child in its own process group, its output appended to `outputPath` (the sink). */
 export async function spawnChild(
-  opts: RunProcessOptions,
+  opts: SpawnOptions,
   command: string,
   args: string[],
 ): Promise<{ child: ChildProcess; sink: WriteStream }> {
