@@ -72,10 +72,11 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
   // Intake's question is open before the respond handler exists, so an answer sent right after
   // `saga start` (even in the first workflow task) finds it.
   if (!run.carried) run.hub.open(toInteraction(confirmNameRequest(input)));
-  // Children open their questions here; users answer them here (the hub sends each answer on).
+  // Children open their questions here; users answer them here (the hub sends each answer on, and hands
+  // the saga's own answers over in-process: the saga needs no interactionAnswered handler).
   setHandler(interactionOpenedSignal, (...interactions) => interactions.forEach((i) => run.hub.open(i)));
-  setHandler(respondUpdate, (answer) => run.hub.respond(answer), {
-    validator: (answer) => void run.hub.check(answer),
+  setHandler(respondUpdate, (response) => run.hub.respond(response), {
+    validator: (response) => void run.hub.check(response),
   });
   // Planning and validation report here; the implementation phase keeps its own (children of older code
   // still send it here).
