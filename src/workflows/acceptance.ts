@@ -11,7 +11,7 @@ import {
   parseIssueLines,
   type AcceptanceIssue,
 } from '../domain/planning/acceptance-issues';
-import { patched } from '@temporalio/workflow';
+import { patched, setHandler } from '@temporalio/workflow';
 import { issuesMilestone } from '../domain/fleet/fleet';
 import { withCorrectionScopes } from '../domain/saga/decision-fixes';
 import { autoRunPromptLine, type AutoRunFile } from '../domain/record/auto-run-files';
@@ -22,11 +22,12 @@ import {
   type CorrectableDecision,
 } from '../domain/planning/memory';
 import type { PlanMilestone, PlanOutline } from '../domain/plan';
+import { interactionAnsweredSignal } from '../domain/saga/messages';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { Answer, InteractionRequest } from '../domain/saga/state';
 import { activitiesFor } from './activity-proxies';
 import { PATCHES } from './patches';
-import { ask, askAll } from './ask';
+import { ask, askAll, recordAnswer } from './ask';
 import { byHandAcceptanceLine } from '../domain/planning/unachievable';
 import type { ValidationResult } from './validation';
 import { ACCEPTANCE_CHOICE } from '../domain/saga/answer-choices';
@@ -76,6 +77,8 @@ export interface Asker {
  * itself: acceptance only asks, and a child cost the saga's history a start, a result and a signal each way).
  */
 export async function acceptanceWorkflow(input: AcceptanceInput): Promise<AcceptanceResult> {
+  // The child's API: answers to its questions come back here (the saga's own acceptance needs none).
+  setHandler(interactionAnsweredSignal, (answer) => recordAnswer(answer));
   const saga = input.ctx.sagaWorkflowId;
   return acceptRound(input, {
     ask: (request) => ask(saga, request),

@@ -1,24 +1,20 @@
 /**
  * Asking a person from any saga workflow. The question is registered with the saga workflow (the one
- * address users answer at) and the answer comes back as a signal to the workflow that asked.
+ * address users answer at) and the answer comes back as a signal to the workflow that asked: each workflow
+ * that asks lists `setHandler(interactionAnsweredSignal, (answer) => recordAnswer(answer))` in its handler
+ * block, before its first await.
  */
-import { condition, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import type { Answer, Interaction, InteractionRequest } from '../domain/saga/state';
-import { interactionAnsweredSignal, interactionOpenedSignal } from '../domain/saga/messages';
+import { interactionOpenedSignal } from '../domain/saga/messages';
 
 const answers = new Map<string, Answer>();
-let listening = false;
 
-function listen(): void {
-  if (listening) return;
-  listening = true;
-  setHandler(interactionAnsweredSignal, (answer) => {
-    answers.set(answer.interactionId, answer);
-  });
-}
-
-/** Records an answer delivered in-process (the saga workflow answering its own questions). */
-export function deliverAnswer(answer: Answer): void {
+/**
+ * Records an answer to a question this workflow asked: the interactionAnswered signal's handler, and the
+ * saga workflow answering its own questions in-process.
+ */
+export function recordAnswer(answer: Answer): void {
   answers.set(answer.interactionId, answer);
 }
 
@@ -37,7 +33,6 @@ export async function askAll(
   requests: InteractionRequest[],
   open?: (interaction: Interaction) => void,
 ): Promise<Answer[]> {
-  listen();
   const interactions = requests.map(toInteraction);
   const unanswered = interactions.filter((i) => !answers.has(i.id));
   if (open) unanswered.forEach(open);

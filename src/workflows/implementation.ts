@@ -21,8 +21,12 @@ import type { LiveProgress } from '../domain/saga/phase-progress';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { MilestoneState, Usage } from '../domain/saga/state';
 import { quickActivities } from './activity-proxies';
-import { ask } from './ask';
-import { implementationProgressQuery, taskUsageSignal } from '../domain/saga/messages';
+import { ask, recordAnswer } from './ask';
+import {
+  implementationProgressQuery,
+  interactionAnsweredSignal,
+  taskUsageSignal,
+} from '../domain/saga/messages';
 import { FleetBudget } from './fleet-budget';
 import { FleetState, type Fleet } from './fleet-state';
 import { integrateMilestone, type Redelegation } from './integration';
@@ -50,7 +54,14 @@ export interface ImplementationResult {
 
 export async function implementationWorkflow(input: ImplementationInput): Promise<ImplementationResult> {
   const fleet = startFleet(input);
-  const { state } = fleet;
+  const { state, budget } = fleet;
+  // The phase's API: the saga's status reads it, its tasks report their spend, answers to its questions come.
+  setHandler(implementationProgressQuery, () => ({ ...state.live, budgetUsd: budget.limitUsd }));
+  setHandler(taskUsageSignal, ({ ref, usage: spentByTask }) => {
+    if (state.states.get(ref)?.status !== 'running') return; // a late report of a finished task
+    budget.reportRunning(ref, spentByTask);
+  });
+  setHandler(interactionAnsweredSignal, (answer) => recordAnswer(answer));
   const finish = async (outcome: ImplementationResult['outcome']): Promise<ImplementationResult> => {
     await condition(allHandlersFinished);
     return { outcome, usage: state.usage, progress: state.live };
@@ -72,7 +83,7 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
   return finish('integrated');
 }
 
-/** The fleet's state and budget, and the handlers that read and feed them. */
+/** The fleet's state and budget. */
 function startFleet(input: ImplementationInput): Fleet {
   const { ctx, plan, round, lanes } = input;
   const state = new FleetState(ctx.name, plan, input.carried);
@@ -82,11 +93,6 @@ function startFleet(input: ImplementationInput): Fleet {
     finishedUsd: () => state.usage.costUsd,
     log: (line) => state.log(line),
     answered: (answer) => state.events.push({ type: 'budget', answer }),
-  });
-  setHandler(implementationProgressQuery, () => ({ ...state.live, budgetUsd: budget.limitUsd }));
-  setHandler(taskUsageSignal, ({ ref, usage: spentByTask }) => {
-    if (state.states.get(ref)?.status !== 'running') return; // a late report of a finished task
-    budget.reportRunning(ref, spentByTask);
   });
   return { ctx, plan, round, lanes, state, budget };
 }

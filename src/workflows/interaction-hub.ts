@@ -1,19 +1,14 @@
 /**
- * The saga workflow's register of who it waits for. Children open interactions by signal; users answer
- * through the `respond` update, whose validator refuses bad answers before they reach history.
+ * The saga workflow's register of who it waits for. Children open interactions by signal (`open`); users
+ * answer through the `respond` update, whose validator (`check`) refuses bad answers before they reach
+ * history. The handlers are registered in sagaWorkflow's handler block (saga.ts).
  */
 import { zodIssueLines } from '../domain/text/zod-errors';
-import {
-  ApplicationFailure,
-  condition,
-  getExternalWorkflowHandle,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import { carriedAnswers, RespondError, toAnswer, validateResponse } from '../domain/saga/interactions';
 import { RespondInputSchema, type Answer, type Interaction, type RespondInput } from '../domain/saga/state';
-import { deliverAnswer } from './ask';
-import { interactionAnsweredSignal, interactionOpenedSignal, respondUpdate } from '../domain/saga/messages';
+import { recordAnswer } from './ask';
+import { interactionAnsweredSignal } from '../domain/saga/messages';
 
 export interface HubSnapshot {
   pending: Interaction[];
@@ -32,15 +27,6 @@ export class InteractionHub {
   ) {
     for (const i of snapshot?.pending ?? []) this.pending.set(i.id, i);
     for (const a of snapshot?.answered ?? []) this.answered.set(a.interactionId, a);
-  }
-
-  install(): void {
-    setHandler(interactionOpenedSignal, (...interactions) => interactions.forEach((i) => this.open(i)));
-    setHandler(respondUpdate, (input) => this.respond(input), {
-      validator: (input) => {
-        this.check(input);
-      },
-    });
   }
 
   /** Registers an interaction; re-opening one that was answered re-sends its answer (idempotent for retried children). */
@@ -74,7 +60,8 @@ export class InteractionHub {
     return { pending: this.list(), answered: carriedAnswers([...this.answered.values()]) };
   }
 
-  private check(raw: RespondInput): { index: number; option: string } {
+  /** The `respond` update's validator: throws when the answer does not fit a pending interaction. */
+  check(raw: RespondInput): { index: number; option: string } {
     const parsed = RespondInputSchema.safeParse(raw);
     if (!parsed.success) {
       throw ApplicationFailure.create({
@@ -102,7 +89,7 @@ export class InteractionHub {
    * Records the answer and returns it at once: the caller sees it recorded in this workflow task, while the
    * signal to the asking workflow goes out beside it (not a second round trip before `saga respond` returns).
    */
-  private respond(raw: RespondInput): Answer {
+  respond(raw: RespondInput): Answer {
     const match = this.check(raw);
     const input = RespondInputSchema.parse(raw);
     const interaction = this.pending.get(input.interactionId)!;
@@ -116,7 +103,7 @@ export class InteractionHub {
 
   private deliver(owner: string, answer: Answer): void {
     if (owner === workflowInfo().workflowId) {
-      deliverAnswer(answer);
+      recordAnswer(answer);
       return;
     }
     this.deliveries++;

@@ -4,12 +4,14 @@
  * saga workflow before this phase, so nothing is created on disk before the user confirms. The phase's
  * state lives in a PlanningSession.
  */
-import { CancellationScope } from '@temporalio/workflow';
+import { CancellationScope, setHandler } from '@temporalio/workflow';
 import type { Plan } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
+import { interactionAnsweredSignal } from '../domain/saga/messages';
 import type { ProgressEvent } from '../domain/saga/state';
 import { noUsage } from '../domain/agents/usage';
 import { quickActivities } from './activity-proxies';
+import { recordAnswer } from './ask';
 import type { PlanningSpend } from './planner-runs';
 import { approvalGate } from './planning-approval';
 import { closeAmbiguity } from './planning-questions';
@@ -26,6 +28,8 @@ export interface PlanningInput {
 }
 
 export async function planningWorkflow(input: PlanningInput): Promise<PlanningResult> {
+  // The phase's API: answers to its questions (ambiguity, approval, planner runs) come back here.
+  setHandler(interactionAnsweredSignal, (answer) => recordAnswer(answer));
   const { ctx } = input;
   const scratch = planningWorktree(ctx);
   const spend: PlanningSpend = { usage: noUsage(), sagaBudgetUsd: ctx.settings.budget.sagaUsd };

@@ -1,21 +1,14 @@
 /**
  * The saga workflow's state in one run: its phase, the approved plan, progress, log and the interactions it
- * waits for; the queries, update and signals that read and change it; and the state a next run carries
- * over (continue-as-new at a phase boundary, or `saga continue`).
+ * waits for; the methods its queries, updates and signals call (registered in sagaWorkflow's handler block,
+ * saga.ts); and the state a next run carries over (continue-as-new at a phase boundary, or `saga continue`).
  */
-import {
-  allHandlersFinished,
-  condition,
-  setCurrentDetails,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { allHandlersFinished, condition, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import { addUsage, noUsage } from '../domain/agents/usage';
 import { summarizePlan } from '../domain/planning/planner';
 import type { Plan } from '../domain/plan';
 import { cappedLine } from '../domain/text/caps';
 import {
-  parseReconciliationInput,
   reconciliationLogLines,
   type Reconciliation,
   type ReconciliationInput,
@@ -42,19 +35,11 @@ import type {
   Usage,
 } from '../domain/saga/state';
 import { quickActivities } from './activity-proxies';
-import { ask, askAll, toInteraction } from './ask';
-import {
-  answersQuery,
-  carryQuery,
-  progressBatchSignal,
-  progressSignal,
-  reconcileUpdate,
-  statusQuery,
-} from '../domain/saga/messages';
+import { ask, askAll } from './ask';
 import { InteractionEffects } from './interaction-effects';
 import { InteractionHub } from './interaction-hub';
 import { ProgressProjector } from './progress-projector';
-import { confirmNameRequest, type PlannedSaga } from './saga-intake';
+import type { PlannedSaga } from './saga-intake';
 import { SearchAttributeBatch } from './search-attribute-batch';
 
 export class SagaRun {
@@ -126,24 +111,6 @@ export class SagaRun {
       input.hostQueue,
       () => this.sagaDirReady,
     );
-  }
-
-  /** The queries, the update and the signals; intake's question opens first (see below). */
-  install(): void {
-    setHandler(statusQuery, () => this.status());
-    setHandler(reconcileUpdate, (found) => this.reconcile(found), {
-      validator: (found) => void parseReconciliationInput(found),
-    });
-    setHandler(carryQuery, () => this.carryState());
-    setHandler(answersQuery, () => this.hub.snapshot().answered);
-    // Intake's question is open before the update handler exists, so an answer sent right after
-    // `saga start` (even in the first workflow task) finds it.
-    if (!this.carried) this.hub.open(toInteraction(confirmNameRequest(this.input)));
-    this.hub.install();
-    // Planning and validation report here; the implementation phase keeps its own (children of older code
-    // still send it here).
-    setHandler(progressSignal, (event: ProgressEvent) => this.applyProgress(event));
-    setHandler(progressBatchSignal, (batch: ProgressEvent[]) => batch.forEach((e) => this.applyProgress(e)));
   }
 
   /** A line already stamped with its time (as an activity wrote it) becomes the newest. */
@@ -270,7 +237,8 @@ export class SagaRun {
     return summarizePlan(plan, { version, state: 'approved', specPath: this.specPath });
   }
 
-  private reconcile(found: ReconciliationInput): Reconciliation {
+  /** What `saga continue` found (the reconcile update): kept for the status and logged. */
+  reconcile(found: ReconciliationInput): Reconciliation {
     this.reconciliation = { ...found, at: new Date().toISOString() };
     reconciliationLogLines(found).forEach((line) => this.addLog(line));
     return this.reconciliation;

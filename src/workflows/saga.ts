@@ -11,10 +11,22 @@ import {
   continueAsNew,
   executeChild,
   isCancellation,
+  setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import { planOutline } from '../domain/plan';
+import { parseReconciliationInput } from '../domain/record/reconciliation';
 import { failureReason } from '../domain/saga/failure';
+import {
+  answersQuery,
+  carryQuery,
+  interactionOpenedSignal,
+  progressBatchSignal,
+  progressSignal,
+  reconcileUpdate,
+  respondUpdate,
+  statusQuery,
+} from '../domain/saga/messages';
 import { integrationBranch, phaseWorkflowId } from '../domain/saga/naming';
 import {
   exitCriteriaLine,
@@ -29,9 +41,10 @@ import { migrateSagaState, SagaStateError, type SagaState } from '../domain/saga
 import { SagaName } from '../domain/saga/search-attributes';
 import type { Phase } from '../domain/saga/state';
 import { type AcceptanceResult } from './acceptance';
+import { toInteraction } from './ask';
 import { accept, confirmByHand, exitResultsOf, writeReport } from './saga-report';
 import { implementationWorkflow } from './implementation';
-import { intakeAndPlan, type PlannedSaga } from './saga-intake';
+import { confirmNameRequest, intakeAndPlan, type PlannedSaga } from './saga-intake';
 import { SagaRun } from './saga-run';
 import { validationWorkflow, type ValidationResult } from './validation';
 
@@ -48,7 +61,27 @@ export interface SagaOutcome {
  */
 export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise<SagaOutcome> {
   const run = new SagaRun(input, state === undefined ? undefined : carriedState(state));
-  run.install();
+  // The saga's API: its queries, updates and signals (names in domain/saga/messages.ts), all registered
+  // before the first await so none misses a message sent in the first workflow task.
+  setHandler(statusQuery, () => run.status());
+  setHandler(reconcileUpdate, (found) => run.reconcile(found), {
+    validator: (found) => void parseReconciliationInput(found),
+  });
+  setHandler(carryQuery, () => run.carryState());
+  setHandler(answersQuery, () => run.hub.snapshot().answered);
+  // Intake's question is open before the respond handler exists, so an answer sent right after
+  // `saga start` (even in the first workflow task) finds it.
+  if (!run.carried) run.hub.open(toInteraction(confirmNameRequest(input)));
+  // Children open their questions here; users answer them here (the hub sends each answer on, and hands
+  // the saga's own answers over in-process: the saga needs no interactionAnswered handler).
+  setHandler(interactionOpenedSignal, (...interactions) => interactions.forEach((i) => run.hub.open(i)));
+  setHandler(respondUpdate, (response) => run.hub.respond(response), {
+    validator: (response) => void run.hub.check(response),
+  });
+  // Planning and validation report here; the implementation phase keeps its own (children of older code
+  // still send it here).
+  setHandler(progressSignal, (event) => run.applyProgress(event));
+  setHandler(progressBatchSignal, (batch) => batch.forEach((event) => run.applyProgress(event)));
   try {
     run.setPhase(run.carried ? 'implementation' : 'planning');
     run.projector.start();

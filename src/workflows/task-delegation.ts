@@ -9,13 +9,13 @@ import {
   isCancellation,
   log,
   setCurrentDetails,
-  setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { TaskAttemptResult } from '../activities/task-attempt';
+import type { BudgetGrant } from '../domain/fleet/budget';
 import { budgetStopReason, classifyAttempt, taskBudgetReason } from '../domain/fleet/task-outcome';
 import { activitiesFor } from './activity-proxies';
-import { budgetGrantSignal, taskUsageSignal } from '../domain/saga/messages';
+import { taskUsageSignal } from '../domain/saga/messages';
 import { reviewLoop } from './review-loop';
 import { taskProfile } from './shared';
 import { adjustTaskSpec } from './spec-adjustment';
@@ -83,16 +83,13 @@ export class TaskDelegation {
     });
   }
 
-  /** The fleet's budget updates; at `budget.on_exhausted: stop` the running agent is stopped (handed off after). */
-  listenToBudget(): void {
-    if (!this.run.grant) return;
-    setHandler(budgetGrantSignal, (next) => {
-      this.run.grant = next;
-      if (next.stopNow && this.attemptScope) {
-        this.run.budgetStopped = true;
-        this.attemptScope.cancel();
-      }
-    });
+  /** The fleet's budget updated; at `budget.on_exhausted: stop` the running agent is stopped (handed off after). */
+  budgetGranted(next: BudgetGrant): void {
+    this.run.grant = next;
+    if (next.stopNow && this.attemptScope) {
+      this.run.budgetStopped = true;
+      this.attemptScope.cancel();
+    }
   }
 
   /** Runs an attempt that the fleet may stop; null when it did. */

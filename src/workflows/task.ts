@@ -7,12 +7,14 @@
  * Each attempt is one activity (worktree set-up on the first, handoff on the last), so a task costs few
  * workflow-task round trips.
  */
-import { log, patched, workflowInfo } from '@temporalio/workflow';
+import { log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { BudgetGrant } from '../domain/fleet/budget';
 import type { TaskReport } from '../domain/fleet/fleet';
 import type { Plan, PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
+import { budgetGrantSignal, interactionAnsweredSignal } from '../domain/saga/messages';
 import type { SpecChange } from '../domain/saga/state';
+import { recordAnswer } from './ask';
 import { TaskDelegation } from './task-delegation';
 import { PATCHES } from './patches';
 import { sagaLog } from './shared';
@@ -58,12 +60,15 @@ export type { TaskReport };
 
 export async function taskWorkflow(input: TaskInput): Promise<TaskReport> {
   const task = new TaskDelegation(input);
+  // The task's API: answers to its questions (review, spec adjustment) and, for a task with a budget, the
+  // fleet's budget updates. Registered before the first await: no message waits in a buffer.
+  setHandler(interactionAnsweredSignal, (answer) => recordAnswer(answer));
+  if (input.budget) setHandler(budgetGrantSignal, (grant) => task.budgetGranted(grant));
   if (task.deviation) {
     log.warn(task.deviation);
     if (patched(PATCHES.confinedTaskProfiles)) await sagaLog(input.ctx, task.deviation);
   }
   if (input.resetBranch) await task.resetBranch(input.resetBranch);
-  task.listenToBudget();
   try {
     const adjusted = input.adjustSpec ? await task.adjustSpec(input.adjustSpec) : true;
     if (adjusted) await task.attemptUntilDone();

@@ -3,12 +3,14 @@
  * report says how each was validated. A criterion whose command cannot run is "not checkable", never passed.
  */
 import { isNotRunnable } from '../domain/fleet/unrunnable-checks';
-import { patched, setCurrentDetails } from '@temporalio/workflow';
+import { patched, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import { integrationBranch, worktreeDirName } from '../domain/saga/naming';
 import type { ExitCriterion, PlanOutline } from '../domain/plan';
 import { unachievableFinding } from '../domain/planning/unachievable';
+import { interactionAnsweredSignal } from '../domain/saga/messages';
 import type { SagaContext } from '../domain/saga/saga-input';
 import { activitiesFor } from './activity-proxies';
+import { recordAnswer } from './ask';
 import { PATCHES } from './patches';
 import { escalateUnachievable } from './unachievable';
 
@@ -35,6 +37,8 @@ export interface ValidationResult {
 }
 
 export async function validationWorkflow(input: ValidationInput): Promise<ValidationResult> {
+  // The phase's API: answers to its questions (a criterion that cannot be checked) come back here.
+  setHandler(interactionAnsweredSignal, (answer) => recordAnswer(answer));
   const { ctx, plan } = input;
   const { quick, long } = activitiesFor(
     ctx,
