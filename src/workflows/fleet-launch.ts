@@ -1,7 +1,7 @@
 /** What a task child is started with: its branch, worktree, starting point, retained context and budget. */
 import { cappedList } from '../domain/text/caps';
 import type { BudgetGrant } from '../domain/fleet/budget';
-import { archiveRef, integrationBranch, worktreeDirName } from '../domain/saga/naming';
+import { archiveRef, integrationBranch, worktreePath } from '../domain/saga/naming';
 import type { PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { MilestoneState, TaskState } from '../domain/saga/state';
@@ -33,7 +33,7 @@ export function taskInputFor(
     ref: task.id,
     key: task.key,
     branch: task.branch,
-    worktree: `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, task.key)}`,
+    worktree: worktreePath(ctx, task.key),
     // Start from the integrated state (or the base branch), plus the branches of same-milestone dependencies.
     base: fleet.milestones.some((m) => m.status === 'integrated') ? integrationBranch(ctx.name) : ctx.base,
     mergeBranches: taskSpec.depends_on

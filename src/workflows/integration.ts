@@ -20,7 +20,7 @@ import {
   type UnrunnableCheck,
 } from '../domain/fleet/unrunnable-checks';
 import type { PlanMilestone } from '../domain/plan';
-import { integrationBranch, taskRef, worktreeDirName } from '../domain/saga/naming';
+import { integrationBranch, taskRef, worktreePath } from '../domain/saga/naming';
 import { processEndWhy } from '../domain/text/process-end';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { MilestoneState, TaskState, Usage } from '../domain/saga/state';
@@ -85,7 +85,7 @@ class MilestoneIntegration {
   ) {
     this.activities = activitiesFor(ctx);
     this.branch = integrationBranch(ctx.name);
-    this.worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'integration')}`;
+    this.worktree = worktreePath(ctx, 'integration');
     this.label = `m${spec.id}-r${round}`;
     this.toMerge = mergeOrder(
       spec.tasks.map((t) => ({ ref: taskRef(spec.id, t.id), dependsOn: t.depends_on })),

@@ -1,7 +1,7 @@
 /** Small helpers every saga workflow uses. */
 import { ApplicationFailure, getExternalWorkflowHandle, log } from '@temporalio/workflow';
 import type { ResolvedAgentProfile } from '../domain/config/profile-resolution';
-import { worktreeDirName } from '../domain/saga/naming';
+import { worktreePath } from '../domain/saga/naming';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { ProgressEvent } from '../domain/saga/state';
 import { progressBatchSignal, progressSignal } from '../domain/saga/messages';
@@ -69,5 +69,4 @@ export function taskProfile(
  * The planning phase's scratch worktree (detached at the base commit): discovery's commands, the planner
  * and the plan reviewer run there, never in the user's checkout.
  */
-export const planningWorktree = (ctx: SagaContext): string =>
-  `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'planning')}`;
+export const planningWorktree = (ctx: SagaContext): string => worktreePath(ctx, 'planning');

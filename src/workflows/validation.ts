@@ -4,7 +4,7 @@
  */
 import { isNotRunnable } from '../domain/fleet/unrunnable-checks';
 import { patched, setCurrentDetails, setHandler } from '@temporalio/workflow';
-import { integrationBranch, worktreeDirName } from '../domain/saga/naming';
+import { integrationBranch, worktreePath } from '../domain/saga/naming';
 import type { ExitCriterion, PlanOutline } from '../domain/plan';
 import { unachievableFinding } from '../domain/planning/unachievable';
 import { interactionAnsweredSignal } from '../domain/saga/messages';
@@ -45,7 +45,7 @@ export async function validationWorkflow(input: ValidationInput): Promise<Valida
     ctx.settings.checkTimeoutMs * Math.max(1, plan.exit_criteria.length),
   );
   const branch = integrationBranch(ctx.name);
-  const worktree = `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'validation')}`;
+  const worktree = worktreePath(ctx, 'validation');
 
   setCurrentDetails('Checking out the integration branch');
   const checkout = await long.prepareWorktree({

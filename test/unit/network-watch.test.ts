@@ -5,7 +5,7 @@
 import dgram from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
 import type { AddressInfo } from 'node:net';
-import { dnsNameErrorReply, dnsQuestionName } from '../../src/domain/config/dns-packet';
+import { dnsNameErrorReply, dnsQuestionName } from '../../src/activities/sandbox/dns-packet';
 import { EndpointRefusedError, NameRefusedError } from '../../src/activities/sandbox/network-bridge';
 import { NetworkWatch } from '../../src/activities/sandbox/network-watch';
 

@@ -21,7 +21,7 @@ import { layoutFor, privateHomeOf, type ConfineRequest } from '../../src/activit
 import { parseSagaConfigText } from '../../src/domain/config/config-text';
 import { resolveAgentProfile } from '../../src/domain/config/profile-resolution';
 import { AGENT_PRESETS } from '../../src/domain/config/agent-presets';
-import { bwrapArguments } from '../../src/domain/config/sandbox';
+import { bwrapArguments } from '../../src/activities/sandbox/bwrap-args';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'saga-private-home-'));
 const home = path.join(root, 'user');

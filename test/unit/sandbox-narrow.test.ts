@@ -11,15 +11,14 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { runConfined } from '../../src/activities/sandbox';
-import { isInternalAddress } from '../../src/domain/config/addresses';
+import { isInternalAddress } from '../../src/activities/sandbox/addresses';
 import {
   bwrapArguments,
   DEFAULT_LIMITS,
-  networkEntryScript,
-  networkRoutes,
   type SandboxHardening,
   type SandboxLayout,
-} from '../../src/domain/config/sandbox';
+} from '../../src/activities/sandbox/bwrap-args';
+import { networkEntryScript, networkRoutes } from '../../src/activities/sandbox/network-routes';
 import {
   AUDIT_ARCH_AARCH64,
   AUDIT_ARCH_X86_64,
@@ -31,7 +30,7 @@ import {
   SECCOMP_RET_KILL_PROCESS,
   SYSCALLS,
   type BpfInstruction,
-} from '../../src/domain/config/seccomp';
+} from '../../src/activities/sandbox/seccomp';
 import { checkedAddress } from '../../src/activities/sandbox/network-bridge';
 
 /** Runs `program` on one system call as the kernel does: 32-bit loads from seccomp_data, jumps, return. */

@@ -11,13 +11,9 @@ import path from 'node:path';
 import { runConfined, type SandboxRequest } from '../../src/activities/sandbox';
 import { installRoot } from '../../src/activities/sandbox/layout';
 import { processesWithEnv } from '../harness/processes';
-import {
-  bwrapArguments,
-  endpointsFromEnv,
-  networkRoutes,
-  parseEndpoint,
-  hostsFile,
-} from '../../src/domain/config/sandbox';
+import { bwrapArguments } from '../../src/activities/sandbox/bwrap-args';
+import { hostsFile, networkRoutes } from '../../src/activities/sandbox/network-routes';
+import { endpointsFromEnv, parseEndpoint } from '../../src/domain/config/sandbox';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'saga-sandbox-'));
 const repo = path.join(root, 'repo');

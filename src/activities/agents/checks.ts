@@ -5,7 +5,7 @@
  * edit a file and run a command.
  */
 import { execFile } from 'node:child_process';
-import { constants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +15,7 @@ import type { ResolvedAgentProfile } from '../../domain/config/profile-resolutio
 import { stderrSuffix } from '../../domain/text/process-end';
 import { endpointKey, endpointsFromEnv, parseEndpoint, uniqueEndpoints } from '../../domain/config/sandbox';
 import type { ConfigEndpoint } from '../../domain/config/cli-config-endpoints';
+import { findProgram } from '../process/on-path';
 import { detectSandbox } from '../sandbox';
 import { readCliConfigEndpoints } from '../sandbox/cli-config-network';
 import { executeAgentRun, type AgentMachine } from './';
@@ -28,25 +29,6 @@ export interface CheckResult {
   detail: string;
 }
 
-/** The program's path: as given when it has a slash, else the first executable match on PATH. */
-export async function findProgram(program: string, envPath = process.env.PATH ?? ''): Promise<string | null> {
-  const candidates = program.includes('/')
-    ? [program]
-    : envPath
-        .split(path.delimiter)
-        .filter(Boolean)
-        .map((dir) => path.join(dir, program));
-  for (const candidate of candidates) {
-    try {
-      await fs.access(candidate, constants.X_OK);
-      if ((await fs.stat(candidate)).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
 /** The cheap checks (no process started): installed, and credentials present. */
 export async function quickAgentChecks(
   profile: ResolvedAgentProfile,
@@ -54,7 +36,7 @@ export async function quickAgentChecks(
 ): Promise<CheckResult[]> {
   const program = profile.command[0]!;
   const name = `agent ${profile.name}`;
-  const found = await findProgram(program, profile.env.PATH ?? env.PATH);
+  const found = findProgram(program, profile.env.PATH ?? env.PATH);
   const preset = AGENT_PRESETS[profile.name]?.cli;
   const sameProgram = preset && path.basename(program) === preset.program;
   if (!found) {

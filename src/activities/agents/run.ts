@@ -19,7 +19,7 @@ import {
   type RunAgentInput,
   type RunAgentResult,
 } from './input';
-import { LiveProgress } from './live-progress';
+import { AgentHeartbeat } from './agent-heartbeat';
 import { resumeObstacle } from './resume';
 import { notStarted, readRunResult, spawnFailure } from './run-outcome';
 import {
@@ -78,7 +78,7 @@ async function runAgentOnce(
   await record.write(resumeId);
   const argv = agentArgv(input, machine, files, resumeId);
   const transcriptStart = await startTranscript(input, hooks, files, resumeId, fallback);
-  const live = new LiveProgress(input, hooks, host, resumeId, (sessionId) => {
+  const live = new AgentHeartbeat(input, hooks, host, resumeId, (sessionId) => {
     void record.write(sessionId).catch(() => undefined);
   });
   live.beat();

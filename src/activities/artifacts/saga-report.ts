@@ -8,7 +8,7 @@ import { autonomousSpecChanges } from '../../domain/fleet/adjustment-approval';
 import { byHandTaskCheckLines } from '../../domain/fleet/unrunnable-checks';
 import type { AutoRunFile } from '../../domain/record/auto-run-files';
 import type { ExitCriterionResult } from '../../domain/record/completion-report';
-import { worktreeDirName } from '../../domain/saga/naming';
+import { worktreePath } from '../../domain/saga/naming';
 import { queryLiveStatus } from '../../status/live-status';
 import { carryQuery } from '../../domain/saga/messages';
 import type { createArtifactActivities } from './';
@@ -59,7 +59,7 @@ export async function writeSagaReport(
     environment: carry.environment,
     exitResults,
     checkout: { copy: ctx.settings.worktree.copy, setup: ctx.settings.worktree.setup },
-    verifyPath: `${ctx.worktreeRoot}/${worktreeDirName(ctx.name, 'verify')}`,
+    verifyPath: worktreePath(ctx, 'verify'),
     autoRunFiles,
     built: await builtForReport({
       repo: ctx.repo,

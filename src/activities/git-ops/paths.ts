@@ -1,5 +1,5 @@
 /** Paths on disk and lists of paths as git prints them; no git runs here. */
-import { cappedList, LIST_CAP } from '../../domain/text/caps';
+import { cappedList } from '../../domain/text/caps';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
@@ -17,10 +17,10 @@ export const pathExists = (p: string) =>
 /** Real path when it exists (so /tmp symlinks compare equal), else the resolved path. */
 export const canonical = (p: string) => fs.realpath(p).catch(() => path.resolve(p));
 
-/** At most this many paths travel in an activity result or failure: payloads stay far below Temporal's 2 MB. */
-export const MAX_LISTED_PATHS = LIST_CAP.count;
-
-/** The first paths within the list cap (count and bytes), for results that also carry the full count. */
+/**
+ * The first paths within the list cap (count and bytes), for results that also carry the full count: at most
+ * this many travel in an activity result or failure, so payloads stay far below Temporal's 2 MB.
+ */
 export const listedPaths = (paths: string[]): string[] => cappedList(paths);
 
 /** A few paths for a one-line message, with how many more there are. */

@@ -3,8 +3,8 @@
  * program name on the PATH checks get, a path in the repository), so a check that cannot run is named at
  * plan approval, before any agent is paid. What counts is decided in src/domain/plan/check-programs.ts.
  */
-import { onPath } from '../sandbox/detect';
-import { constants, promises as fs } from 'node:fs';
+import { isExecutableFile, onPath } from '../process/on-path';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { commandEnvironment } from '../../domain/config/agent-env';
 import {
@@ -25,17 +25,11 @@ export interface ResolvePlanChecksInput {
 /** Most findings returned (they go into the approval question). */
 const MAX_FOUND = 20;
 
-const executable = (file: string): Promise<boolean> =>
-  fs.access(file, constants.X_OK).then(
-    async () => (await fs.stat(file)).isFile(),
-    () => false,
-  );
-
 /** Why `program` cannot run from `cwd` with `pathDirs`; null when it can (or the plan creates it). */
 async function whyNot(program: string, plan: Plan, repo: string, pathDirs: string[]): Promise<string | null> {
   if (program.includes('/')) {
     const file = path.resolve(repo, program);
-    if (await executable(file)) return null;
+    if (isExecutableFile(file)) return null;
     const exists = await fs.stat(file).then(
       () => true,
       () => false,
@@ -50,7 +44,7 @@ export function createCheckResolutionActivities() {
   return {
     async resolvePlanChecks(input: ResolvePlanChecksInput): Promise<UnresolvedCheck[]> {
       const env = commandEnvironment(process.env, {}, input.passEnv ?? []);
-      const pathDirs = (env.PATH ?? '').split(':').filter((d) => path.isAbsolute(d));
+      const pathDirs = (env.PATH ?? '').split(path.delimiter).filter((d) => path.isAbsolute(d));
       const found: UnresolvedCheck[] = [];
       const known = new Map<string, string | null>();
       for (const { where, check } of planChecks(input.plan)) {

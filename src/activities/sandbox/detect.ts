@@ -1,8 +1,8 @@
 /** Which sandbox tool this machine has, checked once per process by running it. */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { onPath } from '../process/on-path';
 
 const run = promisify(execFile);
 
@@ -24,24 +24,6 @@ export interface SandboxTool {
 export class SandboxUnavailableError extends Error {
   override name = 'SandboxUnavailableError';
 }
-
-export const onPath = (program: string, searchPath = process.env.PATH ?? ''): string | null => {
-  if (program.includes('/')) return existsSync(program) ? program : null;
-  for (const dir of searchPath.split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, program);
-    try {
-      // As the shell looks: an executable file (one without the x bit is passed over).
-      if (statSync(candidate).isFile()) {
-        accessSync(candidate, constants.X_OK);
-        return candidate;
-      }
-    } catch {
-      // not here
-    }
-  }
-  return null;
-};
 
 /** True inside a Docker, Podman or Kubernetes container (their marker files, or PID 1's cgroup). */
 export function inContainer(): boolean {

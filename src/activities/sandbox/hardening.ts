@@ -6,13 +6,8 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { encodeProgram, seccompProgram } from '../../domain/config/seccomp';
-import {
-  DEFAULT_LIMITS,
-  UNPRIVILEGED_ID,
-  type SandboxHardening,
-  type SandboxLayout,
-} from '../../domain/config/sandbox';
+import { encodeProgram, seccompProgram } from './seccomp';
+import { DEFAULT_LIMITS, UNPRIVILEGED_ID, type SandboxHardening, type SandboxLayout } from './bwrap-args';
 import type { SandboxTool } from './detect';
 
 /** The descriptor bwrap reads the seccomp program from: the first after stdin, stdout and stderr. */

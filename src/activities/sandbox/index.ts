@@ -9,20 +9,18 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import os from 'node:os';
-import {
-  bwrapArguments,
-  networkRoutes,
-  parseEndpoint,
-  type CommandSandbox,
-} from '../../domain/config/sandbox';
+import { parseEndpoint, type CommandSandbox } from '../../domain/config/sandbox';
 import { reservedEndpoints, reservedRoute } from '../../domain/config/trust';
 import { sagaHomeOf } from '../../domain/config/saga-home';
 import { verifyCommandSandbox } from '../config-verify';
 import { runProcess, SpawnError, type RunProcessOptions, type RunProcessResult } from '../process/process';
-import { detectSandbox, onPath, SandboxUnavailableError } from './detect';
+import { bwrapArguments } from './bwrap-args';
+import { onPath } from '../process/on-path';
+import { detectSandbox, SandboxUnavailableError } from './detect';
 import { hardeningFor } from './hardening';
 import { layoutFor, privateHomeOf, type ConfineRequest } from './layout';
 import { startNetworkBridge } from './network-bridge';
+import { networkRoutes } from './network-routes';
 import type { NetworkWatch } from './network-watch';
 
 export { detectSandbox, SandboxUnavailableError, type SandboxTool } from './detect';

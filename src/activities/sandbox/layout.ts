@@ -10,7 +10,8 @@ import { isWorkerSecret } from '../../domain/config/agent-env';
 import { AGENT_PRESETS } from '../../domain/config/agent-presets';
 import { homeProblem } from '../../domain/config/trust';
 import { SandboxUnavailableError } from './detect';
-import type { Endpoint, SandboxLayout, SandboxMode } from '../../domain/config/sandbox';
+import type { Endpoint, SandboxMode } from '../../domain/config/sandbox';
+import type { SandboxLayout } from './bwrap-args';
 import { privateState, safeName } from './private-home';
 
 export { privateHomeOf } from './private-home';

@@ -10,16 +10,16 @@ import { promises as fs } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { isInternalAddress } from '../../domain/config/addresses';
-import { dnsNameErrorReply, dnsQuestionName } from '../../domain/config/dns-packet';
+import { isInternalAddress } from './addresses';
+import { dnsNameErrorReply, dnsQuestionName } from './dns-packet';
+import type { Endpoint } from '../../domain/config/sandbox';
 import {
   CATCHER_RESOLV_CONF,
   DNS_SOCKET,
   hostsFile,
   networkEntryScript,
-  type Endpoint,
   type NetworkRoute,
-} from '../../domain/config/sandbox';
+} from './network-routes';
 
 /** Why an allowed endpoint's connection was refused (to the worker's log; the sandbox sees a closed
  * connection). */

@@ -8,13 +8,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
-import {
-  findProgram,
-  probeAgent,
-  quickAgentChecks,
-  versionCheck,
-  type CheckResult,
-} from '../../activities/agents/checks';
+import { probeAgent, quickAgentChecks, versionCheck, type CheckResult } from '../../activities/agents/checks';
+import { findProgram } from '../../activities/process/on-path';
 import { makePrivateDir } from '../../activities/artifacts/file-io';
 import { findSagaRoot, loadSagaConfig } from '../../activities/config-loader';
 import { checkRepo } from '../../activities/git-ops';
@@ -148,7 +143,7 @@ async function agentChecks(profile: ResolvedAgentProfile, probe: boolean, io: Io
 /** A preset the config does not use: only whether its CLI is there; never a failure. */
 async function optionalAgentCheck(profile: ResolvedAgentProfile): Promise<CheckResult> {
   const program = profile.command[0]!;
-  const found = await findProgram(program, profile.env.PATH ?? process.env.PATH);
+  const found = findProgram(program, profile.env.PATH ?? process.env.PATH);
   return {
     name: `agent ${profile.name}`,
     level: 'ok',

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { makePrivateDirSync } from '../../activities/artifacts/file-io';
+import { devServerUiPort } from '../../domain/saga/naming';
 import { codecFromEnv, CODEC_ENV, dataConverterFromEnv } from '../../codec/config';
 import { codecSecretFrom, startCodecServer, uiOrigins, type CodecServer } from '../../codec/server';
 import { connectClient, connectionSettings, sagaClientInterceptors, uiUrlFor } from '../connection';
@@ -59,7 +60,7 @@ export async function ensureDevServer(
   // The saga home and the server's database: their owner's only.
   makePrivateDirSync(opts.sagaHome);
   makePrivateDirSync(dataDir);
-  const uiPort = opts.uiPort ?? port + 1000;
+  const uiPort = opts.uiPort ?? devServerUiPort(port);
   io.out(
     `Starting the Temporal dev server (${binary}) with its database at ${path.join(dataDir, 'temporal.db')}...`,
   );

@@ -6,7 +6,7 @@
  */
 import { parse as parseToml } from 'smol-toml';
 import YAML from 'yaml';
-import { endpointOfUrl, isEndpointVariable, type Endpoint } from './sandbox-network';
+import { endpointOfUrl, isEndpointVariable, type Endpoint } from './sandbox';
 
 /** The CLIs whose config files are read, by program name. */
 export const CONFIG_FORMATS = {

@@ -6,6 +6,7 @@
  */
 import { BUILTIN_AGENTS, type SagaConfig } from './config';
 import { endpointsFromEnv, parseEndpoint, type Endpoint } from './sandbox';
+import { devServerUiPort } from '../saga/naming';
 
 /**
  * Settings a repository's file may set: they choose among what the user allowed and how long or how often
@@ -166,7 +167,11 @@ export function reservedEndpoints(env: Readonly<Record<string, string | undefine
   const temporalHost = (match?.[1] ?? 'localhost').toLowerCase();
   const temporalPort = match ? Number(match[2]) : 7233;
   reserved.push({ what: 'the Temporal server', host: temporalHost, port: temporalPort });
-  reserved.push({ what: "the Temporal server's Web UI", host: temporalHost, port: temporalPort + 1000 });
+  reserved.push({
+    what: "the Temporal server's Web UI",
+    host: temporalHost,
+    port: devServerUiPort(temporalPort),
+  });
   if (temporalPort !== 7233) {
     reserved.push({ what: 'the Temporal server', host: 'localhost', port: 7233 });
   }

@@ -42,7 +42,6 @@ type FlagSource = 'flag' | 'config' | null;
 export const FlagKeySchema = z.enum(FLAG_VOCABULARY.keys);
 
 /** Config defaults: a key set to true turns that mode on when no flag mentions it. */
-export const ConfigDefaultsSchema = z.record(FlagKeySchema, z.boolean());
 export type ConfigDefaults = Partial<Record<FlagKey, boolean>>;
 
 /** `quality_locked` -> `--quality-locked`. */

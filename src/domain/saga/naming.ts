@@ -78,10 +78,16 @@ export const archiveRef = (path: string): string => `${ARCHIVE_REF_PREFIX}${path
 
 /** Worktree folder name; activities place it under the worktree root (default: beside the repo). */
 export const worktreeDirName = (name: string, key: string): string => `saga-${name}-${key}`;
+/** A saga's worktree for `key` (a task key, `planning`, `integration`, `validation`, `verify`): the one place its path is made. */
+export const worktreePath = (saga: { worktreeRoot: string; name: string }, key: string): string =>
+  `${saga.worktreeRoot}/${worktreeDirName(saga.name, key)}`;
 
 export const milestoneDirName = (id: number, slug: string): string =>
   `${String(id).padStart(2, '0')}-${slug}`;
 export const taskFileName = (id: number, slug: string): string => `${String(id).padStart(2, '0')}-${slug}.md`;
+
+/** The Web UI port of a Temporal dev server (`saga server`, `saga dev`): its gRPC port + 1000. */
+export const devServerUiPort = (grpcPort: number): number => grpcPort + 1000;
 
 /** Links into the Temporal Web UI, always in the saga's own namespace. */
 export const uiWorkflowUrl = (uiBaseUrl: string, namespace: string, workflowId: string): string =>

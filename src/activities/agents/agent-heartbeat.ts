@@ -7,7 +7,8 @@ import { createAgentStreamReader } from '../../domain/agents/agent-stream';
 import type { ProcessProgress } from '../process/process';
 import type { AgentProgress, AgentRunHooks, AgentRunInput } from './input';
 
-export class LiveProgress {
+/** One agent run's heartbeats (the implementation phase's counts are `LiveProgress`, phase-progress.ts). */
+export class AgentHeartbeat {
   readonly stream;
   private lastReadable = '';
   private lastProgress: ProcessProgress = { outputBytes: 0, lastLine: '', elapsedMs: 0 };
