@@ -23,13 +23,13 @@ import {
 } from '../domain/planning/memory';
 import type { PlanMilestone, PlanOutline } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
-import type { Answer, InteractionRequest } from '../domain/saga/state';
+import type { Answer, InteractionRequest } from '../domain/contract/state';
 import { activitiesFor } from './activity-proxies';
 import { PATCHES } from './patches';
 import { ask, askAll } from './ask';
 import { byHandAcceptanceLine } from '../domain/planning/unachievable';
 import type { ValidationResult } from './validation';
-import { ACCEPTANCE_CHOICE } from '../domain/saga/answer-choices';
+import { ACCEPTANCE_CHOICE } from '../domain/contract/answer-choices';
 
 export interface AcceptanceInput {
   ctx: SagaContext;

@@ -3,7 +3,7 @@
  * address users answer at) and the answer comes back as a signal to the workflow that asked.
  */
 import { condition, getExternalWorkflowHandle, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { Answer, Interaction, InteractionRequest } from '../domain/saga/state';
+import type { Answer, Interaction, InteractionRequest } from '../domain/contract/state';
 import { interactionAnsweredSignal, interactionOpenedSignal } from '../domain/saga/messages';
 
 const answers = new Map<string, Answer>();

@@ -11,7 +11,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { carriedAnswers, RespondError, toAnswer, validateResponse } from '../domain/saga/interactions';
-import { RespondInputSchema, type Answer, type Interaction, type RespondInput } from '../domain/saga/state';
+import {
+  RespondInputSchema,
+  type Answer,
+  type Interaction,
+  type RespondInput,
+} from '../domain/contract/state';
 import { deliverAnswer } from './ask';
 import { interactionAnsweredSignal, interactionOpenedSignal, respondUpdate } from '../domain/saga/messages';
 

@@ -16,7 +16,7 @@ import type { CorrectableDecision } from '../domain/planning/memory';
 import { summarizePlan, type PlannerDecision } from '../domain/planning/planner';
 import { SAGA_FILES } from '../domain/saga/saga-dir';
 import type { SagaContext } from '../domain/saga/saga-input';
-import type { PlanSummary, ProgressEvent, Usage } from '../domain/saga/state';
+import type { PlanSummary, ProgressEvent, Usage } from '../domain/contract/state';
 import { activitiesFor } from './activity-proxies';
 import { PlannerRuns, type Planner, type PlanningSpend } from './planner-runs';
 import { report, sagaLog } from './shared';

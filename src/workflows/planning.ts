@@ -7,7 +7,7 @@
 import { CancellationScope } from '@temporalio/workflow';
 import type { Plan } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
-import type { ProgressEvent } from '../domain/saga/state';
+import type { ProgressEvent } from '../domain/contract/state';
 import { noUsage } from '../domain/agents/usage';
 import { quickActivities } from './activity-proxies';
 import type { PlanningSpend } from './planner-runs';

@@ -14,13 +14,13 @@ import { addUsage, noUsage } from '../domain/agents/usage';
 import { summarizePlan } from '../domain/planning/planner';
 import type { Plan } from '../domain/plan';
 import { cappedLine } from '../domain/text/caps';
+import { reconciliationLogLines } from '../domain/record/reconciliation';
 import {
   parseReconciliationInput,
-  reconciliationLogLines,
   type Reconciliation,
   type ReconciliationInput,
-} from '../domain/record/reconciliation';
-import { integrationBranch, uiWorkflowUrl } from '../domain/saga/naming';
+} from '../domain/contract/reconciliation';
+import { integrationBranch, uiWorkflowUrl } from '../domain/contract/naming';
 import {
   mergeLogs,
   reduceProgress,
@@ -40,7 +40,7 @@ import type {
   ProgressEvent,
   SagaStatus,
   Usage,
-} from '../domain/saga/state';
+} from '../domain/contract/state';
 import { quickActivities } from './activity-proxies';
 import { ask, askAll, toInteraction } from './ask';
 import {

@@ -15,7 +15,7 @@ import {
 } from '@temporalio/workflow';
 import { planOutline } from '../domain/plan';
 import { failureReason } from '../domain/saga/failure';
-import { integrationBranch, phaseWorkflowId } from '../domain/saga/naming';
+import { integrationBranch, phaseWorkflowId } from '../domain/contract/naming';
 import {
   exitCriteriaLine,
   fastForwardLine,
@@ -27,7 +27,7 @@ import {
 import type { SagaInput } from '../domain/saga/saga-input';
 import { migrateSagaState, SagaStateError, type SagaState } from '../domain/saga/saga-state';
 import { SagaName } from '../domain/saga/search-attributes';
-import type { Phase } from '../domain/saga/state';
+import type { Phase } from '../domain/contract/state';
 import { type AcceptanceResult } from './acceptance';
 import { accept, confirmByHand, exitResultsOf, writeReport } from './saga-report';
 import { implementationWorkflow } from './implementation';

@@ -12,7 +12,7 @@ import type { BudgetGrant } from '../domain/fleet/budget';
 import type { TaskReport } from '../domain/fleet/fleet';
 import type { Plan, PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
-import type { SpecChange } from '../domain/saga/state';
+import type { SpecChange } from '../domain/contract/state';
 import { TaskDelegation } from './task-delegation';
 import { PATCHES } from './patches';
 import { sagaLog } from './shared';

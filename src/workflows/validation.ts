@@ -4,7 +4,7 @@
  */
 import { isNotRunnable } from '../domain/fleet/unrunnable-checks';
 import { patched, setCurrentDetails } from '@temporalio/workflow';
-import { integrationBranch, worktreeDirName } from '../domain/saga/naming';
+import { integrationBranch, worktreeDirName } from '../domain/contract/naming';
 import type { ExitCriterion, PlanOutline } from '../domain/plan';
 import { unachievableFinding } from '../domain/planning/unachievable';
 import type { SagaContext } from '../domain/saga/saga-input';

@@ -10,7 +10,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { respond } from '../../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { SAGA_STATE_VERSION, type SagaState } from '../../src/domain/saga/saga-state';
 import { SagaName } from '../../src/domain/saga/search-attributes';
 import { carryQuery } from '../../src/domain/saga/messages';

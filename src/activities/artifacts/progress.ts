@@ -4,7 +4,7 @@ import type { Environment } from '../../domain/planning/environment';
 import type { Plan } from '../../domain/plan';
 import { decisionNotes, integrationNotes, mergeLog } from '../../domain/record/progress-log';
 import { renderProgressMd, type ProgressExtra } from '../../domain/record/render';
-import type { SagaStatus } from '../../domain/saga/state';
+import type { SagaStatus } from '../../domain/contract/state';
 import { writeCostRecord } from './cost-records';
 import { lockFile } from './file-io';
 import type { SagaFiles } from './saga-files';

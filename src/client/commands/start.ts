@@ -19,7 +19,7 @@ import {
   proposeSagaName,
   sagaWorkflowId,
   uiWorkflowUrl,
-} from '../../domain/saga/naming';
+} from '../../domain/contract/naming';
 import type { Plan } from '../../domain/plan';
 import { parsePlanText } from '../../domain/plan/parse-text';
 import type { SagaInput } from '../../domain/saga/saga-input';

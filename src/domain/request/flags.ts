@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FlagsResultSchema, type FlagsResult } from '../contract/flags-result';
 
 /**
  * The flags contract (README, Real use; docs/ARCHITECTURE.md, Contracts). Pure: imported by workflow code.
@@ -6,23 +7,6 @@ import { z } from 'zod';
  * Parity matters more than taste here: the same arguments must give the same JSON as the other
  * implementations of this contract (sage_flags.py), so whitespace, error texts and key order follow it.
  */
-
-/** The parser's JSON contract (the flags contract): twelve keys, always present, in this order. */
-export const FlagsResultSchema = z.object({
-  quality_locked: z.boolean(),
-  autonomous: z.boolean(),
-  subagents: z.boolean(),
-  parallel: z.boolean(),
-  goal: z.string(),
-  error: z.string().nullable(),
-  quality_locked_source: z.enum(['flag', 'config']).nullable(),
-  autonomous_source: z.enum(['flag', 'config']).nullable(),
-  subagents_source: z.enum(['flag', 'config']).nullable(),
-  parallel_source: z.enum(['flag', 'config']).nullable(),
-  parallel_lanes: z.number().int().min(0).max(4),
-  parallel_note: z.string().nullable(),
-});
-export type FlagsResult = z.infer<typeof FlagsResultSchema>;
 
 /**
  * The flag vocabulary, in ONE place: every flag spelling, the config keys, the error texts and the
