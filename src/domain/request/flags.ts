@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FlagsResultSchema, type FlagsResult } from '../contract/flags-result';
+import { PYTHON_WHITESPACE, pythonStrip } from '../text/python-whitespace';
 
 /**
  * The flags contract (README, Real use; docs/ARCHITECTURE.md, Contracts). Pure: imported by workflow code.
@@ -43,19 +44,8 @@ const SUPPORTED_FLAGS_TEXT = [...POSITIVE_FLAGS.keys(), ...NEGATIVE_FLAGS.keys()
   .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   .join(', ');
 
-/**
- * Python's `str.isspace()` set, so trimming and word splitting agree with the reference parser
- * (JS `\s` differs: it includes U+FEFF and lacks U+001C-U+001F and U+0085).
- */
-export const PYTHON_WHITESPACE =
-  '\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const LEADING_WS = new RegExp(`^[${PYTHON_WHITESPACE}]+`);
-const TRAILING_WS = new RegExp(`[${PYTHON_WHITESPACE}]+$`);
 const FIRST_WORD = new RegExp(`^[^${PYTHON_WHITESPACE}]+`);
-
-export function pythonStrip(text: string): string {
-  return text.replace(LEADING_WS, '').replace(TRAILING_WS, '');
-}
 
 /** Every mode off, no goal, the error set: the shape the contract demands on any failure. */
 function errorResult(message: string): FlagsResult {
