@@ -12,7 +12,7 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import { failureReason } from '../domain/saga/failure';
 import { sagaNameFromWorkflowId, sagaWorkflowId } from '../domain/contract/naming';
-import { SagaName, SagaPhase, SagaAwaitingInput } from '../domain/saga/search-attributes';
+import { SagaName, SagaPhase, SagaAwaitingInput } from '../domain/contract/search-attributes';
 import type { Answer, InteractionKind, RespondInput, SagaStatus } from '../domain/contract/state';
 import { respondUpdate, statusQuery } from '../domain/saga/messages';
 import { queryLiveStatus, withLiveProgress } from '../status/live-status';

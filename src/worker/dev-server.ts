@@ -3,7 +3,7 @@ import { chmodSync, closeSync, openSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { makePrivateDirSync } from '../activities/artifacts/file-io';
-import { devServerSearchAttributeArgs } from '../domain/saga/search-attributes';
+import { devServerSearchAttributeArgs } from '../domain/contract/search-attributes';
 import { EnvironmentError, findTemporalBinary } from './temporal-binary';
 
 /** Queries the server holds per workflow while its workflow task runs (deploy/dynamicconfig/docker.yaml too). */

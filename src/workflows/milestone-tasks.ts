@@ -26,7 +26,7 @@ import { adjustmentHow, adjustmentPlan, currentTaskSpec } from '../domain/fleet/
 import { ownsWarning, type PlanMilestone } from '../domain/plan';
 import { failureReason } from '../domain/saga/failure';
 import { taskWorkflowId } from '../domain/contract/naming';
-import { SagaName } from '../domain/saga/search-attributes';
+import { SagaName } from '../domain/contract/search-attributes';
 import type { TaskState } from '../domain/contract/state';
 import { addUsage, noUsage } from '../domain/agents/usage';
 import { askAboutBlocked, keepSpecChange, onEscalation, resolveSpecGap } from './fleet-answers';

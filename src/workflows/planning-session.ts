@@ -14,7 +14,7 @@ import type { PlannerAnswer } from '../domain/planning/elicitation';
 import type { Environment } from '../domain/planning/environment';
 import type { CorrectableDecision } from '../domain/planning/memory';
 import { summarizePlan, type PlannerDecision } from '../domain/planning/planner';
-import { SAGA_FILES } from '../domain/saga/saga-dir';
+import { SAGA_FILES } from '../domain/contract/saga-dir';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { PlanSummary, ProgressEvent, Usage } from '../domain/contract/state';
 import { activitiesFor } from './activity-proxies';

@@ -13,7 +13,7 @@ import type { CorrectableDecision } from '../domain/planning/memory';
 import { phaseWorkflowId } from '../domain/contract/naming';
 import type { Plan } from '../domain/plan';
 import type { SagaContext, SagaInput } from '../domain/saga/saga-input';
-import { SagaName } from '../domain/saga/search-attributes';
+import { SagaName } from '../domain/contract/search-attributes';
 import type { Answer, InteractionRequest, ProgressEvent, Usage } from '../domain/contract/state';
 import { noUsage } from '../domain/agents/usage';
 import { quickActivities } from './activity-proxies';

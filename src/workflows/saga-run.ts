@@ -28,10 +28,10 @@ import {
   type ProgressView,
 } from '../domain/saga/phase-progress';
 import { answeredLine, waitingLine } from '../domain/saga/rounds';
-import { SAGA_FILES } from '../domain/saga/saga-dir';
+import { SAGA_FILES } from '../domain/contract/saga-dir';
 import type { SagaInput } from '../domain/saga/saga-input';
 import { SAGA_LOG_KEEP, SAGA_STATE_VERSION, type SagaState } from '../domain/saga/saga-state';
-import { SagaAwaitingInput, SagaPhase } from '../domain/saga/search-attributes';
+import { SagaAwaitingInput, SagaPhase } from '../domain/contract/search-attributes';
 import type {
   Answer,
   ExitResult,

@@ -26,7 +26,7 @@ import {
 } from '../domain/saga/rounds';
 import type { SagaInput } from '../domain/saga/saga-input';
 import { migrateSagaState, SagaStateError, type SagaState } from '../domain/saga/saga-state';
-import { SagaName } from '../domain/saga/search-attributes';
+import { SagaName } from '../domain/contract/search-attributes';
 import type { Phase } from '../domain/contract/state';
 import { type AcceptanceResult } from './acceptance';
 import { accept, confirmByHand, exitResultsOf, writeReport } from './saga-report';

@@ -12,7 +12,7 @@ import { respond } from '../../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
 import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { SAGA_STATE_VERSION, type SagaState } from '../../src/domain/saga/saga-state';
-import { SagaName } from '../../src/domain/saga/search-attributes';
+import { SagaName } from '../../src/domain/contract/search-attributes';
 import { carryQuery } from '../../src/domain/saga/messages';
 import { runSaga } from '../harness/cli';
 import { startApprovedSaga } from '../harness/fleet-saga';

@@ -9,7 +9,7 @@ import { writeCostRecord } from './cost-records';
 import { lockFile } from './file-io';
 import type { SagaFiles } from './saga-files';
 import { refreshSpecTree } from './spec-tree';
-import { SAGA_FILES } from '../../domain/saga/saga-dir';
+import { SAGA_FILES } from '../../domain/contract/saga-dir';
 
 export interface ProgressInput {
   sagaDir: string;

@@ -25,7 +25,7 @@ import { earlierCostRecords } from './cost-records';
 import { lockFile } from './file-io';
 import type { ProgressInput } from './progress';
 import { badInput, isBelow, type SagaFiles } from './saga-files';
-import { SAGA_FILES } from '../../domain/saga/saga-dir';
+import { SAGA_FILES } from '../../domain/contract/saga-dir';
 
 export interface SpecTreeInput {
   sagaDir: string;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { cleanupSagaWorktrees } from '../../activities/git-ops';
 import { assertSagaName } from '../../domain/contract/naming';
-import { SagaRepo } from '../../domain/saga/search-attributes';
+import { SagaRepo } from '../../domain/contract/search-attributes';
 import { bool, parseArgs, str } from '../args';
 import { UserError } from '../errors';
 import { describeSaga } from '../saga-client';

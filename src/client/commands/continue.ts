@@ -14,7 +14,7 @@ import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { sagaWorkflowId } from '../../domain/contract/naming';
 import type { SagaInput } from '../../domain/saga/saga-input';
-import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/saga/search-attributes';
+import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/contract/search-attributes';
 import { withReportedProgress, type SagaState } from '../../domain/saga/saga-state';
 import type { MilestoneState } from '../../domain/contract/state';
 import { carryQuery } from '../../domain/saga/messages';

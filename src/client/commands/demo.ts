@@ -19,7 +19,7 @@ import {
   uiSagaListUrl,
   uiWorkflowUrl,
 } from '../../domain/contract/naming';
-import { SAGA_FILES } from '../../domain/saga/saga-dir';
+import { SAGA_FILES } from '../../domain/contract/saga-dir';
 import type { Interaction, SagaStatus } from '../../domain/contract/state';
 import { stripControls } from '../../domain/text/terminal';
 import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';

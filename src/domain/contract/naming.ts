@@ -1,7 +1,7 @@
 /**
  * The one place for every name the saga gives things: saga slugs, workflow IDs, branches and archive refs,
  * task keys, milestone folders, Web UI links. Pure: imported by workflows and activities. The files of the
- * saga directory are named in src/domain/saga/saga-dir.ts.
+ * saga directory are named in saga-dir.ts.
  */
 
 export const SAGA_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
