@@ -18,9 +18,10 @@ const nodeBuiltins = [
 const deterministicMessage = 'Workflow and domain code must stay deterministic; do I/O in activities.';
 
 /**
- * `dir`'s modules may not import the named layers (the first folder of a relative import, e.g. '../client/x').
+ * `dir`'s modules may not import the named layers (the first folder of a relative import, e.g. '../client/x'),
+ * nor, inside src/domain, the domain folders named in `floorsAbove` (e.g. '../saga/x').
  */
-function layer(dir, forbidden, { deterministic = false, allowTypeImports = false } = {}) {
+function layer(dir, forbidden, { deterministic = false, allowTypeImports = false, floorsAbove = [] } = {}) {
   return {
     files: [`${dir}/**/*.ts`],
     rules: {
@@ -40,12 +41,36 @@ function layer(dir, forbidden, { deterministic = false, allowTypeImports = false
               message: `${dir} may import only the layers below it (docs/ARCHITECTURE.md).`,
               allowTypeImports,
             },
+            ...(floorsAbove.length
+              ? [
+                  {
+                    regex: `^(?:\\.\\./)+(?:${floorsAbove.join('|')})(?:/|$)`,
+                    message: `${dir} may import only the domain folders below it (docs/ARCHITECTURE.md).`,
+                  },
+                ]
+              : []),
           ],
         },
       ],
     },
   };
 }
+
+/** The layers above the domain: domain code imports none of them. */
+const DOMAIN_ABOVE = ['activities', 'workflows', 'client', 'worker', 'chat', 'status', 'codec', 'http'];
+/** The folders of src/domain, bottom to top (docs/ARCHITECTURE.md, "The domain's floors"). */
+const DOMAIN_FLOORS = [
+  'text',
+  'contract',
+  'config',
+  'agents',
+  'plan',
+  'request',
+  'planning',
+  'fleet',
+  'record',
+  'saga',
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'tools/**', 'coverage/**', '.test-artifacts/**'] },
@@ -60,9 +85,14 @@ export default tseslint.config(
     },
   },
   // The layers (docs/ARCHITECTURE.md): each may import only those below it, so a wrong import fails `npm test`.
-  layer('src/domain', ['activities', 'workflows', 'client', 'worker', 'chat', 'status', 'codec', 'http'], {
-    deterministic: true,
-  }),
+  layer('src/domain', DOMAIN_ABOVE, { deterministic: true }),
+  // The domain's floors, bottom first: each folder may import only those before it (no domain cycle).
+  ...DOMAIN_FLOORS.slice(0, -1).map((floor, i) =>
+    layer(`src/domain/${floor}`, DOMAIN_ABOVE, {
+      deterministic: true,
+      floorsAbove: DOMAIN_FLOORS.slice(i + 1),
+    }),
+  ),
   // Workflows see activities only as types (proxyActivities); their code is replayed, so no Node I/O.
   layer('src/workflows', ['activities', 'client', 'worker', 'chat', 'status', 'codec', 'http'], {
     deterministic: true,

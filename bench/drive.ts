@@ -6,8 +6,8 @@ import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { respond, waitForStatus } from '../src/client/saga-client';
-import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/saga/naming';
-import type { SagaStatus } from '../src/domain/saga/state';
+import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/contract/naming';
+import type { SagaStatus } from '../src/domain/contract/state';
 import type { BenchRepo } from './scenario';
 
 export interface SagaRun {

@@ -5,7 +5,7 @@
  */
 import type { temporal } from '@temporalio/proto';
 import { METADATA_STORED_BYTES, payloadBytes } from '../src/codec/payload-store';
-import { parseTaskRef } from '../src/domain/saga/naming';
+import { parseTaskRef } from '../src/domain/contract/naming';
 import type { AgentRecord } from './timed-agent';
 
 type History = temporal.api.history.v1.IHistory;

@@ -7,7 +7,7 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { performance } from 'node:perf_hooks';
-import { sagaWorkflowId } from '../src/domain/saga/naming';
+import { sagaWorkflowId } from '../src/domain/contract/naming';
 import { figure, type Figure } from './figures';
 import { eventCount, largestPayloads } from './history';
 import { accept, approveAndFinish, lanesEnv, numberEnv, startAndConfirm, writeScaleRepo } from './scale-saga';

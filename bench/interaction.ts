@@ -20,9 +20,9 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { prepareSaga, startSaga } from '../src/client/commands/start';
 import { getStatus, respond } from '../src/client/saga-client';
 import { createSampleRepo, greetingPlan } from '../src/demo/sample-repo';
-import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/saga/naming';
+import { phaseWorkflowId, sagaWorkflowId } from '../src/domain/contract/naming';
 import { QUESTION_BATCH, questionInteractionId } from '../src/domain/planning/planner';
-import type { SagaStatus } from '../src/domain/saga/state';
+import type { SagaStatus } from '../src/domain/contract/state';
 import { PROJECT_ROOT } from '../src/project-root';
 import { figure, quantile, type Figure } from './figures';
 

@@ -6,8 +6,8 @@ import type { Client } from '@temporalio/client';
 import { performance } from 'node:perf_hooks';
 import { respond, waitForStatus } from '../src/client/saga-client';
 import { FLAG_VOCABULARY } from '../src/domain/request/flags';
-import { sagaWorkflowId } from '../src/domain/saga/naming';
-import type { SagaStatus } from '../src/domain/saga/state';
+import { sagaWorkflowId } from '../src/domain/contract/naming';
+import type { SagaStatus } from '../src/domain/contract/state';
 import { startBenchSaga } from './drive';
 import { benchPlanTask, writeTimedAgentRepo, type BenchRepo } from './scenario';
 

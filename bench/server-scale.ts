@@ -27,7 +27,7 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { getStatus } from '../src/client/saga-client';
 import { dataConverterFromEnv } from '../src/codec/config';
-import { phaseWorkflowId } from '../src/domain/saga/naming';
+import { phaseWorkflowId } from '../src/domain/contract/naming';
 import { PROJECT_ROOT } from '../src/project-root';
 import { freePort, startDevServer } from '../src/worker/dev-server';
 import { installRuntime } from '../src/worker/worker';

@@ -17,7 +17,7 @@ import type { Client } from '@temporalio/client';
 import { AGENT_RUN_FILE } from '../src/domain/config/agent-presets';
 import { DEFAULT_HEARTBEAT_TIMEOUT } from '../src/domain/config/config';
 import { FLAG_VOCABULARY } from '../src/domain/request/flags';
-import { sagaWorkflowId } from '../src/domain/saga/naming';
+import { sagaWorkflowId } from '../src/domain/contract/naming';
 import { startWorker, type BenchWorker } from './bench-worker';
 import { figure, type Figure } from './figures';
 import { approve, numberEnv, startAndConfirm, withOwnQueues, withSagaQueues } from './scale-saga';

@@ -14,7 +14,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { agentSucceeded } from '../domain/agents/agent-output';
 import { conflictNote } from '../domain/fleet/task-notes';
-import { isSagaBranch } from '../domain/saga/naming';
+import { isSagaBranch } from '../domain/contract/naming';
 import type { RunAgentResult } from './agents';
 import { runDirectory } from './process/process';
 import type { createRoleAgentActivities, RoleAgentInput } from './agents/roles';

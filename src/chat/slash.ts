@@ -3,8 +3,8 @@
  * `respond NAME ID CHOICE [-- NOTE]`, `approve NAME`, `revise NAME NOTE`, `accept NAME [--fast-forward]`,
  * `report NAME TEXT`. Pure parsing; the Slack handler runs what it returns.
  */
-import { ACCEPTANCE_CHOICE, acceptChoice, PLAN_APPROVAL_CHOICE } from '../domain/saga/answer-choices';
-import type { InteractionKind } from '../domain/saga/state';
+import { ACCEPTANCE_CHOICE, acceptChoice, PLAN_APPROVAL_CHOICE } from '../domain/contract/answer-choices';
+import type { InteractionKind } from '../domain/contract/state';
 
 export type SlashCommand =
   | { type: 'help'; problem?: string }

@@ -1,5 +1,5 @@
 /** `/saga status NAME` as Slack mrkdwn: phase, what the saga waits for (with how to answer), and the Web UI link. */
-import type { SagaStatus } from '../domain/saga/state';
+import type { SagaStatus } from '../domain/contract/state';
 import { slackEscape } from './messages';
 
 export function formatStatus(status: SagaStatus): string {

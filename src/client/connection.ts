@@ -7,7 +7,7 @@ import {
 } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { dataConverterFromEnv } from '../codec/config';
-import { devServerUiPort } from '../domain/saga/naming';
+import { devServerUiPort } from '../domain/contract/naming';
 import { EnvironmentError } from '../worker/temporal-binary';
 
 export interface ConnectionSettings {

@@ -6,7 +6,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { AgentProgress } from '../activities/agents';
-import type { MilestoneState, SagaStatus, Usage } from '../domain/saga/state';
+import type { MilestoneState, SagaStatus, Usage } from '../domain/contract/state';
 import { addUsage, formatUsage, noUsage } from '../domain/agents/usage';
 import { fromRawPayload } from './payloads';
 

@@ -11,9 +11,9 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { failureReason } from '../domain/saga/failure';
-import { sagaNameFromWorkflowId, sagaWorkflowId } from '../domain/saga/naming';
-import { SagaName, SagaPhase, SagaAwaitingInput } from '../domain/saga/search-attributes';
-import type { Answer, InteractionKind, RespondInput, SagaStatus } from '../domain/saga/state';
+import { sagaNameFromWorkflowId, sagaWorkflowId } from '../domain/contract/naming';
+import { SagaName, SagaPhase, SagaAwaitingInput } from '../domain/contract/search-attributes';
+import type { Answer, InteractionKind, RespondInput, SagaStatus } from '../domain/contract/state';
 import { respondUpdate, statusQuery } from '../domain/saga/messages';
 import { queryLiveStatus, withLiveProgress } from '../status/live-status';
 import { UserError } from './errors';

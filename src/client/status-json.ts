@@ -1,5 +1,5 @@
 /** The status as `saga status --json` prints it (the CLI contract), shared by the CLI and the saga board. */
-import type { SagaStatus } from '../domain/saga/state';
+import type { SagaStatus } from '../domain/contract/state';
 import { milestoneUsage } from './running-agents';
 
 /** The status with each milestone's usage (the sum of its tasks') and flat cost fields added. */

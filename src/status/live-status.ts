@@ -5,9 +5,9 @@
  * asks both and merges. Used by the CLI, the chat bridge and the PROGRESS.md projector alike.
  */
 import type { Client } from '@temporalio/client';
-import { phaseWorkflowId } from '../domain/saga/naming';
+import { phaseWorkflowId } from '../domain/contract/naming';
 import { mergeLiveProgress } from '../domain/saga/phase-progress';
-import type { SagaStatus } from '../domain/saga/state';
+import type { SagaStatus } from '../domain/contract/state';
 import { implementationProgressQuery, statusQuery } from '../domain/saga/messages';
 import { withMilestoneRecords } from './milestone-records';
 

@@ -7,8 +7,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { expandMilestone, readMilestoneRecord, type MilestoneRecord } from '../domain/saga/milestone-records';
-import { milestoneRecordFile } from '../domain/saga/saga-dir';
-import type { MilestoneState, SagaStatus } from '../domain/saga/state';
+import { milestoneRecordFile } from '../domain/contract/saga-dir';
+import type { MilestoneState, SagaStatus } from '../domain/contract/state';
 
 /** Records never change once written: kept per file while its size and time stay the same. */
 const cache = new Map<string, { stamp: string; record: MilestoneRecord }>();

@@ -3,8 +3,8 @@ import { chmodSync, closeSync, openSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { makePrivateDirSync } from '../activities/artifacts/file-io';
-import { devServerUiPort } from '../domain/saga/naming';
-import { devServerSearchAttributeArgs } from '../domain/saga/search-attributes';
+import { devServerUiPort } from '../domain/contract/naming';
+import { devServerSearchAttributeArgs } from '../domain/contract/search-attributes';
 import { EnvironmentError, findTemporalBinary } from './temporal-binary';
 
 /** Queries the server holds per workflow while its workflow task runs (deploy/dynamicconfig/docker.yaml too). */

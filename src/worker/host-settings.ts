@@ -4,7 +4,7 @@
  */
 import os from 'node:os';
 import { sagaHomeOf } from '../domain/config/saga-home';
-import { WORKFLOW_TASK_QUEUE } from '../domain/saga/naming';
+import { WORKFLOW_TASK_QUEUE } from '../domain/contract/naming';
 import { EnvironmentError } from './temporal-binary';
 
 export const defaultHostId = (): string => process.env.SAGA_HOST_ID || os.hostname();

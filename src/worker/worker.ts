@@ -17,7 +17,7 @@ import {
 import type { DataConverter } from '@temporalio/common';
 import { createActivities } from '../activities';
 import { dataConverterFromEnv } from '../codec/config';
-import { hostTaskQueue, projectorTaskQueue } from '../domain/saga/naming';
+import { hostTaskQueue, projectorTaskQueue } from '../domain/contract/naming';
 import { activityLedger, activityLedgerDir, failOrphanedActivities } from './orphaned-activities';
 import { defaultHostId, hostActivitySlots, shutdownGraceMs, workflowTaskQueue } from './host-settings';
 import { prebuiltWorkflowBundle, workflowCode } from './workflow-bundle';

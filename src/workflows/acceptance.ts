@@ -24,13 +24,13 @@ import {
 import type { PlanMilestone, PlanOutline } from '../domain/plan';
 import { interactionAnsweredSignal } from '../domain/saga/messages';
 import type { SagaContext } from '../domain/saga/saga-input';
-import type { Answer, InteractionRequest } from '../domain/saga/state';
+import type { Answer, InteractionRequest } from '../domain/contract/state';
 import { activitiesFor } from './activity-proxies';
 import { PATCHES } from './patches';
 import { ask, askAll, recordAnswer } from './ask';
 import { byHandAcceptanceLine } from '../domain/planning/unachievable';
 import type { ValidationResult } from './validation';
-import { ACCEPTANCE_CHOICE } from '../domain/saga/answer-choices';
+import { ACCEPTANCE_CHOICE } from '../domain/contract/answer-choices';
 
 export interface AcceptanceInput {
   ctx: SagaContext;

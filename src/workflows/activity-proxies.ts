@@ -9,7 +9,7 @@ import {
 import type { SagaActivities } from '../activities';
 import { DEFAULT_HEARTBEAT_TIMEOUT } from '../domain/config/config';
 import { parseDuration } from '../domain/config/units';
-import { projectorTaskQueue } from '../domain/saga/naming';
+import { projectorTaskQueue } from '../domain/contract/naming';
 import type { SagaContext } from '../domain/saga/saga-input';
 
 type Stubs = ActivityInterfaceFor<SagaActivities>;

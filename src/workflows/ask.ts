@@ -5,7 +5,7 @@
  * block, before its first await.
  */
 import { condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import type { Answer, Interaction, InteractionRequest } from '../domain/saga/state';
+import type { Answer, Interaction, InteractionRequest } from '../domain/contract/state';
 import { interactionOpenedSignal } from '../domain/saga/messages';
 
 const answers = new Map<string, Answer>();

@@ -17,7 +17,7 @@ import type { TaskReport } from '../domain/fleet/fleet';
 import { ASKED_STREAK, retainedAfterEscalation, specChangeOf } from '../domain/fleet/fleet-run';
 import { specChangeDecision, withSpecChange } from '../domain/fleet/spec-changes';
 import { specEditChange } from '../domain/fleet/spec-edit';
-import type { Answer, SpecChange, TaskState } from '../domain/saga/state';
+import type { Answer, SpecChange, TaskState } from '../domain/contract/state';
 import { quickActivities } from './activity-proxies';
 import { ask } from './ask';
 import type { Fleet } from './fleet-state';

@@ -13,7 +13,7 @@ import {
   type BudgetGrant,
 } from '../domain/fleet/budget';
 import type { SagaContext } from '../domain/saga/saga-input';
-import type { Answer, Usage } from '../domain/saga/state';
+import type { Answer, Usage } from '../domain/contract/state';
 import { quickActivities } from './activity-proxies';
 import { ask } from './ask';
 import { budgetGrantSignal } from '../domain/saga/messages';

@@ -1,10 +1,10 @@
 /** What a task child is started with: its branch, worktree, starting point, retained context and budget. */
 import { cappedList } from '../domain/text/caps';
 import type { BudgetGrant } from '../domain/fleet/budget';
-import { archiveRef, integrationBranch, worktreePath } from '../domain/saga/naming';
+import { archiveRef, integrationBranch, worktreePath } from '../domain/contract/naming';
 import type { PlanMilestone } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
-import type { MilestoneState, TaskState } from '../domain/saga/state';
+import type { MilestoneState, TaskState } from '../domain/contract/state';
 import type { TaskInput } from './task';
 
 export interface Delegation {

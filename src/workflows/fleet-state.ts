@@ -12,7 +12,7 @@ import type { Plan } from '../domain/plan';
 import { compactMilestone, recordedMilestoneIds } from '../domain/saga/milestone-records';
 import { applyLiveProgress, type LiveProgress } from '../domain/saga/phase-progress';
 import type { SagaContext } from '../domain/saga/saga-input';
-import type { Answer, MilestoneState, ProgressEvent, TaskState, Usage } from '../domain/saga/state';
+import type { Answer, MilestoneState, ProgressEvent, TaskState, Usage } from '../domain/contract/state';
 import type { FleetBudget } from './fleet-budget';
 import type { TaskInput } from './task';
 

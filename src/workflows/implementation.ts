@@ -19,7 +19,7 @@ import { milestoneOrder } from '../domain/fleet/schedule';
 import type { Plan, PlanMilestone } from '../domain/plan';
 import type { LiveProgress } from '../domain/saga/phase-progress';
 import type { SagaContext } from '../domain/saga/saga-input';
-import type { MilestoneState, Usage } from '../domain/saga/state';
+import type { MilestoneState, Usage } from '../domain/contract/state';
 import { quickActivities } from './activity-proxies';
 import { ask, recordAnswer } from './ask';
 import {

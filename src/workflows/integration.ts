@@ -20,10 +20,10 @@ import {
   type UnrunnableCheck,
 } from '../domain/fleet/unrunnable-checks';
 import type { PlanMilestone } from '../domain/plan';
-import { integrationBranch, taskRef, worktreePath } from '../domain/saga/naming';
+import { integrationBranch, taskRef, worktreePath } from '../domain/contract/naming';
 import { processEndWhy } from '../domain/text/process-end';
 import type { SagaContext } from '../domain/saga/saga-input';
-import type { MilestoneState, TaskState, Usage } from '../domain/saga/state';
+import type { MilestoneState, TaskState, Usage } from '../domain/contract/state';
 import { patched } from '@temporalio/workflow';
 import { activitiesFor } from './activity-proxies';
 import { PATCHES } from './patches';

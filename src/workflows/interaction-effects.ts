@@ -8,7 +8,7 @@
  */
 import { condition, log, proxyActivities } from '@temporalio/workflow';
 import type { SagaActivities } from '../activities';
-import type { Answer, Interaction } from '../domain/saga/state';
+import type { Answer, Interaction } from '../domain/contract/state';
 
 export interface InteractionEffectsOptions {
   saga: string;

@@ -6,7 +6,12 @@
 import { zodIssueLines } from '../domain/text/zod-errors';
 import { ApplicationFailure, condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import { carriedAnswers, RespondError, toAnswer, validateResponse } from '../domain/saga/interactions';
-import { RespondInputSchema, type Answer, type Interaction, type RespondInput } from '../domain/saga/state';
+import {
+  RespondInputSchema,
+  type Answer,
+  type Interaction,
+  type RespondInput,
+} from '../domain/contract/state';
 import { recordAnswer } from './ask';
 import { interactionAnsweredSignal } from '../domain/saga/messages';
 

@@ -7,7 +7,7 @@ import { log, setCurrentDetails } from '@temporalio/workflow';
 import { addUsage } from '../domain/agents/usage';
 import { budgetInteraction, raisedLimit, remainingUsd, runCapUsd } from '../domain/fleet/budget';
 import type { SagaContext } from '../domain/saga/saga-input';
-import type { Usage } from '../domain/saga/state';
+import type { Usage } from '../domain/contract/state';
 import { processEndWhy } from '../domain/text/process-end';
 import { activitiesFor } from './activity-proxies';
 import { ask } from './ask';

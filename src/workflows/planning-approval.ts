@@ -10,14 +10,14 @@ import { applyCorrections, correctableDecisions } from '../domain/planning/auton
 import { correctionsLine, planApprovalRequest } from '../domain/planning/elicitation';
 import { parseDecisionCorrections, type CorrectableDecision } from '../domain/planning/memory';
 import { reviewedApproval } from '../domain/planning/plan-review';
-import type { Answer, InteractionRequest } from '../domain/saga/state';
+import type { Answer, InteractionRequest } from '../domain/contract/state';
 import { ask } from './ask';
 import { PATCHES } from './patches';
 import type { PlanningResult, PlanningSession } from './planning-session';
 import { draftPlan, validatePlanned } from './planning-steps';
 import { reviewLoop } from './review-loop';
 import { sagaLog } from './shared';
-import { PLAN_APPROVAL_CHOICE } from '../domain/saga/answer-choices';
+import { PLAN_APPROVAL_CHOICE } from '../domain/contract/answer-choices';
 
 /** Asks for approval of each version until the user approves or rejects, or a revision cannot be had. */
 export async function approvalGate(

@@ -23,7 +23,7 @@ import {
   type PlannerQuestionsOutput,
 } from '../domain/planning/planner';
 import { withRestatement } from '../domain/request/intake';
-import { sagaWorkflowId } from '../domain/saga/naming';
+import { sagaWorkflowId } from '../domain/contract/naming';
 import { askAll } from './ask';
 import type { Validation } from './planner-runs';
 import { recordRestatement, resolveConflicts } from './planning-steps';

@@ -8,7 +8,7 @@ import { CancellationScope, setHandler } from '@temporalio/workflow';
 import type { Plan } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
 import { interactionAnsweredSignal } from '../domain/saga/messages';
-import type { ProgressEvent } from '../domain/saga/state';
+import type { ProgressEvent } from '../domain/contract/state';
 import { noUsage } from '../domain/agents/usage';
 import { quickActivities } from './activity-proxies';
 import { recordAnswer } from './ask';

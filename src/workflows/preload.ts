@@ -11,7 +11,7 @@
 import { ZodEnum, ZodNativeEnum, ZodObject, ZodString, ZodType } from 'zod';
 import * as acceptanceIssues from '../domain/planning/acceptance-issues';
 import * as adjustmentApproval from '../domain/fleet/adjustment-approval';
-import * as answerChoices from '../domain/saga/answer-choices';
+import * as answerChoices from '../domain/contract/answer-choices';
 import * as autoPickNotice from '../domain/planning/auto-pick-notice';
 import * as autoRunFiles from '../domain/record/auto-run-files';
 import * as autonomousDecisions from '../domain/planning/autonomous-decisions';
@@ -25,6 +25,7 @@ import * as elicitation from '../domain/planning/elicitation';
 import * as environment from '../domain/planning/environment';
 import * as failure from '../domain/saga/failure';
 import * as flags from '../domain/request/flags';
+import * as flagsResult from '../domain/contract/flags-result';
 import * as fleet from '../domain/fleet/fleet';
 import * as fleetRun from '../domain/fleet/fleet-run';
 import * as intake from '../domain/request/intake';
@@ -33,7 +34,7 @@ import * as memory from '../domain/planning/memory';
 import * as milestoneFailure from '../domain/fleet/milestone-failure';
 import * as milestoneRecords from '../domain/saga/milestone-records';
 import * as modeResolution from '../domain/request/mode-resolution';
-import * as naming from '../domain/saga/naming';
+import * as naming from '../domain/contract/naming';
 import * as plan from '../domain/plan';
 import * as planReview from '../domain/planning/plan-review';
 import * as planner from '../domain/planning/planner';
@@ -41,17 +42,18 @@ import * as profileResolution from '../domain/config/profile-resolution';
 import * as processEnd from '../domain/text/process-end';
 import * as progress from '../domain/saga/phase-progress';
 import * as reconciliation from '../domain/record/reconciliation';
+import * as reconciliationInput from '../domain/contract/reconciliation';
 import * as review from '../domain/fleet/review';
 import * as rounds from '../domain/saga/rounds';
 import * as runModes from '../domain/request/run-modes';
-import * as sagaDir from '../domain/saga/saga-dir';
+import * as sagaDir from '../domain/contract/saga-dir';
 import * as sagaInput from '../domain/saga/saga-input';
 import * as sagaState from '../domain/saga/saga-state';
 import * as schedule from '../domain/fleet/schedule';
-import * as searchAttributes from '../domain/saga/search-attributes';
+import * as searchAttributes from '../domain/contract/search-attributes';
 import * as specChanges from '../domain/fleet/spec-changes';
 import * as specEdit from '../domain/fleet/spec-edit';
-import * as state from '../domain/saga/state';
+import * as state from '../domain/contract/state';
 import * as taskOutcome from '../domain/fleet/task-outcome';
 import * as unachievable from '../domain/planning/unachievable';
 import * as unrunnableChecks from '../domain/fleet/unrunnable-checks';
@@ -76,6 +78,7 @@ const SHARED_DOMAIN_MODULES = {
   environment,
   failure,
   flags,
+  flagsResult,
   fleet,
   fleetRun,
   intake,
@@ -92,6 +95,7 @@ const SHARED_DOMAIN_MODULES = {
   profileResolution,
   progress,
   reconciliation,
+  reconciliationInput,
   review,
   rounds,
   runModes,

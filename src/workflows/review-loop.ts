@@ -11,7 +11,7 @@ import {
 import { ITERATION_CAP, qualityDecision, type IterationRecord } from '../domain/fleet/review';
 import { autoPickLogLine } from '../domain/planning/auto-pick-notice';
 import type { SagaContext } from '../domain/saga/saga-input';
-import type { Answer } from '../domain/saga/state';
+import type { Answer } from '../domain/contract/state';
 import { activitiesFor } from './activity-proxies';
 import { ask } from './ask';
 import { profileFor, sagaLog } from './shared';

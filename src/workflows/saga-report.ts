@@ -12,7 +12,7 @@ import { acceptRound, type AcceptanceResult } from './acceptance';
 import { PATCHES } from './patches';
 import type { SagaRun } from './saga-run';
 import type { ValidationResult } from './validation';
-import type { ExitResult } from '../domain/saga/state';
+import type { ExitResult } from '../domain/contract/state';
 
 export const exitResultsOf = (validation: ValidationResult): ExitResult[] =>
   validation.criteria.map((c) => ({ id: c.id, result: c.result, evidence: c.evidence }));

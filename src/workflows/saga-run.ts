@@ -8,12 +8,9 @@ import { addUsage, noUsage } from '../domain/agents/usage';
 import { summarizePlan } from '../domain/planning/planner';
 import type { Plan } from '../domain/plan';
 import { cappedLine } from '../domain/text/caps';
-import {
-  reconciliationLogLines,
-  type Reconciliation,
-  type ReconciliationInput,
-} from '../domain/record/reconciliation';
-import { integrationBranch, uiWorkflowUrl } from '../domain/saga/naming';
+import { reconciliationLogLines } from '../domain/record/reconciliation';
+import { type Reconciliation, type ReconciliationInput } from '../domain/contract/reconciliation';
+import { integrationBranch, uiWorkflowUrl } from '../domain/contract/naming';
 import {
   mergeLogs,
   reduceProgress,
@@ -21,10 +18,10 @@ import {
   type ProgressView,
 } from '../domain/saga/phase-progress';
 import { answeredLine, waitingLine } from '../domain/saga/rounds';
-import { SAGA_FILES } from '../domain/saga/saga-dir';
+import { SAGA_FILES } from '../domain/contract/saga-dir';
 import type { SagaInput } from '../domain/saga/saga-input';
 import { SAGA_LOG_KEEP, SAGA_STATE_VERSION, type SagaState } from '../domain/saga/saga-state';
-import { SagaAwaitingInput, SagaPhase } from '../domain/saga/search-attributes';
+import { SagaAwaitingInput, SagaPhase } from '../domain/contract/search-attributes';
 import type {
   Answer,
   ExitResult,
@@ -33,7 +30,7 @@ import type {
   ProgressEvent,
   SagaStatus,
   Usage,
-} from '../domain/saga/state';
+} from '../domain/contract/state';
 import { quickActivities } from './activity-proxies';
 import { ask, askAll } from './ask';
 import { InteractionEffects } from './interaction-effects';

@@ -15,7 +15,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { planOutline } from '../domain/plan';
-import { parseReconciliationInput } from '../domain/record/reconciliation';
+import { parseReconciliationInput } from '../domain/contract/reconciliation';
 import { failureReason } from '../domain/saga/failure';
 import {
   answersQuery,
@@ -27,7 +27,7 @@ import {
   respondUpdate,
   statusQuery,
 } from '../domain/saga/messages';
-import { integrationBranch, phaseWorkflowId } from '../domain/saga/naming';
+import { integrationBranch, phaseWorkflowId } from '../domain/contract/naming';
 import {
   exitCriteriaLine,
   fastForwardLine,
@@ -38,8 +38,8 @@ import {
 } from '../domain/saga/rounds';
 import type { SagaInput } from '../domain/saga/saga-input';
 import { migrateSagaState, SagaStateError, type SagaState } from '../domain/saga/saga-state';
-import { SagaName } from '../domain/saga/search-attributes';
-import type { Phase } from '../domain/saga/state';
+import { SagaName } from '../domain/contract/search-attributes';
+import type { Phase } from '../domain/contract/state';
 import { type AcceptanceResult } from './acceptance';
 import { toInteraction } from './ask';
 import { accept, confirmByHand, exitResultsOf, writeReport } from './saga-report';

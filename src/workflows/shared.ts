@@ -1,9 +1,9 @@
 /** Small helpers every saga workflow uses. */
 import { ApplicationFailure, getExternalWorkflowHandle, log } from '@temporalio/workflow';
 import type { ResolvedAgentProfile } from '../domain/config/profile-resolution';
-import { worktreePath } from '../domain/saga/naming';
+import { worktreePath } from '../domain/contract/naming';
 import type { SagaContext } from '../domain/saga/saga-input';
-import type { ProgressEvent } from '../domain/saga/state';
+import type { ProgressEvent } from '../domain/contract/state';
 import { progressBatchSignal, progressSignal } from '../domain/saga/messages';
 
 /** Sends a state change to the saga workflow; a saga that is gone must not fail the sender. */

@@ -19,7 +19,7 @@ import { specEditChange } from '../domain/fleet/spec-edit';
 import { validatePlan, type PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
 import { adjustmentNote, adjustmentOf, describeAdjustment } from '../domain/fleet/spec-changes';
-import type { SpecChange, Usage } from '../domain/saga/state';
+import type { SpecChange, Usage } from '../domain/contract/state';
 import { noUsage } from '../domain/agents/usage';
 import { processEndWhy } from '../domain/text/process-end';
 import { activitiesFor } from './activity-proxies';

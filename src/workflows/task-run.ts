@@ -11,7 +11,7 @@ import type { TaskReport } from '../domain/fleet/fleet';
 import { currentTaskSpec } from '../domain/fleet/spec-changes';
 import { reviewEnd, type AttemptCheck, type AttemptOutcome } from '../domain/fleet/task-outcome';
 import { unrunnableChecks, unrunnableReason, type UnrunnableCheck } from '../domain/fleet/unrunnable-checks';
-import type { SpecChange, Usage } from '../domain/saga/state';
+import type { SpecChange, Usage } from '../domain/contract/state';
 import { PATCHES } from './patches';
 import type { TaskInput } from './task';
 

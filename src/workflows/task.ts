@@ -13,7 +13,7 @@ import type { TaskReport } from '../domain/fleet/fleet';
 import type { Plan, PlanTask } from '../domain/plan';
 import type { SagaContext } from '../domain/saga/saga-input';
 import { budgetGrantSignal, interactionAnsweredSignal } from '../domain/saga/messages';
-import type { SpecChange } from '../domain/saga/state';
+import type { SpecChange } from '../domain/contract/state';
 import { recordAnswer } from './ask';
 import { TaskDelegation } from './task-delegation';
 import { PATCHES } from './patches';

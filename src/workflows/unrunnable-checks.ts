@@ -12,7 +12,7 @@ import {
   type UnrunnableCheck,
 } from '../domain/fleet/unrunnable-checks';
 import type { PlanMilestone } from '../domain/plan';
-import type { TaskState } from '../domain/saga/state';
+import type { TaskState } from '../domain/contract/state';
 import { quickActivities } from './activity-proxies';
 import { askAll } from './ask';
 import { keepSpecChange } from './fleet-answers';

@@ -4,7 +4,7 @@
  */
 import { isNotRunnable } from '../domain/fleet/unrunnable-checks';
 import { patched, setCurrentDetails, setHandler } from '@temporalio/workflow';
-import { integrationBranch, worktreePath } from '../domain/saga/naming';
+import { integrationBranch, worktreePath } from '../domain/contract/naming';
 import type { ExitCriterion, PlanOutline } from '../domain/plan';
 import { unachievableFinding } from '../domain/planning/unachievable';
 import { interactionAnsweredSignal } from '../domain/saga/messages';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Interaction, SagaStatus, TaskState } from '../../src/domain/saga/state';
+import type { Interaction, SagaStatus, TaskState } from '../../src/domain/contract/state';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 export const PUBLIC_DIR = path.join(ROOT, 'src', 'client', 'board', 'public');

@@ -11,7 +11,7 @@ import YAML from 'yaml';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
 import type { SagaInput } from '../../src/domain/saga/saga-input';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import type { SagaStatus } from '../../src/domain/contract/state';
 import { waitForPending, type SagaTestEnv } from './saga-env';
 
 export const git = (cwd: string, ...args: string[]): string =>

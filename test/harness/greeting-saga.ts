@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import type { SagaInput } from '../../src/domain/saga/saga-input';
 import type { SagaTestEnv } from './saga-env';
 

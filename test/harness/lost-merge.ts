@@ -3,7 +3,7 @@
  * branch no longer contains), as a user's reset or a bad rebase would: what `saga continue` must find.
  */
 import { execFileSync } from 'node:child_process';
-import { integrationBranch } from '../../src/domain/saga/naming';
+import { integrationBranch } from '../../src/domain/contract/naming';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 

@@ -10,7 +10,7 @@ import { respond } from '../../src/client/saga-client';
 import { createSampleRepo, greetingPlan } from '../../src/demo/sample-repo';
 import { parseManifest, type ManifestFront } from '../../src/domain/record/manifest';
 import type { SagaInput } from '../../src/domain/saga/saga-input';
-import type { Answer } from '../../src/domain/saga/state';
+import type { Answer } from '../../src/domain/contract/state';
 import { PROJECT_ROOT } from '../../src/project-root';
 import { waitForPending, type SagaTestEnv } from './saga-env';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createArtifactActivities } from '../../src/activities/artifacts';
 import { createSagaSetupActivities } from '../../src/activities/planning/saga-setup';
 import { parseFlags } from '../../src/domain/request/flags';
-import { hostTaskQueue, sagaWorkflowId, taskBranch } from '../../src/domain/saga/naming';
+import { hostTaskQueue, sagaWorkflowId, taskBranch } from '../../src/domain/contract/naming';
 import type { PlanTask } from '../../src/domain/plan';
 import type { SagaContext } from '../../src/domain/saga/saga-input';
 import type { TaskInput } from '../../src/workflows/task';

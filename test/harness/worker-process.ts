@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
-import { hostTaskQueue } from '../../src/domain/saga/naming';
+import { hostTaskQueue } from '../../src/domain/contract/naming';
 import type { SagaTestEnv } from './saga-env';
 import { ARTIFACTS } from './server';
 

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { taskWorkflowId } from '../../src/domain/saga/naming';
+import { taskWorkflowId } from '../../src/domain/contract/naming';
 import { PlanSchema } from '../../src/domain/plan';
 import { taskWorkflow } from '../../src/workflows/task';
 import { createFleetRepo, git, planTask } from '../harness/fleet-saga';

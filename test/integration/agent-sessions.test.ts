@@ -13,7 +13,7 @@ import { executeAgentRun } from '../../src/activities/agents';
 import { renderRunningAgents, runningAgents, type RunningAgent } from '../../src/client/running-agents';
 import { resolveAgentProfile } from '../../src/domain/config/profile-resolution';
 import { parseSagaConfigText } from '../../src/domain/config/config-text';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import type { SagaStatus } from '../../src/domain/contract/state';
 import { PROJECT_ROOT } from '../../src/project-root';
 import { createFleetRepo, planTask, startApprovedSaga } from '../harness/fleet-saga';
 import { AGENT_CLI_BIN } from '../harness/server';

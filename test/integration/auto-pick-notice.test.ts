@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { respond } from '../../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { runSaga, SAGA_BIN } from '../harness/cli';
 import { createInProcessSagaEnv, waitForPending, type InProcessSagaEnv } from '../harness/saga-env';
 import { waitFor } from '../harness/wait';

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { respond } from '../../src/client/saga-client';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { createFleetRepo, planTask, startApprovedSaga } from '../harness/fleet-saga';
 import {
   createInProcessSagaEnv,

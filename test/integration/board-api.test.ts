@@ -11,7 +11,7 @@ import { startBoardServer, type BoardServer } from '../../src/client/board/serve
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { getStatus } from '../../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { cancelSagaQuietly } from '../harness/greeting-saga';
 import { createSagaTestEnv, waitForPending, type SagaTestEnv } from '../harness/saga-env';
 import { saveEnv } from '../harness/process-env';

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { respond } from '../../src/client/saga-client';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import type { SagaStatus } from '../../src/domain/contract/state';
 import { createFleetRepo, git, planTask, sagaWorktrees, startApprovedSaga } from '../harness/fleet-saga';
 import { startHttpRecorder, type HttpRecorder } from '../harness/http-recorder';
 import { saveEnv } from '../harness/process-env';

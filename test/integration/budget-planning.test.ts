@@ -10,7 +10,7 @@ import path from 'node:path';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
 import { SAGA_COST_RECORD_FILE, SagaCostRecordSchema } from '../../src/domain/fleet/budget';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import type { SagaStatus } from '../../src/domain/contract/state';
 import { createFleetRepo, planTask } from '../harness/fleet-saga';
 import { saveEnv } from '../harness/process-env';
 import {

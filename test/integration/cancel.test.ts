@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createSampleRepo, demoScript, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { runSaga } from '../harness/cli';
 import { startApprovedSaga } from '../harness/fleet-saga';
 import {

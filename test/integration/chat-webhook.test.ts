@@ -11,7 +11,7 @@ import { loadBridgeConfig } from '../../src/chat/config';
 import { startChatBridge, type ChatBridge } from '../../src/client/chat/server';
 import { sign, verifySignature } from '../../src/chat/signing';
 import { runCli } from '../../src/client/cli';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { startHttpRecorder, type HttpRecorder, type RecordedRequest } from '../harness/http-recorder';
 import {
   createSagaTestEnv,

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import type { SagaStatus } from '../../src/domain/contract/state';
 import { findTemporalBinary } from '../../src/worker/temporal-binary';
 import { runSaga } from '../harness/cli';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';

@@ -15,7 +15,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { dataConverterFromEnv } from '../../src/codec/config';
 import { waitForStatus } from '../../src/client/saga-client';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { freePort, startDevServer, type DevServer } from '../../src/worker/dev-server';
 import { createSagaWorkers } from '../../src/worker/worker';
 import { SAGA_BIN } from '../harness/cli';

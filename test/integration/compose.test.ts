@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SearchAttributeType } from '@temporalio/common';
 import { parse } from 'yaml';
-import { SAGA_SEARCH_ATTRIBUTES } from '../../src/domain/saga/search-attributes';
+import { SAGA_SEARCH_ATTRIBUTES } from '../../src/domain/contract/search-attributes';
 import { freePort } from '../harness/wait';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { runSaga } from '../harness/cli';
 import { runSagaInPty } from '../harness/pty';
 import { createInProcessSagaEnv, waitForPending, type InProcessSagaEnv } from '../harness/saga-env';

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { respond } from '../../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { runSaga } from '../harness/cli';
 import { startApprovedSaga } from '../harness/fleet-saga';
 import {

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSampleRepo } from '../../src/demo/sample-repo';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import type { SagaStatus } from '../../src/domain/contract/state';
 import { runSaga } from '../harness/cli';
 import { createFleetRepo, planTask, startApprovedSaga } from '../harness/fleet-saga';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';

@@ -20,7 +20,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { prepareSaga } from '../../src/client/commands/start';
 import { UserError } from '../../src/client/errors';
 import { respond } from '../../src/client/saga-client';
-import { sagaWorkflowId, taskWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId, taskWorkflowId } from '../../src/domain/contract/naming';
 import { PlanSchema } from '../../src/domain/plan';
 import { taskWorkflow, type TaskReport } from '../../src/workflows/task';
 import {

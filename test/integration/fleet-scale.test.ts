@@ -3,7 +3,7 @@
  * workflow's history stays bounded (the implementation phase continues as new between milestones).
  */
 import { respond } from '../../src/client/saga-client';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { createFleetRepo, planTask, sagaRuns, sagaWorktrees, startApprovedSaga } from '../harness/fleet-saga';
 import { createSagaTestEnv, waitForPending, type SagaTestEnv } from '../harness/saga-env';
 

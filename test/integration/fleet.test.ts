@@ -10,7 +10,7 @@ import { cleanupCommand } from '../../src/client/commands/cleanup';
 import { renderStatus } from '../../src/client/commands/inspect';
 import { runningAgents, type RunningAgent } from '../../src/client/running-agents';
 import { respond } from '../../src/client/saga-client';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { ownsOverlap } from '../../src/domain/fleet/schedule';
 import { createFleetRepo, git, planTask, sagaWorktrees, startApprovedSaga } from '../harness/fleet-saga';
 import {

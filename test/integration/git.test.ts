@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createGitActivities, createTaskGitActivities } from '../../src/activities/git';
-import { integrationBranch, taskBranch, worktreeDirName } from '../../src/domain/saga/naming';
+import { integrationBranch, taskBranch, worktreeDirName } from '../../src/domain/contract/naming';
 
 const savedEnv = { ...process.env };
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'saga-git-home-'));

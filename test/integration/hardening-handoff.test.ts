@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs
 import path from 'node:path';
 import { createGitActivities, createTaskGitActivities } from '../../src/activities/git';
 import { parseSagaConfigText } from '../../src/domain/config/config-text';
-import { taskWorkflowId } from '../../src/domain/saga/naming';
+import { taskWorkflowId } from '../../src/domain/contract/naming';
 import { filesOutsideOwns, ownsWarning, PlanSchema } from '../../src/domain/plan';
 import { parsePlanText } from '../../src/domain/plan/parse-text';
 import { createSampleRepo, greetingPlan } from '../../src/demo/sample-repo';

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { renderStatus } from '../../src/client/commands/inspect';
 import { respond } from '../../src/client/saga-client';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import type { SagaStatus } from '../../src/domain/contract/state';
 import { createFleetRepo, git, planTask, sagaWorktrees, startApprovedSaga } from '../harness/fleet-saga';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 

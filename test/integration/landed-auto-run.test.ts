@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { respond } from '../../src/client/saga-client';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { createFleetRepo, planTask, startApprovedSaga } from '../harness/fleet-saga';
 import { createInProcessSagaEnv, waitForPending, type InProcessSagaEnv } from '../harness/saga-env';
 

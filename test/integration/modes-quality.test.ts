@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import type { ManifestFront } from '../../src/domain/record/manifest';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 import { majors, type ModesSaga, oneTaskPlan, runContext, startModesSaga } from '../harness/modes-helpers';

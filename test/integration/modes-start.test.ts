@@ -12,7 +12,7 @@ import { prepareSaga } from '../../src/client/commands/start';
 import { createSampleRepo } from '../../src/demo/sample-repo';
 import { parseFlags } from '../../src/domain/request/flags';
 import { resolveExecutionMode } from '../../src/domain/request/mode-resolution';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import type { Plan } from '../../src/domain/plan';
 import { renderRationaleBlock } from '../../src/domain/record/render';
 import {

@@ -15,7 +15,7 @@ import {
   phaseWorkflowId,
   sagaWorkflowId,
   taskWorkflowId,
-} from '../../src/domain/saga/naming';
+} from '../../src/domain/contract/naming';
 import { writeOneTaskPlan } from '../harness/one-task-plan';
 import { createSagaTestEnv, sagaStatus, waitForPending, type SagaTestEnv } from '../harness/saga-env';
 import { sagaHistories } from '../harness/fleet-saga';

@@ -15,7 +15,7 @@ import { getStatus, respond, waitForStatus } from '../../src/client/saga-client'
 import { dataConverterFromEnv } from '../../src/codec/config';
 import { payloadBytes, STORED_ENCODING } from '../../src/codec/payload-store';
 import { createSampleRepo, greetingPlan } from '../../src/demo/sample-repo';
-import type { MilestoneState, SagaStatus } from '../../src/domain/saga/state';
+import type { MilestoneState, SagaStatus } from '../../src/domain/contract/state';
 import { statusQuery } from '../../src/domain/saga/messages';
 import { runSaga } from '../harness/cli';
 import { sagaRuns } from '../harness/fleet-saga';

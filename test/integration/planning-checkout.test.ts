@@ -25,7 +25,7 @@ import {
   finishPlanningWorktree,
 } from '../../src/activities/planning/planning-worktree';
 import { createSampleRepo, greetingPlan } from '../../src/demo/sample-repo';
-import { phaseWorkflowId, sagaWorkflowId } from '../../src/domain/saga/naming';
+import { phaseWorkflowId, sagaWorkflowId } from '../../src/domain/contract/naming';
 import { createSagaTestEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 
 const DEMO_AGENT = path.join(__dirname, '..', '..', 'agents', 'demo-agent.js');

@@ -11,7 +11,7 @@ import {
   renderMemoryFile,
   repoMemoryKey,
 } from '../../src/domain/planning/memory';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { createInProcessSagaEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 import { oneTaskPlan, startModesSaga } from '../harness/modes-helpers';
 

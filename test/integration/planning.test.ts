@@ -12,7 +12,7 @@ import { renderStatus } from '../../src/client/commands/inspect';
 import { UserError } from '../../src/client/errors';
 import { respond } from '../../src/client/saga-client';
 import { createSampleRepo, greetingPlan, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { phaseWorkflowId, sagaWorkflowId } from '../../src/domain/saga/naming';
+import { phaseWorkflowId, sagaWorkflowId } from '../../src/domain/contract/naming';
 import {
   batches,
   PlannerQuestionsOutputSchema,
@@ -20,7 +20,7 @@ import {
   zodErrors,
 } from '../../src/domain/planning/planner';
 import { validatePlan } from '../../src/domain/plan';
-import type { RespondInput, SagaStatus } from '../../src/domain/saga/state';
+import type { RespondInput, SagaStatus } from '../../src/domain/contract/state';
 import { recordHistory } from '../harness/histories';
 import { WORKFLOW_BUNDLE } from '../harness/server';
 import {

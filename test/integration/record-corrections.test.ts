@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { createInProcessSagaEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 import { oneTaskPlan, runContext, startModesSaga } from '../harness/modes-helpers';
 import { waitFor } from '../harness/wait';

@@ -15,8 +15,8 @@ import { Worker } from '@temporalio/worker';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
-import { phaseWorkflowId, sagaWorkflowId } from '../../src/domain/saga/naming';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import { phaseWorkflowId, sagaWorkflowId } from '../../src/domain/contract/naming';
+import type { SagaStatus } from '../../src/domain/contract/state';
 import * as workflows from '../../src/workflows';
 import {
   compareVersions,

@@ -11,7 +11,7 @@ import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
 import { PlanSchema } from '../../src/domain/plan';
-import { taskWorkflowId } from '../../src/domain/saga/naming';
+import { taskWorkflowId } from '../../src/domain/contract/naming';
 import { taskWorkflow } from '../../src/workflows/task';
 import { standaloneTaskInput } from '../harness/task-input';
 import { createFleetRepo, git, planTask, startApprovedSaga } from '../harness/fleet-saga';

@@ -3,7 +3,7 @@
  * checkpoints wait; Abort aborts, Escalate escalates): after [A] Abort or [E] Escalate no other agent run
  * of the task starts on its own (no re-delegation, no new review rounds). Real server, the demo agent.
  */
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { createInProcessSagaEnv, waitForPending, waitForStatus, type SagaTestEnv } from '../harness/saga-env';
 import { majors, oneTaskPlan, startModesSaga, type ModesSaga } from '../harness/modes-helpers';
 

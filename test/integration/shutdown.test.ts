@@ -9,7 +9,7 @@ import path from 'node:path';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
 import { createSampleRepo } from '../../src/demo/sample-repo';
-import { sagaWorkflowId, taskWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId, taskWorkflowId } from '../../src/domain/contract/naming';
 import { writeOneTaskPlan } from '../harness/one-task-plan';
 import { createSagaTestEnv, waitForPending, type SagaTestEnv } from '../harness/saga-env';
 import { ensureBuilt, killStrayWorkers, spawnWorker } from '../harness/worker-process';

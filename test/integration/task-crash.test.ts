@@ -8,7 +8,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSampleRepo, greetingPlan } from '../../src/demo/sample-repo';
-import { taskWorkflowId } from '../../src/domain/saga/naming';
+import { taskWorkflowId } from '../../src/domain/contract/naming';
 import { PlanSchema } from '../../src/domain/plan';
 import { taskWorkflow } from '../../src/workflows/task';
 import { standaloneTaskInput } from '../harness/task-input';

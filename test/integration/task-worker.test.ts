@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSampleRepo, greetingPlan } from '../../src/demo/sample-repo';
-import { taskWorkflowId } from '../../src/domain/saga/naming';
+import { taskWorkflowId } from '../../src/domain/contract/naming';
 import { PlanSchema } from '../../src/domain/plan';
 import type { SagaContext } from '../../src/domain/saga/saga-input';
 import { taskWorkflow, type TaskInput, type TaskReport } from '../../src/workflows/task';

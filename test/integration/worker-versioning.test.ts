@@ -5,7 +5,7 @@
  * the new build, and no saga is replayed on code that did not write its history.
  */
 import { respond } from '../../src/client/saga-client';
-import { sagaWorkflowId } from '../../src/domain/saga/naming';
+import { sagaWorkflowId } from '../../src/domain/contract/naming';
 import { cancelSagaQuietly, startGreetingSaga } from '../harness/greeting-saga';
 import { createSagaTestEnv, useEnvInProcess, waitForPending, type SagaTestEnv } from '../harness/saga-env';
 import { killStrayWorkers, spawnWorker, type WorkerProcess } from '../harness/worker-process';

@@ -7,7 +7,7 @@ import { checkCommand, parseIssueLines } from '../../src/domain/planning/accepta
 import { issuesMilestone, NO_CHANGES_REASON, noChangesBlock } from '../../src/domain/fleet/fleet';
 import { RespondError, validateResponse } from '../../src/domain/saga/interactions';
 import { PlanSchema, type Plan } from '../../src/domain/plan';
-import type { Interaction } from '../../src/domain/saga/state';
+import type { Interaction } from '../../src/domain/contract/state';
 
 const errorOf = (text: string): string => {
   const parsed = parseIssueLines(text);

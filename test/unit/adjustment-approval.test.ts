@@ -7,7 +7,7 @@ import {
 } from '../../src/domain/fleet/adjustment-approval';
 import { adjustmentHow } from '../../src/domain/fleet/spec-changes';
 import { nextStepWhenBlocked } from '../../src/domain/fleet/blocked-report';
-import type { SpecChange } from '../../src/domain/saga/state';
+import type { SpecChange } from '../../src/domain/contract/state';
 
 const change = (patch: SpecChange['patch'], extra: Partial<SpecChange> = {}): SpecChange => ({
   source: 'adjusted',

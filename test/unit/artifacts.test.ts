@@ -9,11 +9,11 @@ import {
   createArtifactActivities,
   writeFileAtomic,
 } from '../../src/activities/artifacts';
-import type { FlagsResult } from '../../src/domain/request/flags';
+import type { FlagsResult } from '../../src/domain/contract/flags-result';
 import type { Plan } from '../../src/domain/plan';
 import { parsePlanText } from '../../src/domain/plan/parse-text';
 import type { ManifestFront } from '../../src/domain/record/manifest';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import type { SagaStatus } from '../../src/domain/contract/state';
 
 const plan: Plan = (() => {
   const text = fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'plans', 'greeting.yaml'), 'utf8');

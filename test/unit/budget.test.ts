@@ -1,6 +1,6 @@
 /** The budget's pure rules (src/domain/fleet/budget.ts), the Claude preset's cap argument and the config key. */
 import { budgetArgsFor } from '../../src/domain/config/preset-commands';
-import { textFormatProblem } from '../../src/domain/planning/acceptance-issues';
+import { textFormatProblem } from '../../src/domain/saga/interactions';
 import {
   budgetRaiseProblem,
   crossedWarning,

@@ -1,6 +1,6 @@
 /** A saga carries its newest answers into the next run, not every answer it ever got. */
 import { ANSWERS_CARRIED, carriedAnswers } from '../../src/domain/saga/interactions';
-import type { Answer } from '../../src/domain/saga/state';
+import type { Answer } from '../../src/domain/contract/state';
 
 const answer = (i: number): Answer => ({
   interactionId: `q-${i}`,

@@ -13,7 +13,7 @@ import {
   recordedMilestoneIds,
   type MilestoneRecord,
 } from '../../src/domain/saga/milestone-records';
-import type { MilestoneState, TaskState } from '../../src/domain/saga/state';
+import type { MilestoneState, TaskState } from '../../src/domain/contract/state';
 import { cappedLine, cappedList, LIST_CAP, utf8Bytes } from '../../src/domain/text/caps';
 
 const MILESTONES = 200;

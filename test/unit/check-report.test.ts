@@ -10,7 +10,7 @@ import { initialMilestones } from '../../src/domain/fleet/fleet';
 import { byHandAcceptanceLine, verifiedByUser } from '../../src/domain/planning/unachievable';
 import { parsePlanText } from '../../src/domain/plan/parse-text';
 import type { Plan } from '../../src/domain/plan';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import type { SagaStatus } from '../../src/domain/contract/state';
 import { parseFlags } from '../../src/domain/request/flags';
 
 describe('checkResultLine', () => {

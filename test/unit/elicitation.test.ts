@@ -15,7 +15,7 @@ import {
   type PlannerDecision,
   type PlannerQuestion,
 } from '../../src/domain/planning/planner';
-import type { Answer } from '../../src/domain/saga/state';
+import type { Answer } from '../../src/domain/contract/state';
 
 const decision = (question: string, confident: boolean, substantive = true): PlannerDecision => ({
   question,

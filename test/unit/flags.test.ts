@@ -1,12 +1,11 @@
 import fc from 'fast-check';
 import {
   FLAG_VOCABULARY,
-  FlagsResultSchema,
   parseConfigDefaults,
   parseFlags,
   toContractJson,
-  type FlagsResult,
 } from '../../src/domain/request/flags';
+import { FlagsResultSchema, type FlagsResult } from '../../src/domain/contract/flags-result';
 import {
   announceModes,
   resolveExecutionMode,

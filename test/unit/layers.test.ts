@@ -3,6 +3,7 @@
  * fails lint, so `npm test` fails; the imports the layers are meant to use pass.
  */
 import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -59,13 +60,59 @@ describe('the layer rules', () => {
 
   test.each([
     ['src/workflows/probe.ts', "import type { SagaActivities } from '../activities';"],
-    ['src/workflows/probe.ts', "import { sagaWorkflowId } from '../domain/saga/naming';"],
+    ['src/workflows/probe.ts', "import { sagaWorkflowId } from '../domain/contract/naming';"],
     ['src/activities/probe.ts', "import { carryQuery } from '../domain/saga/messages';"],
     ['src/status/probe.ts', "import { statusQuery } from '../domain/saga/messages';"],
     ['src/activities/probe.ts', "import { postSlackMessage } from '../chat/outbound';"],
     ['src/client/commands/probe.ts', "import { createActivities } from '../../activities';"],
     ['src/domain/fleet/probe.ts', "import { noUsage } from '../agents/usage';"],
+    // The domain's floors: a folder may import those below it, inside the domain layer's own rule.
+    ['src/domain/fleet/probe.ts', "import { UNACHIEVABLE_OPTIONS } from '../planning/unachievable';"],
+    ['src/domain/contract/probe.ts', "import { zodIssueLines } from '../text/zod-errors';"],
+    ['src/domain/saga/probe.ts', "import { reconciliationSummary } from '../record/reconciliation';"],
+    ['src/domain/agents/cli-output/probe.ts', "import type { Usage } from '../../contract/state';"],
   ])('%s may: %s', async (file, source) => {
     expect(await layerErrors(file, source)).toEqual([]);
+  });
+});
+
+describe('the domain floors (text < contract < config < agents < plan < request < planning < fleet < record < saga)', () => {
+  test.each([
+    ['src/domain/text/probe.ts', "import type { Usage } from '../contract/state';"],
+    ['src/domain/contract/probe.ts', "import { TEXT_FORMATS } from '../planning/acceptance-issues';"],
+    ['src/domain/contract/probe.ts', "import type { FlagsResult } from '../request/flags';"],
+    ['src/domain/config/probe.ts', "import { BUDGET_ON_EXHAUSTED } from '../fleet/budget';"],
+    ['src/domain/agents/cli-output/probe.ts', "import { sagaWorkflowId } from '../../saga/messages';"],
+    ['src/domain/plan/probe.ts', "import { parseFlags } from '../request/flags';"],
+    ['src/domain/planning/probe.ts', "import { budgetRaiseProblem } from '../fleet/budget';"],
+    ['src/domain/fleet/probe.ts', "import { reconciliationSummary } from '../record/reconciliation';"],
+    ['src/domain/record/probe.ts', "import { textFormatProblem } from '../saga/interactions';"],
+  ])('%s may not: %s', async (file, source) => {
+    expect(await layerErrors(file, source)).toEqual([
+      expect.stringMatching(/may import only the domain folders below it/),
+    ]);
+  });
+
+  test('every domain folder but the top one has its floor rule', async () => {
+    const top = 'saga';
+    const folders = readdirSync(path.join(ROOT, 'src', 'domain'), { withFileTypes: true })
+      .filter((e) => e.isDirectory() && e.name !== top)
+      .map((e) => e.name);
+    const refused = await Promise.all(
+      folders.map((f) => layerErrors(`src/domain/${f}/probe.ts`, `import { x } from '../${top}/probe';`)),
+    );
+    expect(folders.filter((_, i) => refused[i]!.length === 0)).toEqual([]);
+  });
+
+  test('the floor rules keep the domain layer rule (no activities, no Node I/O)', async () => {
+    expect(
+      await layerErrors(
+        'src/domain/fleet/probe.ts',
+        "import { runProcess } from '../../activities/process';",
+      ),
+    ).toEqual([expect.stringMatching(/src\/domain\/fleet may import only the layers below it/)]);
+    expect(await layerErrors('src/domain/text/probe.ts', "import { readFileSync } from 'node:fs';")).toEqual([
+      expect.stringMatching(/must stay deterministic/),
+    ]);
   });
 });

@@ -10,7 +10,7 @@ import {
   type LiveProgress,
 } from '../../src/domain/saga/phase-progress';
 import { withReportedProgress, type SagaState } from '../../src/domain/saga/saga-state';
-import type { MilestoneState, TaskState } from '../../src/domain/saga/state';
+import type { MilestoneState, TaskState } from '../../src/domain/contract/state';
 import { noUsage } from '../../src/domain/agents/usage';
 import { initialTaskState } from '../../src/domain/fleet/fleet';
 import type { PlanMilestone, PlanTask } from '../../src/domain/plan';

@@ -4,11 +4,11 @@ import { parsePlanText } from '../../src/domain/plan/parse-text';
 import {
   evidenceToCheck,
   gitExpectations,
-  parseReconciliationInput,
   reconciliationInput,
   reconciliationLogLines,
   taskFinding,
 } from '../../src/domain/record/reconciliation';
+import { parseReconciliationInput } from '../../src/domain/contract/reconciliation';
 import fs from 'node:fs';
 import path from 'node:path';
 

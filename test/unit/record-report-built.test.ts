@@ -7,7 +7,7 @@ import { parsePlanText } from '../../src/domain/plan/parse-text';
 import { reconciliationPromptLines } from '../../src/domain/record/reconciliation';
 import { reconciliationReport, whatWasBuilt } from '../../src/domain/record/report-built';
 import { correctedRationale, withCorrectionScopes } from '../../src/domain/saga/decision-fixes';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import type { SagaStatus } from '../../src/domain/contract/state';
 
 function status(): SagaStatus {
   const parsed = parsePlanText(

@@ -4,7 +4,7 @@ import { renderStatus } from '../../src/client/commands/inspect';
 import { initialMilestones } from '../../src/domain/fleet/fleet';
 import { parseFlags } from '../../src/domain/request/flags';
 import { parsePlanText } from '../../src/domain/plan/parse-text';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import type { SagaStatus } from '../../src/domain/contract/state';
 
 function greetingStatus(): SagaStatus {
   const parsed = parsePlanText(

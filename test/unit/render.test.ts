@@ -3,7 +3,7 @@ import * as path from 'path';
 import fc from 'fast-check';
 import { renderReportMd } from '../../src/domain/record/completion-report';
 import type { Environment } from '../../src/domain/planning/environment';
-import type { FlagsResult } from '../../src/domain/request/flags';
+import type { FlagsResult } from '../../src/domain/contract/flags-result';
 import { initialMilestones } from '../../src/domain/fleet/fleet';
 import { parseManifest, renderManifest, type ManifestFront } from '../../src/domain/record/manifest';
 import type { Plan } from '../../src/domain/plan';
@@ -15,7 +15,7 @@ import {
   renderSagaMd,
   renderTaskMd,
 } from '../../src/domain/record/render';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import type { SagaStatus } from '../../src/domain/contract/state';
 
 function loadPlan(): Plan {
   const result = parsePlanText(

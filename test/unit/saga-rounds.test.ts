@@ -14,7 +14,7 @@ import {
   waitingLine,
   withIssuesMilestone,
 } from '../../src/domain/saga/rounds';
-import type { Answer, Interaction, MilestoneState } from '../../src/domain/saga/state';
+import type { Answer, Interaction, MilestoneState } from '../../src/domain/contract/state';
 
 const milestone = (id: number): PlanMilestone => ({ id, slug: `m${id}`, title: `M${id}` }) as PlanMilestone;
 const plan = { milestones: [milestone(1), milestone(2)], exit_criteria: [] } as unknown as Plan;

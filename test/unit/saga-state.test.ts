@@ -11,7 +11,7 @@ import { createSagaSetupActivities } from '../../src/activities/planning/saga-se
 import { GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
 import { initialMilestones } from '../../src/domain/fleet/fleet';
 import { parseFlags } from '../../src/domain/request/flags';
-import { hostTaskQueue } from '../../src/domain/saga/naming';
+import { hostTaskQueue } from '../../src/domain/contract/naming';
 import { parsePlanText } from '../../src/domain/plan/parse-text';
 import { migrateSagaState, SAGA_STATE_VERSION, type SagaState } from '../../src/domain/saga/saga-state';
 import { asVersion1 } from '../harness/saga-state';

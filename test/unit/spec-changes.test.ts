@@ -12,7 +12,7 @@ import {
   withSpecChange,
 } from '../../src/domain/fleet/spec-changes';
 import type { PlanTask } from '../../src/domain/plan';
-import type { SpecChange } from '../../src/domain/saga/state';
+import type { SpecChange } from '../../src/domain/contract/state';
 
 const change = (text: string, source: SpecChange['source'] = 'edit'): SpecChange => ({
   source,

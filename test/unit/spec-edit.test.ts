@@ -3,7 +3,7 @@ import { parseSpecEdit, specEditChange, EDIT_CHECK_TEXT } from '../../src/domain
 import { validateResponse, RespondError } from '../../src/domain/saga/interactions';
 import { escalationQuestion } from '../../src/domain/fleet/blocked-report';
 import { currentTaskSpec } from '../../src/domain/fleet/spec-changes';
-import type { Interaction } from '../../src/domain/saga/state';
+import type { Interaction } from '../../src/domain/contract/state';
 import type { PlanTask } from '../../src/domain/plan';
 
 const ok = (text: string) => {

@@ -21,7 +21,7 @@ import { cleanupSagaWorktrees, listSagaWorktrees } from '../../src/activities/gi
 import { findNestedRepos } from '../../src/activities/git-ops/nested-repos';
 import { forgetDriverOverrides, runGit } from '../../src/activities/git-ops/run';
 import { taskDiff } from '../../src/client/board/task-files';
-import type { SagaStatus } from '../../src/domain/saga/state';
+import type { SagaStatus } from '../../src/domain/contract/state';
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=Agent', '-c', 'user.email=agent@saga.invalid', ...args], {

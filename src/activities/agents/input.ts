@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { AgentFailure } from '../../domain/agents/cli-output';
 import { ResolvedAgentProfileSchema } from '../../domain/config/profile-resolution';
-import type { Usage } from '../../domain/saga/state';
+import type { Usage } from '../../domain/contract/state';
 import type { ProcessProgress } from '../process/process';
 
 export const AGENT_ROLES = ['planner', 'implementer', 'reviewer', 'resolver'] as const;

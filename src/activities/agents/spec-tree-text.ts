@@ -4,7 +4,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { SAGA_FILES } from '../../domain/saga/saga-dir';
+import { SAGA_FILES } from '../../domain/contract/saga-dir';
 
 /** Past this much text the remaining files are named, not shown (the plan itself is in the context). */
 const SPEC_TREE_PROMPT_MAX = 200 * 1024;

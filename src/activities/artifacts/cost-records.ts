@@ -7,7 +7,7 @@ import {
   SagaCostRecordSchema,
   type SagaCostRecord,
 } from '../../domain/fleet/budget';
-import type { SagaStatus } from '../../domain/saga/state';
+import type { SagaStatus } from '../../domain/contract/state';
 import type { SagaFiles } from './saga-files';
 
 /** The cost records of the other sagas in this saga home (unreadable ones are skipped: only an estimate). */

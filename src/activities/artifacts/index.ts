@@ -12,7 +12,7 @@ import { writeProgress, type ProgressInput } from './progress';
 import { createSagaFiles } from './saga-files';
 import { correctStoredRationale, writeSpecTree, type SpecTreeInput } from './spec-tree';
 import type { DecisionCorrection } from '../../domain/planning/memory';
-import { SAGA_FILES } from '../../domain/saga/saga-dir';
+import { SAGA_FILES } from '../../domain/contract/saga-dir';
 
 export { writeFileAtomic } from './file-io';
 export { ARTIFACT_INPUT_ERROR, checkRelPath, PATH_ERROR } from './saga-files';

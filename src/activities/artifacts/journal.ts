@@ -12,7 +12,7 @@ import { DECISIONS_HEADER, renderDecisionEntry } from '../../domain/record/rende
 import { zodIssueLines } from '../../domain/text/zod-errors';
 import { lockFile } from './file-io';
 import { badInput, type SagaFiles } from './saga-files';
-import { SAGA_FILES } from '../../domain/saga/saga-dir';
+import { SAGA_FILES } from '../../domain/contract/saga-dir';
 
 export interface ManifestUpdate {
   sagaDir: string;

@@ -6,7 +6,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { MilestoneRecord } from '../../domain/saga/milestone-records';
-import { milestoneRecordFile } from '../../domain/saga/saga-dir';
+import { milestoneRecordFile } from '../../domain/contract/saga-dir';
 import { implementationProgressQuery } from '../../domain/saga/messages';
 import type { SagaFiles } from './saga-files';
 

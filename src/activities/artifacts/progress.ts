@@ -2,12 +2,12 @@
 import * as path from 'node:path';
 import { decisionNotes, integrationNotes, mergeLog } from '../../domain/record/progress-log';
 import { renderProgressMd, type ProgressExtra } from '../../domain/record/render';
-import type { SagaStatus } from '../../domain/saga/state';
+import type { SagaStatus } from '../../domain/contract/state';
 import { writeCostRecord } from './cost-records';
 import { lockFile } from './file-io';
 import type { SagaFiles } from './saga-files';
 import { refreshSpecTree, type SpecTreeRefresh } from './spec-tree';
-import { SAGA_FILES } from '../../domain/saga/saga-dir';
+import { SAGA_FILES } from '../../domain/contract/saga-dir';
 
 /** PROGRESS.md is written from what refreshes the spec tree: the status, and the plan when given. */
 export type ProgressInput = SpecTreeRefresh;

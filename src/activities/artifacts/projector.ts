@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import type { ExitCriterionResult } from '../../domain/record/completion-report';
 import { writeSagaReport } from './saga-report';
 import type { SagaState } from '../../domain/saga/saga-state';
-import type { Answer, SagaStatus } from '../../domain/saga/state';
+import type { Answer, SagaStatus } from '../../domain/contract/state';
 import { answerDecisionEntry } from '../../domain/saga/interactions';
 import { queryLiveStatus } from '../../status/live-status';
 import { answersQuery, carryQuery } from '../../domain/saga/messages';

@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { TaskBuilt } from '../../domain/record/report-built';
-import type { MilestoneState } from '../../domain/saga/state';
+import type { MilestoneState } from '../../domain/contract/state';
 import { taskDiffStats } from '../git-ops/task-diff-stats';
 import { readHead } from '../agents/run-files';
 

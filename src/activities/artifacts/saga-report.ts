@@ -8,7 +8,7 @@ import { autonomousSpecChanges } from '../../domain/fleet/adjustment-approval';
 import { byHandTaskCheckLines } from '../../domain/fleet/unrunnable-checks';
 import type { AutoRunFile } from '../../domain/record/auto-run-files';
 import type { ExitCriterionResult } from '../../domain/record/completion-report';
-import { worktreePath } from '../../domain/saga/naming';
+import { worktreePath } from '../../domain/contract/naming';
 import { queryLiveStatus } from '../../status/live-status';
 import { carryQuery } from '../../domain/saga/messages';
 import type { createArtifactActivities } from './';

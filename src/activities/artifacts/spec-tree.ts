@@ -7,9 +7,9 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { planEstimate, planEstimateText } from '../../domain/fleet/budget';
 import type { Environment } from '../../domain/planning/environment';
-import { type FlagsResult } from '../../domain/request/flags';
+import type { FlagsResult } from '../../domain/contract/flags-result';
 import { announceModes } from '../../domain/request/mode-resolution';
-import { milestoneDirName, taskFileName } from '../../domain/saga/naming';
+import { milestoneDirName, taskFileName } from '../../domain/contract/naming';
 import { validatePlan, type Plan } from '../../domain/plan';
 import {
   findTaskState,
@@ -18,13 +18,13 @@ import {
   renderSagaMd,
   renderTaskMd,
 } from '../../domain/record/render';
-import type { SagaStatus } from '../../domain/saga/state';
+import type { SagaStatus } from '../../domain/contract/state';
 import { correctedRationale } from '../../domain/saga/decision-fixes';
 import type { DecisionCorrection } from '../../domain/planning/memory';
 import { earlierCostRecords } from './cost-records';
 import { lockFile } from './file-io';
 import { badInput, isBelow, type SagaFiles } from './saga-files';
-import { SAGA_FILES } from '../../domain/saga/saga-dir';
+import { SAGA_FILES } from '../../domain/contract/saga-dir';
 
 export interface SpecTreeInput {
   sagaDir: string;

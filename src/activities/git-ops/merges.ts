@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { z } from 'zod';
-import { isSagaBranch } from '../../domain/saga/naming';
+import { isSagaBranch } from '../../domain/contract/naming';
 import { refuseNestedRepos } from './nested-repos';
 import { fail, headOf, mergeHead, requireCommit, requireWorktreeDir, splitZ, unmergedFiles } from './queries';
 import { execGit, GitError, identityArgs, runGit, runGitRaw } from './run';

@@ -2,7 +2,7 @@
  * Putting a task worktree back on its branch when the agent checked out another branch or detached HEAD,
  * keeping the agent's work: commits it made on a detached HEAD and whatever it left uncommitted.
  */
-import { archiveRef } from '../../domain/saga/naming';
+import { archiveRef } from '../../domain/contract/naming';
 import { canonical, samplePaths } from './paths';
 import { branchHead, fail, headOf, isAncestorCommit, unmergedFiles } from './queries';
 import { execGit, identityArgs, runGit, runGitRaw } from './run';

@@ -1,6 +1,6 @@
 /** One saga's worktrees (those of its `saga/<name>/...` branches): listed, cleaned up. */
 import type { z } from 'zod';
-import { sagaBranchPrefix } from '../../domain/saga/naming';
+import { sagaBranchPrefix } from '../../domain/contract/naming';
 import { refuseNestedRepos } from './nested-repos';
 import { dirtyFiles, repoToplevel } from './queries';
 import { runGit } from './run';

@@ -7,7 +7,7 @@ import {
   isSagaBranch,
   SAGA_BRANCH_PREFIX,
   SAGA_NAME_PATTERN,
-} from '../../domain/saga/naming';
+} from '../../domain/contract/naming';
 import { CommandSandboxSchema } from '../../domain/config/sandbox';
 import { fail } from './queries';
 

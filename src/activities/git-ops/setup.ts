@@ -5,7 +5,7 @@ import { asyncLocalStorage } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { z } from 'zod';
 import { commandEnvironment } from '../../domain/config/agent-env';
-import { SAGA_BRANCH_PREFIX, slugify } from '../../domain/saga/naming';
+import { SAGA_BRANCH_PREFIX, slugify } from '../../domain/contract/naming';
 import { commandSandbox, runConfined } from '../sandbox';
 import { isInside, pathExists } from './paths';
 import { fail } from './queries';

@@ -3,7 +3,7 @@
  * entry and a decisions.md entry, written before the review runs.
  */
 import { autoPickOverrideHints } from '../../domain/planning/auto-pick-notice';
-import type { FlagsResult } from '../../domain/request/flags';
+import type { FlagsResult } from '../../domain/contract/flags-result';
 import type { createArtifactActivities } from '../artifacts';
 
 type Artifacts = ReturnType<typeof createArtifactActivities>;

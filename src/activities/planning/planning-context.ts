@@ -4,7 +4,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { REPO_DECISIONS_FILE, SAGA_FILES } from '../../domain/saga/saga-dir';
+import { REPO_DECISIONS_FILE, SAGA_FILES } from '../../domain/contract/saga-dir';
 
 /** What the autonomous planner is given before it decides anything. */
 export interface PlanningContext {

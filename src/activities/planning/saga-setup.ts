@@ -13,7 +13,7 @@ import {
 } from '../../domain/config/config';
 import { resolveAgentProfile } from '../../domain/config/profile-resolution';
 import { knownAgentNames } from '../../domain/config/config';
-import type { FlagsResult } from '../../domain/request/flags';
+import type { FlagsResult } from '../../domain/contract/flags-result';
 import type { RunSettings } from '../../domain/saga/saga-input';
 import type { createArtifactActivities } from '../artifacts';
 import { logAutoPick, type AutoPickInput } from './auto-pick';

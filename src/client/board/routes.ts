@@ -7,7 +7,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import { assertSagaName } from '../../domain/saga/naming';
+import { assertSagaName } from '../../domain/contract/naming';
 import { UserError } from '../errors';
 import { getStatus, respond, RespondRefused } from '../saga-client';
 import { hostAllowed, originAllowed, queryTokenMatches, tokenMatches } from './auth';

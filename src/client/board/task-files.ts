@@ -3,9 +3,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { runGit } from '../../activities/git-ops/run';
 import { readableLine } from '../../domain/agents/cli-output';
-import { parseTaskRef } from '../../domain/saga/naming';
-import { SAGA_FILES } from '../../domain/saga/saga-dir';
-import type { SagaStatus, TaskState } from '../../domain/saga/state';
+import { parseTaskRef } from '../../domain/contract/naming';
+import { SAGA_FILES } from '../../domain/contract/saga-dir';
+import type { SagaStatus, TaskState } from '../../domain/contract/state';
 import { findTranscript, transcriptFormat } from '../commands/inspect';
 import { UserError } from '../errors';
 

@@ -1,7 +1,7 @@
 /** The board API's JSON (the contract in docs and README "The saga board"): the saga list and one saga's view. */
 import type { Client } from '@temporalio/client';
-import { uiSagaListUrl, uiWorkflowUrl } from '../../domain/saga/naming';
-import type { SagaStatus, Usage } from '../../domain/saga/state';
+import { uiSagaListUrl, uiWorkflowUrl } from '../../domain/contract/naming';
+import type { SagaStatus, Usage } from '../../domain/contract/state';
 import { describeSaga, getStatus, listSagas, type SagaListEntry } from '../saga-client';
 import { runningAgents } from '../running-agents';
 import { statusJson, type StatusJson } from '../status-json';

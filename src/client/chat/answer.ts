@@ -5,7 +5,7 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { z } from 'zod';
-import type { Answer } from '../../domain/saga/state';
+import type { Answer } from '../../domain/contract/state';
 import { UserError } from '../errors';
 import { respond, RespondRefused } from '../saga-client';
 import type { Approvers } from '../../chat/allowlist';

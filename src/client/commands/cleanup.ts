@@ -6,8 +6,8 @@
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { cleanupSagaWorktrees } from '../../activities/git-ops';
-import { assertSagaName } from '../../domain/saga/naming';
-import { SagaRepo } from '../../domain/saga/search-attributes';
+import { assertSagaName } from '../../domain/contract/naming';
+import { SagaRepo } from '../../domain/contract/search-attributes';
 import { bool, parseArgs, str } from '../args';
 import { UserError } from '../errors';
 import { describeSaga } from '../saga-client';

@@ -7,7 +7,7 @@ import { tsToDate } from '@temporalio/common/lib/time';
 import { Worker } from '@temporalio/worker';
 import type { SagaInput } from '../../domain/saga/saga-input';
 import { migrateSagaState, withReportedProgress, type SagaState } from '../../domain/saga/saga-state';
-import type { ProgressEvent } from '../../domain/saga/state';
+import type { ProgressEvent } from '../../domain/contract/state';
 import type { LiveProgress } from '../../domain/saga/phase-progress';
 import { implementationProgressQuery } from '../../domain/saga/messages';
 import {

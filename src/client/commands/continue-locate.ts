@@ -4,7 +4,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import type { Client } from '@temporalio/client';
-import { SagaRepo } from '../../domain/saga/search-attributes';
+import { SagaRepo } from '../../domain/contract/search-attributes';
 import { UserError } from '../errors';
 import { listSagas, type SagaListEntry } from '../saga-client';
 

@@ -7,17 +7,16 @@ import type { Client } from '@temporalio/client';
 import { createArtifactActivities } from '../../activities/artifacts';
 import { evidenceProblem } from '../../activities/artifacts/evidence';
 import { reconcileGit } from '../../activities/git-ops';
-import { sagaWorkflowId } from '../../domain/saga/naming';
+import { sagaWorkflowId } from '../../domain/contract/naming';
 import {
   evidenceToCheck,
   gitExpectations,
   reconciliationInput,
   reconciliationSummary,
   taskFinding,
-  type ReconciliationFinding,
-  type ReconciliationInput,
 } from '../../domain/record/reconciliation';
-import type { SagaStatus } from '../../domain/saga/state';
+import type { ReconciliationFinding, ReconciliationInput } from '../../domain/contract/reconciliation';
+import type { SagaStatus } from '../../domain/contract/state';
 import { reconcileUpdate } from '../../domain/saga/messages';
 import { defaultSagaHome } from '../../worker/worker';
 import { getStatus } from '../saga-client';

@@ -16,15 +16,17 @@ import {
   reconciliationLogLines,
   reconciliationSummary,
   taskFinding,
-  type Reconciliation,
-  type ReconciliationFinding,
-  type ReconciliationInput,
 } from '../../domain/record/reconciliation';
+import type {
+  Reconciliation,
+  ReconciliationFinding,
+  ReconciliationInput,
+} from '../../domain/contract/reconciliation';
 import { addedMilestones } from '../../domain/fleet/fleet-run';
-import { integrationBranch } from '../../domain/saga/naming';
+import { integrationBranch } from '../../domain/contract/naming';
 import type { SagaInput } from '../../domain/saga/saga-input';
 import { SAGA_LOG_KEEP, type SagaState } from '../../domain/saga/saga-state';
-import type { MilestoneState, TaskState } from '../../domain/saga/state';
+import type { MilestoneState, TaskState } from '../../domain/contract/state';
 import { stripControls } from '../../domain/text/terminal';
 import { withMilestoneRecords } from '../../status/milestone-records';
 import { UserError } from '../errors';

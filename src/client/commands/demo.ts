@@ -12,10 +12,15 @@ import {
   ACCEPTANCE_CHOICE,
   CONFIRM_NAME_CHOICE,
   PLAN_APPROVAL_CHOICE,
-} from '../../domain/saga/answer-choices';
-import { SAGA_BRANCH_PREFIX, sagaWorkflowId, uiSagaListUrl, uiWorkflowUrl } from '../../domain/saga/naming';
-import { SAGA_FILES } from '../../domain/saga/saga-dir';
-import type { Interaction, SagaStatus } from '../../domain/saga/state';
+} from '../../domain/contract/answer-choices';
+import {
+  SAGA_BRANCH_PREFIX,
+  sagaWorkflowId,
+  uiSagaListUrl,
+  uiWorkflowUrl,
+} from '../../domain/contract/naming';
+import { SAGA_FILES } from '../../domain/contract/saga-dir';
+import type { Interaction, SagaStatus } from '../../domain/contract/state';
 import { stripControls } from '../../domain/text/terminal';
 import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
 import { parseArgs } from '../args';

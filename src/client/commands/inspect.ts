@@ -11,7 +11,7 @@ import {
   type AgentOutputFormat,
 } from '../../domain/config/agent-presets';
 import { reconciliationSummary } from '../../domain/record/reconciliation';
-import type { SagaStatus } from '../../domain/saga/state';
+import type { SagaStatus } from '../../domain/contract/state';
 import { stripControls } from '../../domain/text/terminal';
 import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs } from '../args';

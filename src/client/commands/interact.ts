@@ -2,8 +2,8 @@
 import os from 'node:os';
 import type { Client } from '@temporalio/client';
 import { parseIssueLines } from '../../domain/planning/acceptance-issues';
-import { ACCEPTANCE_CHOICE, acceptChoice, PLAN_APPROVAL_CHOICE } from '../../domain/saga/answer-choices';
-import { sagaWorkflowId } from '../../domain/saga/naming';
+import { ACCEPTANCE_CHOICE, acceptChoice, PLAN_APPROVAL_CHOICE } from '../../domain/contract/answer-choices';
+import { sagaWorkflowId } from '../../domain/contract/naming';
 import { bool, parseArgs, str, strs } from '../args';
 import { UserError } from '../errors';
 import { describeSaga, respond, respondToKind } from '../saga-client';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { makePrivateDirSync } from '../../activities/artifacts/file-io';
-import { devServerUiPort } from '../../domain/saga/naming';
+import { devServerUiPort } from '../../domain/contract/naming';
 import { codecFromEnv, CODEC_ENV, dataConverterFromEnv } from '../../codec/config';
 import { codecSecretFrom, startCodecServer, uiOrigins, type CodecServer } from '../../codec/server';
 import { connectClient, connectionSettings, sagaClientInterceptors, uiUrlFor } from '../connection';

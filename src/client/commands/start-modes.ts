@@ -1,7 +1,7 @@
 /** What `saga start` says before it starts about the modes the agent profile cannot honour. */
 import type { SagaConfig } from '../../domain/config/config';
 import { resolveAgentProfile } from '../../domain/config/profile-resolution';
-import type { FlagsResult } from '../../domain/request/flags';
+import type { FlagsResult } from '../../domain/contract/flags-result';
 import { resolveRunModes } from '../../domain/request/run-modes';
 
 /**

@@ -19,11 +19,11 @@ import {
   proposeSagaName,
   sagaWorkflowId,
   uiWorkflowUrl,
-} from '../../domain/saga/naming';
+} from '../../domain/contract/naming';
 import type { Plan } from '../../domain/plan';
 import { parsePlanText } from '../../domain/plan/parse-text';
 import type { SagaInput } from '../../domain/saga/saga-input';
-import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/saga/search-attributes';
+import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/contract/search-attributes';
 import type { sagaWorkflow } from '../../workflows/saga';
 import { defaultHostId, defaultSagaHome, workflowTaskQueue } from '../../worker/host-settings';
 import { bool, parseArgs, str } from '../args';

@@ -3,7 +3,7 @@
  * its stdout; and the token usage and cost that agent CLIs print. Pure.
  */
 import { checksRunAfter, type AgentFailure } from './cli-output';
-import type { Usage } from '../saga/state';
+import type { Usage } from '../contract/state';
 
 export interface ExtractedReport {
   /** The JSON object the agent answered with, or null. */

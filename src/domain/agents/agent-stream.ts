@@ -6,18 +6,9 @@
  */
 import type { AgentOutputFormat } from '../config/agent-presets';
 import type { ModelPrice } from '../config/model-prices';
-import {
-  claudeUsage,
-  codexTurnUsage,
-  geminiStatsUsage,
-  num,
-  obj,
-  opencodeStepUsage,
-  str,
-  tryJson,
-  type Json,
-} from '../text/json-fields';
-import type { Usage } from '../saga/state';
+import { num, obj, str, tryJson, type Json } from '../text/json-fields';
+import { claudeUsage, codexTurnUsage, geminiStatsUsage, opencodeStepUsage } from './cli-output/cli-usage';
+import type { Usage } from '../contract/state';
 import { addUsage, estimateCost, noUsage } from './usage';
 
 export interface AgentStreamSnapshot {

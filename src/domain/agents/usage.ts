@@ -1,6 +1,6 @@
 /** Token and cost arithmetic, in one place for tasks, milestones and the saga. Pure. */
 import type { ModelPrice } from '../config/model-prices';
-import type { Usage } from '../saga/state';
+import type { Usage } from '../contract/state';
 
 export const noUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, costUsd: 0 });
 

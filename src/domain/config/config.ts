@@ -4,11 +4,14 @@
  */
 import { z } from 'zod';
 import { ENV_NAME, envEntryProblems, isWorkerSecret } from './agent-env';
-import { BUDGET_ON_EXHAUSTED } from '../fleet/budget';
 import { NetworkEntrySchema, SandboxModeSchema } from './sandbox';
 import { AGENT_OUTPUT_FORMATS, AGENT_PRESETS } from './agent-presets';
 import { ModelPriceSchema } from './model-prices';
 import { DurationSchema, parseDuration, parseSize, SizeSchema } from './units';
+
+/** `budget.on_exhausted`: at the saga budget, running agents finish their current run or are stopped. */
+export const BUDGET_ON_EXHAUSTED = ['finish', 'stop'] as const;
+export type BudgetOnExhausted = (typeof BUDGET_ON_EXHAUSTED)[number];
 
 /** Placeholders an agent command may use; `{saga_root}` and `{node}` are filled in per machine. */
 export const COMMAND_PLACEHOLDERS = [

@@ -6,7 +6,7 @@
  */
 import { BUILTIN_AGENTS, type SagaConfig } from './config';
 import { endpointsFromEnv, parseEndpoint, type Endpoint } from './sandbox';
-import { devServerUiPort } from '../saga/naming';
+import { devServerUiPort } from '../contract/naming';
 
 /**
  * Settings a repository's file may set: they choose among what the user allowed and how long or how often

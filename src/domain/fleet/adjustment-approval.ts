@@ -4,7 +4,7 @@
  * --autonomous it is decided without asking, cited in decisions.md and manifest.md, and listed at
  * acceptance. Pure, for workflow code.
  */
-import type { InteractionRequest, SpecChange, TaskState } from '../saga/state';
+import type { InteractionRequest, SpecChange, TaskState } from '../contract/state';
 import { describeSpecChange } from './spec-changes';
 import { SPEC_EDIT_HELP } from './spec-edit';
 

@@ -2,7 +2,7 @@
  * An implementer's blocked report (templates/implementer.md, the Saga procedure, Phase 2 step 4): the agent writes
  * `{"status": "blocked", "reason": "SPEC GAP: ..."}` to $SAGA_REPORT_FILE when it cannot finish. Pure.
  */
-import type { Answer, InteractionRequest } from '../saga/state';
+import type { Answer, InteractionRequest } from '../contract/state';
 import { gapOptionsSentence, gapOptionText, type GapOptions } from './spec-gap-options';
 import { SPEC_EDIT_HELP } from './spec-edit';
 

@@ -3,11 +3,8 @@
  * place for the fleet, the task workflow, the resolver, reviewer and planner gates. Pure.
  */
 import { z } from 'zod';
-import type { InteractionRequest } from '../saga/state';
-
-/** What running agents do when the saga budget is reached: finish their current run, or be stopped. */
-export const BUDGET_ON_EXHAUSTED = ['finish', 'stop'] as const;
-export type BudgetOnExhausted = (typeof BUDGET_ON_EXHAUSTED)[number];
+import { BUDGET_ON_EXHAUSTED, type BudgetOnExhausted } from '../config/config';
+import type { InteractionRequest } from '../contract/state';
 
 /** Share of the saga budget at which one warning goes out. */
 export const BUDGET_WARN_FRACTION = 0.8;

@@ -5,7 +5,7 @@
  */
 import type { PlanTask } from '../plan';
 import type { Plan } from '../plan';
-import type { Answer, InteractionRequest, MilestoneState, SpecChange } from '../saga/state';
+import type { Answer, InteractionRequest, MilestoneState, SpecChange } from '../contract/state';
 import { initialMilestones, noChangesBlock, type TaskReport } from './fleet';
 
 /**

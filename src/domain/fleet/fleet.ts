@@ -3,10 +3,10 @@ import type { UnrunnableCheck } from './unrunnable-checks';
 import { cappedList } from '../text/caps';
 import type { AcceptanceIssue } from '../planning/acceptance-issues';
 import type { Plan, PlanMilestone, PlanOutline, PlanTask } from '../plan';
-import { integrationBranch, slugify, taskBranch, taskKey, taskRef } from '../saga/naming';
+import { integrationBranch, slugify, taskBranch, taskKey, taskRef } from '../contract/naming';
 import type { SchedTask } from './schedule';
 import type { GapOptions } from './spec-gap-options';
-import type { MilestoneState, SpecChange, TaskState, Usage } from '../saga/state';
+import type { MilestoneState, SpecChange, TaskState, Usage } from '../contract/state';
 
 export function initialTaskState(sagaName: string, milestone: PlanMilestone, task: PlanTask): TaskState {
   return {

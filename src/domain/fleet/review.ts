@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PYTHON_WHITESPACE, pythonStrip } from '../request/flags';
+import { PYTHON_WHITESPACE, pythonStrip } from '../text/python-whitespace';
 
 /**
  * Quality-locked review decisions (`--quality-locked`, the flags contract): classify reviewer findings into counts, then

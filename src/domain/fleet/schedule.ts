@@ -4,7 +4,7 @@
  * order, gives the same answer.
  */
 import { z } from 'zod';
-import { parseTaskRef } from '../saga/naming';
+import { parseTaskRef } from '../contract/naming';
 
 export const SchedTaskStatusSchema = z.enum(['pending', 'running', 'done', 'blocked', 'skipped']);
 export const SchedTaskSchema = z.object({

@@ -4,7 +4,7 @@
  * shows it, and it is logged as a deviation. Pure, for workflow code.
  */
 import type { Plan, PlanMilestone, PlanTask } from '../plan';
-import type { SpecChange, TaskState } from '../saga/state';
+import type { SpecChange, TaskState } from '../contract/state';
 
 /** Most changes kept per task, and the longest text of one: they travel in every task's input. */
 export const SPEC_CHANGES_MAX = 20;

@@ -11,7 +11,7 @@
  * text that does not parse (nothing changes), and the fleet reads the same text into the task's spec change.
  */
 import { checkCommand, type Parsed } from '../planning/acceptance-issues';
-import type { Answer, SpecChange } from '../saga/state';
+import type { Answer, SpecChange } from '../contract/state';
 import { describeAdjustment } from './spec-changes';
 
 type Patch = NonNullable<SpecChange['patch']>;

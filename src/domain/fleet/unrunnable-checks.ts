@@ -5,7 +5,7 @@
  * Pure, for the task and fleet workflows.
  */
 import type { PlanTask } from '../plan';
-import type { Answer, InteractionRequest, SpecChange } from '../saga/state';
+import type { Answer, InteractionRequest, SpecChange } from '../contract/state';
 import { UNACHIEVABLE_OPTIONS } from '../planning/unachievable';
 
 /** Shells answer 126/127 when the command itself cannot be found or run. */

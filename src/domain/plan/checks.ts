@@ -1,5 +1,5 @@
 /** The semantic checks of a plan that zod alone cannot express: ids, references, cycles. Pure. */
-import { taskRef } from '../saga/naming';
+import { taskRef } from '../contract/naming';
 import { ownershipOverlaps } from './owns';
 import type { Plan } from './schema';
 

@@ -1,5 +1,5 @@
 /** Finding and summarising tasks of a valid plan. Pure. */
-import { taskRef } from '../saga/naming';
+import { taskRef } from '../contract/naming';
 import type { Plan, PlanMilestone, PlanTask } from './schema';
 
 /** Every task ref ("1.2") in plan order: milestones as listed, tasks as listed. */

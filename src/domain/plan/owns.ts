@@ -1,5 +1,5 @@
 /** What a task owns (`owns` paths and globs): overlaps between tasks, changed files outside them. Pure. */
-import { taskRef } from '../saga/naming';
+import { taskRef } from '../contract/naming';
 import type { PlanMilestone } from './schema';
 
 /**

@@ -1,6 +1,6 @@
 /** The plan file's schema (the plan file contract) and the types read from it. Pure. */
 import { z } from 'zod';
-import { SAGA_NAME_PATTERN } from '../saga/naming';
+import { SAGA_NAME_PATTERN } from '../contract/naming';
 
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 const TASK_REF_PATTERN = /^\d+\.\d+$/;

@@ -9,9 +9,6 @@
  * The check is a command run in the fix task's checkout like every plan check (`/bin/sh -c`); exit 0 means
  * fixed. An issue without one is asked for one (or an explicit `none`: review only).
  */
-import { budgetRaiseProblem } from '../fleet/budget';
-import { specEditProblem } from '../fleet/spec-edit';
-
 export interface AcceptanceIssue {
   text: string;
   /** Null: review only (no check given, the user answered `none`). */
@@ -111,15 +108,3 @@ function shellSyntaxProblem(command: string): string | null {
 }
 
 const clip = (text: string, max = 60): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-
-/** Formats an interaction's answer text is checked against (DESIGN 2: bad input changes nothing). */
-export const TEXT_FORMATS = ['acceptance-issues', 'check-command', 'budget-amount', 'spec-edit'] as const;
-export type TextFormat = (typeof TEXT_FORMATS)[number];
-
-/** Why `text` does not fit `format`, or null. */
-export function textFormatProblem(format: TextFormat, text: string | undefined): string | null {
-  if (format === 'budget-amount') return budgetRaiseProblem(text);
-  if (format === 'spec-edit') return specEditProblem(text);
-  const parsed = format === 'acceptance-issues' ? parseIssueLines(text) : checkCommand(text);
-  return parsed.ok ? null : parsed.error;
-}

@@ -3,7 +3,7 @@
  * pick [A] Review (the Saga procedure's "How to render the auto-pick": Reason / Logged to / Override). The
  * workflow logs it as one line (the progress log, PROGRESS.md); the CLI shows it as the block it is. Pure.
  */
-import type { FlagsResult } from '../request/flags';
+import type { FlagsResult } from '../contract/flags-result';
 
 const LEAD = 'Saga: Auto-proceeding with [A] Review';
 const PARTS = ['Reason', 'Logged to', 'Override'] as const;

@@ -3,11 +3,11 @@
  * planner's decisions stand and which are asked back, what a user's reply records, the note when autonomy
  * proves insufficient, and the plan approval question. Pure: also runs in workflow code.
  */
-import type { Answer, InteractionRequest } from '../saga/state';
+import type { Answer, InteractionRequest } from '../contract/state';
 import type { AdoptedDefault } from './autonomous-decisions';
 import { correctableDecisionLines, type CorrectableDecision, type parseDecisionCorrections } from './memory';
 import { AUTONOMY_INSUFFICIENT_NOTE, type PlannerDecision, type PlannerQuestion } from './planner';
-import { PLAN_APPROVAL_CHOICE } from '../saga/answer-choices';
+import { PLAN_APPROVAL_CHOICE } from '../contract/answer-choices';
 
 /** A planner question with the user's answer, as the planner is told it in its next runs. */
 export interface PlannerAnswer {

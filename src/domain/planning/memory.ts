@@ -5,7 +5,7 @@
  * file it comes from so the planner can cite it. Pure: the file format and what the planner is shown.
  */
 import { z } from 'zod';
-import { slugify } from '../saga/naming';
+import { slugify } from '../contract/naming';
 
 /** Folder of the saga home that holds one memory file per repository. */
 export const MEMORY_DIR = '.memory';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { SignalConflictSchema } from './memory';
 import { ExitCriterionSchema, planSummary, type ExitCriterion, type Plan } from '../plan';
-import type { InteractionRequest, PlanSummary } from '../saga/state';
+import type { InteractionRequest, PlanSummary } from '../contract/state';
 import { zodIssueLines } from '../text/zod-errors';
 
 const RECOMMENDED_REQUIRED = 'the 0-based index of the option you recommend is required';

@@ -4,7 +4,7 @@
  * check that can run, verification by hand at acceptance, or dropping the criterion. Pure.
  */
 import type { ExitCriterion } from '../plan';
-import type { InteractionRequest } from '../saga/state';
+import type { InteractionRequest } from '../contract/state';
 
 export const UNACHIEVABLE_OPTIONS = ['new check', 'verify by hand', 'drop'] as const;
 

@@ -11,7 +11,7 @@ import { reconciliationReport, whatWasBuilt, type TaskBuilt } from './report-bui
 import { checkResultLine } from './check-summary';
 import { byHandTaskChecks } from '../fleet/unrunnable-checks';
 import { autonomousSpecChanges } from '../fleet/adjustment-approval';
-import { ExitResultSchema, type SagaStatus } from '../saga/state';
+import { ExitResultSchema, type SagaStatus } from '../contract/state';
 
 export const ExitCriterionResultSchema = ExitResultSchema.extend({
   summary: z.string().optional(),

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import YAML from 'yaml';
-import { FlagsResultSchema } from '../request/flags';
+import { FlagsResultSchema } from '../contract/flags-result';
 import { ReviewActionSchema, ReviewCountsSchema } from '../fleet/review';
 import { zodIssueLines } from '../text/zod-errors';
 

@@ -3,7 +3,7 @@
  * recent log lines (newest first) so its state and status query stay small; the projection activity merges
  * each such window into the full log it keeps on disk, oldest first.
  */
-import type { SagaStatus } from '../saga/state';
+import type { SagaStatus } from '../contract/state';
 
 /** Log lines start with the workflow time: `2026-05-15T14:23:18.000Z text`. */
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z /;

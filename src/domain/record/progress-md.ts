@@ -5,7 +5,7 @@
  */
 import { bullets, code, doc, oneLine, section, shortCommit } from './markdown';
 import { findingsFor, reconciliationSummary } from './reconciliation';
-import type { SagaStatus, TaskState, TaskStatus } from '../saga/state';
+import type { SagaStatus, TaskState, TaskStatus } from '../contract/state';
 
 const STATUS_MARK: Record<TaskStatus, string> = {
   pending: '[ ]',

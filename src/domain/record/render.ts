@@ -19,10 +19,10 @@ import {
   shortCommit,
   table,
 } from './markdown';
-import { milestoneDirName, sagaWorkflowId, taskFileName, taskRef } from '../saga/naming';
+import { milestoneDirName, sagaWorkflowId, taskFileName, taskRef } from '../contract/naming';
 import type { Plan, PlanMilestone, PlanTask } from '../plan';
 import { currentTaskSpec, describeSpecChange } from '../fleet/spec-changes';
-import type { MilestoneState, SagaStatus, TaskState } from '../saga/state';
+import type { MilestoneState, SagaStatus, TaskState } from '../contract/state';
 
 const checkLine = (c: { text: string; check: string }): string =>
   `${oneLine(c.text)} — check: ${code(c.check)}`;

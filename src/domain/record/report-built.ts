@@ -3,7 +3,7 @@
  * agent's summary where it wrote one) and what git says each task's merge changed; and what `saga continue`
  * found differing between the record and git. Pure.
  */
-import type { MilestoneState, SagaStatus, TaskState } from '../saga/state';
+import type { MilestoneState, SagaStatus, TaskState } from '../contract/state';
 import { reconciliationSummary } from './reconciliation';
 import { bullets, code, oneLine, shortCommit } from './markdown';
 

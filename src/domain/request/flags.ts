@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { FlagsResultSchema, type FlagsResult } from '../contract/flags-result';
+import { PYTHON_WHITESPACE, pythonStrip } from '../text/python-whitespace';
 
 /**
  * The flags contract (README, Real use; docs/ARCHITECTURE.md, Contracts). Pure: imported by workflow code.
@@ -6,23 +8,6 @@ import { z } from 'zod';
  * Parity matters more than taste here: the same arguments must give the same JSON as the other
  * implementations of this contract (sage_flags.py), so whitespace, error texts and key order follow it.
  */
-
-/** The parser's JSON contract (the flags contract): twelve keys, always present, in this order. */
-export const FlagsResultSchema = z.object({
-  quality_locked: z.boolean(),
-  autonomous: z.boolean(),
-  subagents: z.boolean(),
-  parallel: z.boolean(),
-  goal: z.string(),
-  error: z.string().nullable(),
-  quality_locked_source: z.enum(['flag', 'config']).nullable(),
-  autonomous_source: z.enum(['flag', 'config']).nullable(),
-  subagents_source: z.enum(['flag', 'config']).nullable(),
-  parallel_source: z.enum(['flag', 'config']).nullable(),
-  parallel_lanes: z.number().int().min(0).max(4),
-  parallel_note: z.string().nullable(),
-});
-export type FlagsResult = z.infer<typeof FlagsResultSchema>;
 
 /**
  * The flag vocabulary, in ONE place: every flag spelling, the config keys, the error texts and the
@@ -58,19 +43,8 @@ const SUPPORTED_FLAGS_TEXT = [...POSITIVE_FLAGS.keys(), ...NEGATIVE_FLAGS.keys()
   .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   .join(', ');
 
-/**
- * Python's `str.isspace()` set, so trimming and word splitting agree with the reference parser
- * (JS `\s` differs: it includes U+FEFF and lacks U+001C-U+001F and U+0085).
- */
-export const PYTHON_WHITESPACE =
-  '\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const LEADING_WS = new RegExp(`^[${PYTHON_WHITESPACE}]+`);
-const TRAILING_WS = new RegExp(`[${PYTHON_WHITESPACE}]+$`);
 const FIRST_WORD = new RegExp(`^[^${PYTHON_WHITESPACE}]+`);
-
-export function pythonStrip(text: string): string {
-  return text.replace(LEADING_WS, '').replace(TRAILING_WS, '');
-}
 
 /** Every mode off, no goal, the error set: the shape the contract demands on any failure. */
 function errorResult(message: string): FlagsResult {

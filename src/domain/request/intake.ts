@@ -4,7 +4,7 @@
  * is read or created before the user confirms). The restatement proper comes from the planner, which has read
  * the repository: its first questions run returns it and the user sees it with the first question.
  */
-import type { FlagsResult } from './flags';
+import type { FlagsResult } from '../contract/flags-result';
 import type { Plan } from '../plan';
 
 export interface IntakeRequest {

@@ -1,6 +1,7 @@
 /** What the parsed flags resolve to on this host: the execution mode, the lanes, and the announcement made before any work starts. Pure. */
 import { z } from 'zod';
-import { FLAG_VOCABULARY, flagName, type FlagsResult } from './flags';
+import { FLAG_VOCABULARY, flagName } from './flags';
+import type { FlagsResult } from '../contract/flags-result';
 
 export const ExecutionModeResolutionSchema = z.object({
   mode: z.enum(['subagents', 'inline']),

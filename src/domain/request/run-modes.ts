@@ -3,7 +3,7 @@
  * can honour, the parallel lanes asked for (any profile runs them), and what was refused (announced and
  * recorded in the manifest, never silently downgraded). Pure: also runs in workflow code.
  */
-import { type FlagsResult } from './flags';
+import type { FlagsResult } from '../contract/flags-result';
 import {
   resolveExecutionMode,
   resolveParallel,

@@ -2,8 +2,10 @@
  * Rules for answering interactions, shared by the saga workflow's update validator and the chat bridge,
  * so a bad answer is refused the same way everywhere and never enters history.
  */
-import { textFormatProblem } from '../planning/acceptance-issues';
-import type { Answer, Interaction, RespondInput } from './state';
+import { budgetRaiseProblem } from '../fleet/budget';
+import { specEditProblem } from '../fleet/spec-edit';
+import { checkCommand, parseIssueLines } from '../planning/acceptance-issues';
+import type { Answer, Interaction, RespondInput, TextFormat } from '../contract/state';
 
 export type RespondErrorType =
   'UnknownInteraction' | 'AlreadyAnswered' | 'InvalidChoice' | 'TextRequired' | 'InvalidText';
@@ -65,6 +67,14 @@ export function validateResponse(
     if (problem) throw new RespondError('InvalidText', problem);
   }
   return match;
+}
+
+/** Why `text` does not fit `format` (the answer text an interaction asks for), or null. */
+export function textFormatProblem(format: TextFormat, text: string | undefined): string | null {
+  if (format === 'budget-amount') return budgetRaiseProblem(text);
+  if (format === 'spec-edit') return specEditProblem(text);
+  const parsed = format === 'acceptance-issues' ? parseIssueLines(text) : checkCommand(text);
+  return parsed.ok ? null : parsed.error;
 }
 
 export function toAnswer(input: RespondInput, match: { index: number; option: string }, at: string): Answer {

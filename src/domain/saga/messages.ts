@@ -5,9 +5,9 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BudgetGrant } from '../fleet/budget';
 import type { LiveProgress } from './phase-progress';
-import type { Reconciliation, ReconciliationInput } from '../record/reconciliation';
+import type { Reconciliation, ReconciliationInput } from '../contract/reconciliation';
 import type { SagaState } from './saga-state';
-import type { Answer, Interaction, ProgressEvent, RespondInput, SagaStatus, Usage } from './state';
+import type { Answer, Interaction, ProgressEvent, RespondInput, SagaStatus, Usage } from '../contract/state';
 
 /** Answer a pending interaction. The validator rejects unknown ids and invalid choices. */
 export const respondUpdate = defineUpdate<Answer, [RespondInput]>('respond');

@@ -6,8 +6,8 @@
  * which status readers put back (`expandMilestone`). Pure; also runs in workflow code.
  */
 import { z } from 'zod';
-import { milestoneRecordFile } from './saga-dir';
-import { TASK_STATUSES, TaskStateSchema, type MilestoneState, type TaskState } from './state';
+import { milestoneRecordFile } from '../contract/saga-dir';
+import { TASK_STATUSES, TaskStateSchema, type MilestoneState, type TaskState } from '../contract/state';
 
 /** The record file's content: the milestone's task states when it was integrated. */
 export const MilestoneRecordSchema = z.object({

@@ -2,7 +2,7 @@
  * The saga's view of its phases, built from the progress events its children send: the milestones and
  * tasks, the live usage total and the plan summary. A pure reducer, so the workflow only keeps the result.
  */
-import type { MilestoneState, PlanSummary, ProgressEvent, TaskState, Usage } from './state';
+import type { MilestoneState, PlanSummary, ProgressEvent, TaskState, Usage } from '../contract/state';
 import { addUsage, usageDelta } from '../agents/usage';
 import { cappedLine } from '../text/caps';
 

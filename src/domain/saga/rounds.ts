@@ -4,7 +4,7 @@
  */
 import type { Plan, PlanMilestone } from '../plan';
 import type { ProgressView } from './phase-progress';
-import type { Answer, Interaction } from './state';
+import type { Answer, Interaction } from '../contract/state';
 
 /** Round 1 implements the whole plan; each later round only the milestone of the issues reported before it. */
 export function roundMilestoneIds(plan: Plan, round: number): number[] {

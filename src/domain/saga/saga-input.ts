@@ -4,9 +4,9 @@
  */
 import { z } from 'zod';
 import { CommandSandboxSchema } from '../config/sandbox';
-import { BUDGET_ON_EXHAUSTED } from '../fleet/budget';
+import { BUDGET_ON_EXHAUSTED } from '../config/config';
 import { ResolvedAgentProfileSchema } from '../config/profile-resolution';
-import { FlagsResultSchema } from '../request/flags';
+import { FlagsResultSchema } from '../contract/flags-result';
 import { PlanSchema } from '../plan';
 
 /** Settings read from saga.config.yaml by an activity at start (host-bound), then fixed in history. */

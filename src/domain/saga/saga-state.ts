@@ -10,7 +10,7 @@ import { parseDuration } from '../config/units';
 import { EnvironmentSchema } from '../planning/environment';
 import { CorrectableDecisionSchema } from '../planning/memory';
 import { PlanSchema } from '../plan';
-import { ReconciliationSchema } from '../record/reconciliation';
+import { ReconciliationSchema } from '../contract/reconciliation';
 import { SagaContextSchema } from './saga-input';
 import {
   mergeLiveProgress,
@@ -26,7 +26,7 @@ import {
   MilestoneStateSchema,
   UsageSchema,
   type ProgressEvent,
-} from './state';
+} from '../contract/state';
 import { zodIssueLines } from '../text/zod-errors';
 
 /** Bump with a migration below whenever the state's shape changes. */

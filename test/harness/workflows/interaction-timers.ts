@@ -4,7 +4,7 @@
  * time-skipping test drives the real reminder and chat-recheck timers through hours of workflow time.
  */
 import { condition, defineSignal, setHandler, sleep } from '@temporalio/workflow';
-import type { Interaction } from '../../../src/domain/saga/state';
+import type { Interaction } from '../../../src/domain/contract/state';
 import { InteractionEffects } from '../../../src/workflows/interaction-effects';
 
 export const answerSignal = defineSignal<[string]>('answer');

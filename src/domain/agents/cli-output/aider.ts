@@ -1,6 +1,6 @@
 /** aider: no JSON on stdout; `--analytics-log` JSONL `message_send` events carry tokens and cost. */
 import { num, obj, str, type Json } from '../../text/json-fields';
-import type { Usage } from '../../saga/state';
+import type { Usage } from '../../contract/state';
 import { addUsage, noUsage } from '../usage';
 import { apiFailure } from './failures';
 import type { CliOutputReader, Read, ReadInput } from './reader';

@@ -1,5 +1,6 @@
 /** Claude Code: `--output-format stream-json --verbose` (or `json`): the last `result` object. */
-import { arr, claudeUsage, num, obj, str, type Json } from '../../text/json-fields';
+import { arr, num, obj, str, type Json } from '../../text/json-fields';
+import { claudeUsage } from './cli-usage';
 import { apiFailure, deniedFailure, failure } from './failures';
 import type { CliOutputReader, Read, ReadInput } from './reader';
 import { describeTool, joined, oneLine, toolCall } from './text';

@@ -1,6 +1,7 @@
 /** Codex: `exec --json` JSONL: thread.started, item.*, turn.completed {usage}, turn.failed, error. */
-import { arr, codexTurnUsage, num, obj, str, type Json } from '../../text/json-fields';
-import type { Usage } from '../../saga/state';
+import { arr, num, obj, str, type Json } from '../../text/json-fields';
+import { codexTurnUsage } from './cli-usage';
+import type { Usage } from '../../contract/state';
 import { addUsage, noUsage } from '../usage';
 import { apiFailure, failure, SEE_README } from './failures';
 import type { CliOutputReader, Read, ReadInput } from './reader';

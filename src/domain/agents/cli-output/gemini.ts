@@ -1,6 +1,7 @@
 /** Gemini CLI: `stream-json` (init, message, tool_use, tool_result, result) or `json` (one object). */
-import { geminiStatsUsage, num, obj, str, type Json } from '../../text/json-fields';
-import type { Usage } from '../../saga/state';
+import { num, obj, str, type Json } from '../../text/json-fields';
+import { geminiStatsUsage } from './cli-usage';
+import type { Usage } from '../../contract/state';
 import { addUsage, noUsage } from '../usage';
 import { apiFailure, deniedFailure, failure, notAuthenticated, SEE_README } from './failures';
 import type { CliOutputReader, Read, ReadInput } from './reader';

@@ -8,7 +8,7 @@
  */
 import type { AgentOutputFormat } from '../../config/agent-presets';
 import { num, str, tryJson, type Json } from '../../text/json-fields';
-import type { Usage } from '../../saga/state';
+import type { Usage } from '../../contract/state';
 import { estimateCost } from '../usage';
 import { aiderReader } from './aider';
 import { claudeReader } from './claude';

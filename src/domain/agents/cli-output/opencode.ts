@@ -1,6 +1,7 @@
 /** opencode: `run --format json` events; `step_finish` parts carry tokens and cost. */
-import { num, obj, opencodeStepUsage, str, type Json } from '../../text/json-fields';
-import type { Usage } from '../../saga/state';
+import { num, obj, str, type Json } from '../../text/json-fields';
+import { opencodeStepUsage } from './cli-usage';
+import type { Usage } from '../../contract/state';
 import { addUsage, noUsage } from '../usage';
 import { apiFailure, deniedFailure, failure, notAuthenticated } from './failures';
 import type { CliOutputReader, Read, ReadInput } from './reader';

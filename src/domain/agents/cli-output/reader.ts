@@ -2,7 +2,7 @@
 import type { AgentOutputFormat } from '../../config/agent-presets';
 import type { ModelPrice } from '../../config/model-prices';
 import type { Json } from '../../text/json-fields';
-import type { Usage } from '../../saga/state';
+import type { Usage } from '../../contract/state';
 import type { AgentFailure } from './failures';
 
 export interface ReadInput {

@@ -3,9 +3,8 @@
  * Types come from these zod schemas so the CLI, chat bridge and workflows agree.
  */
 import { z } from 'zod';
-import { TEXT_FORMATS } from '../planning/acceptance-issues';
-import { FlagsResultSchema } from '../request/flags';
-import { ReconciliationSchema } from '../record/reconciliation';
+import { FlagsResultSchema } from './flags-result';
+import { ReconciliationSchema } from './reconciliation';
 
 export const PHASES = [
   'planning',
@@ -30,6 +29,10 @@ export const INTERACTION_KINDS = [
 ] as const;
 export const InteractionKindSchema = z.enum(INTERACTION_KINDS);
 export type InteractionKind = z.infer<typeof InteractionKindSchema>;
+
+/** Formats an interaction's answer text is checked against (DESIGN 2: bad input changes nothing). */
+export const TEXT_FORMATS = ['acceptance-issues', 'check-command', 'budget-amount', 'spec-edit'] as const;
+export type TextFormat = (typeof TEXT_FORMATS)[number];
 
 /** Something the saga waits on a person for. `options` are the accepted choices. */
 export const InteractionSchema = z.object({
@@ -168,7 +171,7 @@ export const MilestoneStateSchema = z.object({
   tasks: z.array(TaskStateSchema),
   integrationCommit: z.string().nullable().default(null),
   /**
-   * An integrated milestone whose task states left the carried state (milestone-records.ts): they are in
+   * An integrated milestone whose task states left the carried state (saga/milestone-records.ts): they are in
    * `file` (relative to the saga directory), and `tasks` above keeps only those that did not land. Absent
    * while the milestone runs, in states of older code, and in every status a reader could expand.
    */

@@ -11,7 +11,7 @@ export const SAGA_FILES = {
   milestone: 'MILESTONE.md',
   /** The whole log, oldest first; the workflow keeps only its recent lines. */
   progressLog: 'runs/progress-log.jsonl',
-  /** An integrated milestone's task states, once they left the carried state (milestone-records.ts). */
+  /** An integrated milestone's task states, once they left the carried state (saga/milestone-records.ts). */
   milestoneRecords: 'runs/milestones',
 } as const;
 
