@@ -5,7 +5,7 @@
  * everything: ~0.6 s).
  */
 import type { Client } from '@temporalio/client';
-import type { Io } from './commands/server';
+import type { Io } from './io';
 import { COMMAND_DECLS, findDecl } from './declarations';
 import { EnvironmentError, EXIT, UserError } from './errors';
 

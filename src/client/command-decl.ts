@@ -1,6 +1,6 @@
 /** The shape of a `saga` command's declaration (declarations.ts), and its usage line. */
 import type { Client } from '@temporalio/client';
-import type { Io } from './commands/server';
+import type { Io } from './io';
 
 export interface OptionDecl {
   /** Long name without dashes, e.g. `allow-dirty`. */

@@ -1,5 +1,5 @@
 /** `saga completion bash|zsh`: shell completion scripts generated from the command declarations. */
-import type { Io } from './commands/server';
+import type { Io } from './io';
 import { COMMAND_DECLS, type CommandDecl } from './declarations';
 import { EXIT } from './errors';
 

@@ -7,7 +7,7 @@ import { startBoardServer, DEFAULT_BOARD_PORT, type BoardServer } from '../board
 import { newBoardToken } from '../board/auth';
 import { connectionSettings, uiUrlFor } from '../connection';
 import { UserError } from '../errors';
-import type { Io } from './server';
+import type { Io } from '../io';
 import { untilStopped } from '../until-stopped';
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];

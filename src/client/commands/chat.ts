@@ -4,7 +4,7 @@ import { parseArgs } from '../args';
 import { ChatConfigError, describeChatConfig, loadBridgeConfig, type BridgeConfig } from '../../chat/config';
 import { startChatBridge } from '../chat/server';
 import { UserError } from '../errors';
-import type { Io } from './server';
+import type { Io } from '../io';
 import { untilStopped } from '../until-stopped';
 
 export async function chatCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {

@@ -11,7 +11,7 @@ import { SagaRepo } from '../../domain/saga/search-attributes';
 import { bool, parseArgs, str } from '../args';
 import { UserError } from '../errors';
 import { describeSaga } from '../saga-client';
-import type { Io } from './server';
+import type { Io } from '../io';
 
 export async function cleanupCommand(
   argv: string[],

@@ -6,7 +6,7 @@ import { chainedCodec, codecFromEnv, CODEC_ENV, payloadStoreFromEnv } from '../.
 import { codecSecretFrom, DEFAULT_UI_ORIGINS, normalizeOrigin, startCodecServer } from '../../codec/server';
 import { parseArgs, port, str, strs } from '../args';
 import { UserError } from '../errors';
-import type { Io } from './server';
+import type { Io } from '../io';
 import { untilStopped } from '../until-stopped';
 
 /** The port Temporal's codec server samples use. */

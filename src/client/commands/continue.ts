@@ -33,7 +33,7 @@ import {
 import { openImplementationProgress, replayProblem, runStart, stateFromHistory } from './continue-history';
 import { locate, type Terminal } from './continue-locate';
 import { renderStatus, watchUntilDone } from './inspect';
-import type { Io } from './server';
+import type { Io } from '../io';
 
 export type { Terminal } from './continue-locate';
 

@@ -21,7 +21,8 @@ import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
 import { parseArgs } from '../args';
 import { getStatus, respond } from '../saga-client';
 import { sagaClientInterceptors } from '../connection';
-import { ensureDevServer, type Io } from './server';
+import type { Io } from '../io';
+import { ensureDevServer } from './server';
 import { prepareSaga, startSaga } from './start';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

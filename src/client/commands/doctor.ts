@@ -27,7 +27,7 @@ import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs, str } from '../args';
 import { connectionSettings } from '../connection';
 import { EXIT, UserError } from '../errors';
-import type { Io } from './server';
+import type { Io } from '../io';
 
 const run = promisify(execFile);
 

@@ -26,7 +26,7 @@ import {
 } from '../running-agents';
 import { statusJson } from '../status-json';
 import { autoPickStatusLines, newAutoPickNotices } from '../auto-pick-view';
-import type { Io } from './server';
+import type { Io } from '../io';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -7,7 +7,7 @@ import { sagaWorkflowId } from '../../domain/saga/naming';
 import { bool, parseArgs, str, strs } from '../args';
 import { UserError } from '../errors';
 import { describeSaga, respond, respondToKind } from '../saga-client';
-import type { Io } from './server';
+import type { Io } from '../io';
 
 const cliUser = (): string => `cli:${process.env.USER ?? os.userInfo().username}`;
 

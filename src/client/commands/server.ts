@@ -12,12 +12,8 @@ import { startDevServer, waitForServer, type DevServer } from '../../worker/dev-
 import { findTemporalBinary } from '../../worker/temporal-binary';
 import { defaultHostId, defaultSagaHome, runSagaWorkers } from '../../worker/worker';
 import type { BoardServer } from '../board/server';
+import type { Io } from '../io';
 import { boardSettings, openBoard, type BoardSettings } from './board';
-
-export interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
 
 async function serverAnswers(address: string, namespace: string): Promise<boolean> {
   try {

@@ -13,7 +13,7 @@ import { UserError } from '../errors';
 import { listSagas } from '../saga-client';
 import { loadSageConfigDefaults } from '../sage-config';
 import { chooseSaga, CLOSED_RESUMABLE, describeActive, type Terminal } from './continue-locate';
-import type { Io } from './server';
+import type { Io } from '../io';
 
 /** What `saga start` says when there is no goal and nothing to pick up (the error of a missing goal). */
 export const NO_GOAL = 'Say what the saga should deliver: saga start --repo PATH -- "Ship dark mode".';

@@ -31,7 +31,7 @@ import { connectionSettings, uiUrlFor } from '../connection';
 import { EnvironmentError, UserError } from '../errors';
 import { loadSageConfigDefaults } from '../sage-config';
 import type { Terminal } from './continue-locate';
-import type { Io } from './server';
+import type { Io } from '../io';
 import { emptyGoalRequest, NO_GOAL, pickUpSaga } from './start-pickup';
 
 export interface StartRequest {
