@@ -1,21 +1,15 @@
 /** `saga status`, `saga list`, `saga logs`: reading a saga's state without changing it. */
 import { finishedTaskCount } from '../../domain/saga/milestone-records';
-import { createReadStream, existsSync, promises as fs, statSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Client } from '@temporalio/client';
 import { readableLine } from '../../domain/agents/cli-output';
-import {
-  AGENT_OUTPUT_FORMATS,
-  AGENT_RUN_FILE,
-  type AgentOutputFormat,
-} from '../../domain/config/agent-presets';
 import { reconciliationSummary } from '../../domain/record/reconciliation';
 import type { SagaStatus } from '../../domain/saga/state';
 import { stripControls } from '../../domain/text/terminal';
 import { defaultSagaHome } from '../../worker/host-settings';
 import { bool, parseArgs } from '../args';
-import { UserError } from '../errors';
 import { describeSaga, getStatus, listSagas } from '../saga-client';
 import {
   formatUsage,
@@ -26,6 +20,7 @@ import {
 } from '../running-agents';
 import { statusJson } from '../status-json';
 import { autoPickStatusLines, newAutoPickNotices } from '../auto-pick-view';
+import { findTranscript, transcriptFormat } from '../transcripts';
 import type { Io } from '../io';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -151,35 +146,6 @@ export async function listCommand(argv: string[], io: Io, connect: () => Promise
         `${s.name.padEnd(40)} ${(s.phase ?? '-').padEnd(15)} ${s.status}${s.awaitingInput ? '  (waiting for input)' : ''}`,
       );
   return 0;
-}
-
-/** The output format recorded beside a transcript (runs before it was recorded: plain text). */
-export async function transcriptFormat(transcript: string): Promise<AgentOutputFormat> {
-  try {
-    const run = JSON.parse(
-      await fs.readFile(path.join(path.dirname(transcript), AGENT_RUN_FILE), 'utf8'),
-    ) as { output?: string };
-    return AGENT_OUTPUT_FORMATS.find((f) => f === run.output) ?? 'text';
-  } catch {
-    return 'text';
-  }
-}
-
-/** Newest transcript of a task: `<sagaDir>/runs/<key>-d<D>-a<A>/transcript.log`. */
-export async function findTranscript(sagaDir: string, taskId: string): Promise<string> {
-  const key = /^(\d+)\.(\d+)$/.test(taskId) ? taskId.replace(/^(\d+)\.(\d+)$/, 'm$1t$2') : taskId;
-  if (!/^m\d+t\d+$/.test(key)) throw new UserError(`Task id '${taskId}': expected a form like 1.2 or m1t2.`);
-  const runs = path.join(sagaDir, 'runs');
-  const dirs = existsSync(runs)
-    ? (await fs.readdir(runs)).filter((d) => d.startsWith(`${key}-`) && !d.endsWith('-checks'))
-    : [];
-  const candidates = dirs
-    .map((d) => path.join(runs, d, 'transcript.log'))
-    .filter((f) => existsSync(f))
-    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
-  if (!candidates.length)
-    throw new UserError(`No agent transcript for task ${taskId} yet (looked in ${runs}).`);
-  return candidates[candidates.length - 1]!;
 }
 
 export async function logsCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
