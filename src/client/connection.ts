@@ -7,7 +7,7 @@ import {
 } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { dataConverterFromEnv } from '../codec/config';
-import { EnvironmentError } from '../worker/temporal-binary';
+import { EnvironmentError } from './errors';
 
 export interface ConnectionSettings {
   address: string;

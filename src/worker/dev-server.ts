@@ -4,7 +4,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { makePrivateDirSync } from '../activities/artifacts/file-io';
 import { devServerSearchAttributeArgs } from '../domain/saga/search-attributes';
-import { EnvironmentError, findTemporalBinary } from './temporal-binary';
+import { EnvironmentError } from './errors';
+import { findTemporalBinary } from './temporal-binary';
 
 /** Queries the server holds per workflow while its workflow task runs (deploy/dynamicconfig/docker.yaml too). */
 export const MAX_BUFFERED_QUERIES = 10;

