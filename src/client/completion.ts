@@ -1,4 +1,5 @@
 /** `saga completion bash|zsh`: shell completion scripts generated from the command declarations. */
+import type { ParsedArgs } from './command-decl';
 import type { Io } from './io';
 import { COMMAND_DECLS, type CommandDecl } from './declarations';
 import { EXIT } from './errors';
@@ -90,7 +91,7 @@ compdef _saga saga
 `;
 }
 
-export async function completionCommand(argv: string[], io: Io): Promise<number> {
-  io.out((argv[0] === 'zsh' ? zshCompletion() : bashCompletion()).trimEnd());
+export async function completionCommand(args: ParsedArgs, io: Io): Promise<number> {
+  io.out((args.positionals[0] === 'zsh' ? zshCompletion() : bashCompletion()).trimEnd());
   return EXIT.ok;
 }

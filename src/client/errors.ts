@@ -9,3 +9,7 @@ export class UserError extends Error {
 export { EnvironmentError } from '../worker/errors';
 
 export const EXIT = { ok: 0, user: 1, environment: 2 } as const;
+
+/** The exit codes, as `saga --help` ends. */
+export const EXIT_CODES_NOTE =
+  'Exit codes: 0 success, 1 user error, 2 environment error (no server, no git).';

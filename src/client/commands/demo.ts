@@ -18,7 +18,7 @@ import { SAGA_FILES } from '../../domain/saga/saga-dir';
 import type { Interaction, SagaStatus } from '../../domain/saga/state';
 import { stripControls } from '../../domain/text/terminal';
 import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
-import { parseArgs } from '../args';
+import type { ParsedArgs } from '../command-decl';
 import { getStatus, respond } from '../saga-client';
 import { sagaClientInterceptors } from '../connection';
 import type { Io } from '../io';
@@ -50,8 +50,7 @@ function answerFor(p: Interaction, round: number): { choice: string; text?: stri
 
 type Dev = Awaited<ReturnType<typeof ensureDevServer>>;
 
-export async function demoCommand(argv: string[], io: Io): Promise<number> {
-  parseArgs('demo', argv);
+export async function demoCommand(_args: ParsedArgs, io: Io): Promise<number> {
   // Read first: a bad codec key fails before a server or a repo is made.
   const dataConverter = dataConverterFromEnv();
   const started = Date.now();

@@ -9,7 +9,8 @@ import { reconciliationSummary } from '../../domain/record/reconciliation';
 import type { SagaStatus } from '../../domain/saga/state';
 import { stripControls } from '../../domain/text/terminal';
 import { defaultSagaHome } from '../../worker/host-settings';
-import { bool, parseArgs } from '../args';
+import { bool } from '../args';
+import type { ParsedArgs } from '../command-decl';
 import { describeSaga, getStatus, listSagas } from '../saga-client';
 import {
   formatUsage,
@@ -83,8 +84,11 @@ export function renderStatus(s: SagaStatus, agents: RunningAgent[] = []): string
   return stripControls(lines.join('\n'));
 }
 
-export async function statusCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('status', argv);
+export async function statusCommand(
+  args: ParsedArgs,
+  io: Io,
+  connect: () => Promise<Client>,
+): Promise<number> {
   const client = await connect();
   const name = args.positionals[0]!;
   const json = bool(args, 'json');
@@ -135,8 +139,7 @@ export async function watchUntilDone(client: Client, name: string, io: Io): Prom
   }
 }
 
-export async function listCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('list', argv);
+export async function listCommand(args: ParsedArgs, io: Io, connect: () => Promise<Client>): Promise<number> {
   const sagas = await listSagas(await connect());
   if (bool(args, 'json')) io.out(JSON.stringify(sagas, null, 2));
   else if (!sagas.length) io.out('No sagas yet. Start one: saga start --repo PATH -- "Ship dark mode"');
@@ -148,8 +151,7 @@ export async function listCommand(argv: string[], io: Io, connect: () => Promise
   return 0;
 }
 
-export async function logsCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('logs', argv);
+export async function logsCommand(args: ParsedArgs, io: Io, connect: () => Promise<Client>): Promise<number> {
   const [name, taskId] = args.positionals as [string, string];
   let sagaDir = path.join(defaultSagaHome(), name);
   try {
