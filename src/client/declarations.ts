@@ -203,7 +203,11 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
   },
   {
     name: 'completion',
-    load: async () => (await import('./completion')).completionCommand,
+    // The completion scripts are generated from this table, handed to the command so it imports no table.
+    load: async () => {
+      const { completionCommand } = await import('./completion');
+      return (args, io) => completionCommand(COMMAND_DECLS, args, io);
+    },
     summary: 'print a shell completion script',
     args: [{ name: 'SHELL', choices: ['bash', 'zsh'] }],
     notes: 'e.g. source <(saga completion bash)',
