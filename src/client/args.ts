@@ -1,23 +1,17 @@
 /**
- * Argument parsing for every `saga` command, on commander, from the declarations in declarations.ts.
- * Unknown options and missing or extra arguments are user errors naming the problem, followed by the
- * command's usage line; `--help` and `--version` are generated from the same declarations.
+ * Argument parsing for every `saga` command, on commander, from a table of declarations it is given (the one
+ * in declarations.ts: cli.ts passes it, so this module imports no command). Unknown options and missing or
+ * extra arguments are user errors naming the problem, followed by the command's usage line; `--help` and
+ * `--version` are generated from the same declarations.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { Argument, Command, CommanderError, Option } from 'commander';
-import { COMMAND_DECLS, EXIT_CODES_NOTE, findDecl, usageLine, type CommandDecl } from './declarations';
-import { UserError } from './errors';
-
-export interface ParsedArgs {
-  /** By long option name (`allow-dirty`): true for a switch, the value, or the values of a repeatable one. */
-  options: Record<string, string | string[] | boolean | undefined>;
-  /** The command's arguments, in order; a variadic one includes everything after `--`. */
-  positionals: string[];
-}
+import { declAt, usageLine, type CommandDecl, type ParsedArgs } from './command-decl';
+import { EXIT_CODES_NOTE, UserError } from './errors';
 
 export type CliParse =
-  | { kind: 'run'; path: string; args: ParsedArgs; argv: string[] }
+  | { kind: 'run'; path: string; args: ParsedArgs }
   | { kind: 'output'; text: string; code: 0 | 1 }
   | { kind: 'error'; message: string };
 
@@ -71,7 +65,7 @@ function addDecl(parent: Command, decl: CommandDecl, prefix: string, built: Buil
 }
 
 /** The whole `saga` program, built from the declarations; nothing in it exits the process or prints. */
-export function buildProgram(): Built {
+export function buildProgram(decls: readonly CommandDecl[]): Built {
   const built: Built = { program: new Command('saga'), out: [] };
   const program = built.program
     .description('saga — deliver a feature with a fleet of coding agents, as a durable saga on Temporal')
@@ -86,7 +80,7 @@ export function buildProgram(): Built {
     })
     .configureHelp({ subcommandTerm: (c) => c.name() })
     .addHelpText('after', `\nRun 'saga COMMAND --help' for a command's options.\n${EXIT_CODES_NOTE}`);
-  for (const decl of COMMAND_DECLS) addDecl(program, decl, '', built);
+  for (const decl of decls) addDecl(program, decl, '', built);
   return built;
 }
 
@@ -97,9 +91,9 @@ function commanderMessage(error: CommanderError): string {
     .trim();
 }
 
-/** Parses a whole `saga ...` command line (after `saga`). */
-export function parseCommandLine(argv: string[]): CliParse {
-  const built = buildProgram();
+/** Parses a whole `saga ...` command line (after `saga`) against the table of declarations `decls`. */
+export function parseCommandLine(decls: readonly CommandDecl[], argv: string[]): CliParse {
+  const built = buildProgram(decls);
   try {
     built.program.parse(argv, { from: 'user' });
   } catch (error) {
@@ -109,10 +103,10 @@ export function parseCommandLine(argv: string[]): CliParse {
     // Which command failed: the deepest declared command named by the leading words.
     const words: string[] = [];
     for (const word of argv) {
-      if (!findDecl([...words, word].join(' '))) break;
+      if (!declAt(decls, [...words, word].join(' '))) break;
       words.push(word);
     }
-    const decl = words.length ? findDecl(words.join(' ')) : undefined;
+    const decl = words.length ? declAt(decls, words.join(' ')) : undefined;
     if (!decl)
       return {
         kind: 'error',
@@ -145,19 +139,14 @@ export function parseCommandLine(argv: string[]): CliParse {
   const positionals = (command.processedArgs as (string | string[] | undefined)[]).flatMap((v) =>
     v === undefined ? [] : Array.isArray(v) ? v : [v],
   );
-  return {
-    kind: 'run',
-    path: ranPath,
-    args: { options, positionals },
-    argv: argv.slice(ranPath.split(' ').length),
-  };
+  return { kind: 'run', path: ranPath, args: { options, positionals } };
 }
 
 const camel = (name: string): string => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
-/** The parsed arguments of `saga <command> ...argv`; a usage problem is a UserError. */
-export function parseArgs(command: string, argv: string[]): ParsedArgs {
-  const result = parseCommandLine([...command.split(' '), ...argv]);
+/** The parsed arguments of `saga <command> ...argv` by the table `decls`; a usage problem is a UserError. */
+export function parseArgs(decls: readonly CommandDecl[], command: string, argv: string[]): ParsedArgs {
+  const result = parseCommandLine(decls, [...command.split(' '), ...argv]);
   if (result.kind === 'run') return result.args;
   if (result.kind === 'error') throw new UserError(result.message);
   throw new UserError(result.text);

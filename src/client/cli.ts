@@ -1,11 +1,13 @@
 /**
  * The `saga` command line: commands and options are declared once, with their handlers' loaders
- * (declarations.ts), and parsed by commander (args.ts), which also generates `--help`, `--version` and shell
- * completion. Each command's module is loaded only when its command runs (every CLI call used to load
+ * (declarations.ts), and parsed here, once, by commander against that table (args.ts, which also generates
+ * `--help` and `--version`; completion.ts the shell completion); the command's handler is given the parsed
+ * arguments. Each command's module is loaded only when its command runs (every CLI call used to load
  * everything: ~0.6 s).
  */
 import type { Client } from '@temporalio/client';
-import type { Io } from './commands/server';
+import type { CliParse } from './args';
+import type { Io } from './io';
 import { COMMAND_DECLS, findDecl } from './declarations';
 import { EnvironmentError, EXIT, UserError } from './errors';
 
@@ -20,22 +22,27 @@ function flagsHelpRequest(rest: string[]): string[] | null {
   return null;
 }
 
-export async function runCli(argv: string[], io: Io): Promise<number> {
+/** The command line by the table: a command to run with its arguments, or what to print instead. */
+async function parse(argv: string[]): Promise<CliParse> {
   const [name, ...rest] = argv;
   const flagsHelp = name === 'flags' ? flagsHelpRequest(rest) : null;
-  if (name !== 'flags' || flagsHelp) {
-    const { parseCommandLine } = await import('./args');
-    const parsed = parseCommandLine(flagsHelp ?? argv);
-    if (parsed.kind === 'output') {
-      io.out(parsed.text);
-      return parsed.code;
-    }
-    if (parsed.kind === 'error') {
-      io.err(parsed.message);
-      return EXIT.user;
-    }
+  if (name === 'flags' && !flagsHelp)
+    return { kind: 'run', path: 'flags', args: { options: {}, positionals: rest } };
+  const { parseCommandLine } = await import('./args');
+  return parseCommandLine(COMMAND_DECLS, flagsHelp ?? argv);
+}
+
+export async function runCli(argv: string[], io: Io): Promise<number> {
+  const parsed = await parse(argv);
+  if (parsed.kind === 'output') {
+    io.out(parsed.text);
+    return parsed.code;
   }
-  const decl = COMMAND_DECLS.find((c) => c.name === name)!;
+  if (parsed.kind === 'error') {
+    io.err(parsed.message);
+    return EXIT.user;
+  }
+  const decl = COMMAND_DECLS.find((c) => c.name === parsed.path.split(' ')[0])!;
   let client: Client | undefined;
   const connect = async () => {
     client ??= (await (await import('./connection')).connectClient()).client;
@@ -45,7 +52,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     const command = await decl.load();
     // A worker's core runtime (and its log level) is installed before any native connection.
     if (decl.runtime) (await import('../worker/worker')).installRuntime();
-    return await command(rest, io, connect);
+    return await command(parsed.args, io, connect);
   } catch (error) {
     if (error instanceof UserError) {
       io.err(error.message);

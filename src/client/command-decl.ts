@@ -1,6 +1,9 @@
-/** The shape of a `saga` command's declaration (declarations.ts), and its usage line. */
+/**
+ * The shape of a `saga` command's declaration (declarations.ts), its usage line, and what the parser (args.ts)
+ * makes of a command line: the arguments a command's handler is given.
+ */
 import type { Client } from '@temporalio/client';
-import type { Io } from './commands/server';
+import type { Io } from './io';
 
 export interface OptionDecl {
   /** Long name without dashes, e.g. `allow-dirty`. */
@@ -34,8 +37,20 @@ export interface CommandDecl {
   notes?: string;
 }
 
-/** A command's handler: the words after the command's name, the output, and the client (connected on first use). */
-export type CommandHandler = (argv: string[], io: Io, connect: () => Promise<Client>) => Promise<number>;
+/** A command line parsed by its command's declaration (args.ts). */
+export interface ParsedArgs {
+  /** By long option name (`allow-dirty`): true for a switch, the value, or the values of a repeatable one. */
+  options: Record<string, string | string[] | boolean | undefined>;
+  /** The command's arguments, in order; a variadic one includes everything after `--`. */
+  positionals: string[];
+}
+
+/**
+ * A command's handler: its arguments, parsed by runCli (cli.ts) against its declaration (a command with
+ * subcommands: the subcommand's; an `ownGrammar` one: every word after its name, as positionals), the output,
+ * and the client (connected on first use).
+ */
+export type CommandHandler = (args: ParsedArgs, io: Io, connect: () => Promise<Client>) => Promise<number>;
 
 /** A top-level command: how to load its handler, and whether it runs a worker. */
 export interface TopCommandDecl extends CommandDecl {
@@ -64,4 +79,16 @@ export function usageLine(path: string, decl: CommandDecl): string {
   }
   words.push(...args.filter((a) => a.variadic).map(arg));
   return words.join(' ');
+}
+
+/** The declaration of `saga <path>` in the table `decls`, e.g. `status` or `chat serve`. */
+export function declAt(decls: readonly CommandDecl[], path: string): CommandDecl | undefined {
+  let list: readonly CommandDecl[] | undefined = decls;
+  let found: CommandDecl | undefined;
+  for (const word of path.split(' ')) {
+    found = list?.find((c) => c.name === word);
+    if (!found) return undefined;
+    list = found.subcommands;
+  }
+  return found;
 }

@@ -1,6 +1,6 @@
 /** `saga completion bash|zsh`: shell completion scripts generated from the command declarations. */
-import type { Io } from './commands/server';
-import { COMMAND_DECLS, type CommandDecl } from './declarations';
+import type { CommandDecl, ParsedArgs } from './command-decl';
+import type { Io } from './io';
 import { EXIT } from './errors';
 
 const words = (decl: CommandDecl): string[] => [
@@ -11,9 +11,9 @@ const words = (decl: CommandDecl): string[] => [
 ];
 
 /** `case` branches keyed by "COMMAND" or "COMMAND SUBCOMMAND"; the words are fixed declaration text. */
-function branches(): { key: string; words: string[] }[] {
+function branches(decls: readonly CommandDecl[]): { key: string; words: string[] }[] {
   const out: { key: string; words: string[] }[] = [];
-  for (const decl of COMMAND_DECLS) {
+  for (const decl of decls) {
     out.push({ key: decl.name, words: words(decl) });
     for (const sub of decl.subcommands ?? [])
       out.push({ key: `${decl.name} ${sub.name}`, words: words(sub) });
@@ -21,23 +21,28 @@ function branches(): { key: string; words: string[] }[] {
   return out;
 }
 
-const top = (): string[] => [...COMMAND_DECLS.map((c) => c.name), 'help', '--help', '--version'];
+const top = (decls: readonly CommandDecl[]): string[] => [
+  ...decls.map((c) => c.name),
+  'help',
+  '--help',
+  '--version',
+];
 
-export function bashCompletion(): string {
-  const cases = branches()
+export function bashCompletion(decls: readonly CommandDecl[]): string {
+  const cases = branches(decls)
     .map((b) => `    '${b.key}') words='${b.words.join(' ')}' ;;`)
     .join('\n');
   return `# saga completion for bash: source <(saga completion bash)
 _saga() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" words key
   if [ "$COMP_CWORD" -eq 1 ]; then
-    COMPREPLY=($(compgen -W '${top().join(' ')}' -- "$cur"))
+    COMPREPLY=($(compgen -W '${top(decls).join(' ')}' -- "$cur"))
     return
   fi
   key="\${COMP_WORDS[1]}"
   if [ "$COMP_CWORD" -gt 2 ]; then
     case "\${COMP_WORDS[1]} \${COMP_WORDS[2]}" in
-${branches()
+${branches(decls)
   .filter((b) => b.key.includes(' '))
   .map((b) => `      '${b.key}') key="\${COMP_WORDS[1]} \${COMP_WORDS[2]}" ;;`)
   .join('\n')}
@@ -45,7 +50,7 @@ ${branches()
   fi
   case "$key" in
 ${cases}
-    help) words='${COMMAND_DECLS.map((c) => c.name).join(' ')}' ;;
+    help) words='${decls.map((c) => c.name).join(' ')}' ;;
     *) words='' ;;
   esac
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
@@ -54,9 +59,9 @@ complete -o default -F _saga saga
 `;
 }
 
-export function zshCompletion(): string {
+export function zshCompletion(decls: readonly CommandDecl[]): string {
   const describe = (name: string, summary: string) => `'${name}:${summary.replace(/[':]/g, ' ')}'`;
-  const cases = branches()
+  const cases = branches(decls)
     .map((b) => `    '${b.key}') compadd -- ${b.words.join(' ')} ;;`)
     .join('\n');
   return `#compdef saga
@@ -65,7 +70,7 @@ _saga() {
   if (( CURRENT == 2 )); then
     local -a commands
     commands=(
-${COMMAND_DECLS.map((c) => `      ${describe(c.name, c.summary)}`).join('\n')}
+${decls.map((c) => `      ${describe(c.name, c.summary)}`).join('\n')}
       ${describe('help', 'help for a command')}
     )
     _describe 'saga command' commands
@@ -74,7 +79,7 @@ ${COMMAND_DECLS.map((c) => `      ${describe(c.name, c.summary)}`).join('\n')}
   local key="\${words[2]}"
   if (( CURRENT > 3 )) && [[ -n "\${words[3]}" && "\${words[3]}" != -* ]]; then
     case "\${words[2]} \${words[3]}" in
-${branches()
+${branches(decls)
   .filter((b) => b.key.includes(' '))
   .map((b) => `      '${b.key}') key="\${words[2]} \${words[3]}" ;;`)
   .join('\n')}
@@ -82,7 +87,7 @@ ${branches()
   fi
   case "$key" in
 ${cases}
-    help) compadd -- ${COMMAND_DECLS.map((c) => c.name).join(' ')} ;;
+    help) compadd -- ${decls.map((c) => c.name).join(' ')} ;;
     *) _files ;;
   esac
 }
@@ -90,7 +95,12 @@ compdef _saga saga
 `;
 }
 
-export async function completionCommand(argv: string[], io: Io): Promise<number> {
-  io.out((argv[0] === 'zsh' ? zshCompletion() : bashCompletion()).trimEnd());
+/** `saga completion bash|zsh` for the command table `decls` (declarations.ts passes its own). */
+export async function completionCommand(
+  decls: readonly CommandDecl[],
+  args: ParsedArgs,
+  io: Io,
+): Promise<number> {
+  io.out((args.positionals[0] === 'zsh' ? zshCompletion(decls) : bashCompletion(decls)).trimEnd());
   return EXIT.ok;
 }

@@ -8,7 +8,7 @@ import {
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { dataConverterFromEnv } from '../codec/config';
 import { devServerUiPort } from '../domain/contract/naming';
-import { EnvironmentError } from '../worker/temporal-binary';
+import { EnvironmentError } from './errors';
 
 export interface ConnectionSettings {
   address: string;

@@ -4,7 +4,7 @@
  * it, and each command's `load` imports its handler only when that command runs: reading the table loads no
  * command module, so `saga flags ...` does not pay for the Temporal client nor `saga status` for the worker.
  */
-import type { ArgDecl, CommandDecl, OptionDecl, TopCommandDecl } from './command-decl';
+import { declAt, type ArgDecl, type CommandDecl, type OptionDecl, type TopCommandDecl } from './command-decl';
 import { BOARD_AND_CODEC_DECLS, DEV_AND_WORKER_DECLS } from './server-declarations';
 
 export type { ArgDecl, CommandDecl, CommandHandler, OptionDecl, TopCommandDecl } from './command-decl';
@@ -138,7 +138,11 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
   },
   {
     name: 'flags',
-    load: async () => (await import('./commands/flags')).flagsCommand,
+    // Its own grammar: the handler is given every word after `flags` (runCli parses only its help).
+    load: async () => {
+      const { flagsCommand } = await import('./commands/flags');
+      return (args, io) => flagsCommand(args.positionals, io);
+    },
     summary: 'the slash-command flag parser and review checks',
     ownGrammar: true,
     subcommands: [
@@ -199,24 +203,18 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
   },
   {
     name: 'completion',
-    load: async () => (await import('./completion')).completionCommand,
+    // The completion scripts are generated from this table, handed to the command so it imports no table.
+    load: async () => {
+      const { completionCommand } = await import('./completion');
+      return (args, io) => completionCommand(COMMAND_DECLS, args, io);
+    },
     summary: 'print a shell completion script',
     args: [{ name: 'SHELL', choices: ['bash', 'zsh'] }],
     notes: 'e.g. source <(saga completion bash)',
   },
 ];
 
-export const EXIT_CODES_NOTE =
-  'Exit codes: 0 success, 1 user error, 2 environment error (no server, no git).';
-
 /** The declaration of `saga <path>`, e.g. `status` or `chat serve`. */
 export function findDecl(path: string): CommandDecl | undefined {
-  let list: readonly CommandDecl[] | undefined = COMMAND_DECLS;
-  let found: CommandDecl | undefined;
-  for (const word of path.split(' ')) {
-    found = list?.find((c) => c.name === word);
-    if (!found) return undefined;
-    list = found.subcommands;
-  }
-  return found;
+  return declAt(COMMAND_DECLS, path);
 }

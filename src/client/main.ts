@@ -1,7 +1,8 @@
 /** Entry point of bin/saga: prints errors plainly and exits with the documented codes. */
 import { runCli } from './cli';
+import type { Io } from './io';
 
-const io = {
+const io: Io = {
   out: (line: string) => process.stdout.write(`${line}\n`),
   err: (line: string) => process.stderr.write(`${line}\n`),
 };

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { makePrivateDirSync } from '../activities/artifacts/file-io';
 import { devServerUiPort } from '../domain/contract/naming';
 import { devServerSearchAttributeArgs } from '../domain/contract/search-attributes';
-import { EnvironmentError, findTemporalBinary } from './temporal-binary';
+import { EnvironmentError } from './errors';
+import { findTemporalBinary } from './temporal-binary';
 
 /** Queries the server holds per workflow while its workflow task runs (deploy/dynamicconfig/docker.yaml too). */
 export const MAX_BUFFERED_QUERIES = 10;

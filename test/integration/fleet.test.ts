@@ -6,7 +6,9 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from '../../src/client/args';
 import { cleanupCommand } from '../../src/client/commands/cleanup';
+import { COMMAND_DECLS } from '../../src/client/declarations';
 import { renderStatus } from '../../src/client/commands/inspect';
 import { runningAgents, type RunningAgent } from '../../src/client/running-agents';
 import { respond } from '../../src/client/saga-client';
@@ -132,7 +134,9 @@ describe('worker fleet', () => {
       out: (l: string) => io.lines.push(l),
       err: (l: string) => io.lines.push(l),
     };
-    await expect(cleanupCommand([name], io, async () => env.client)).rejects.toThrow(/still running/);
+    await expect(
+      cleanupCommand(parseArgs(COMMAND_DECLS, 'cleanup', [name]), io, async () => env.client),
+    ).rejects.toThrow(/still running/);
 
     const done = await waitForPending(env, name, 'acceptance-1', 120_000);
     const tasks = done.milestones.flatMap((m) => m.tasks);
@@ -223,12 +227,20 @@ describe('worker fleet', () => {
     git(repo, 'worktree', 'add', '-q', dirty, tasks[1]!.branch);
     writeFileSync(path.join(dirty, 'unsaved.txt'), 'work in progress\n');
     io.lines.length = 0;
-    expect(await cleanupCommand([name], io, async () => env.client)).toBe(1);
+    expect(
+      await cleanupCommand(parseArgs(COMMAND_DECLS, 'cleanup', [name]), io, async () => env.client),
+    ).toBe(1);
     expect(io.lines.join('\n')).toMatch(/Removed worktree .*leftover-clean/);
     expect(io.lines.join('\n')).toMatch(/Kept .*leftover-dirty: uncommitted changes: unsaved\.txt/);
     expect(existsSync(clean)).toBe(false);
     expect(existsSync(path.join(dirty, 'unsaved.txt'))).toBe(true);
-    expect(await cleanupCommand([name, '--force'], io, async () => env.client)).toBe(0);
+    expect(
+      await cleanupCommand(
+        parseArgs(COMMAND_DECLS, 'cleanup', [name, '--force']),
+        io,
+        async () => env.client,
+      ),
+    ).toBe(0);
     expect(sagaWorktrees(repo, name)).toEqual([]);
     // Branches stay.
     expect(git(repo, 'branch', '--list', 'saga/fleet/*').split('\n')).toHaveLength(6);

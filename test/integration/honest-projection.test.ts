@@ -6,7 +6,9 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from '../../src/client/args';
 import { statusCommand } from '../../src/client/commands/inspect';
+import { COMMAND_DECLS } from '../../src/client/declarations';
 import { prepareSaga, startSaga } from '../../src/client/commands/start';
 import { respond } from '../../src/client/saga-client';
 import { createSampleRepo } from '../../src/demo/sample-repo';
@@ -117,10 +119,10 @@ describe('honest projections, failure notifications, config in status', () => {
     expect(waiting.configFile).toBe(configFile);
     const out: string[] = [];
     const io = { out: (l: string) => out.push(l), err: (l: string) => out.push(l) };
-    await statusCommand([name], io, async () => env.client);
+    await statusCommand(parseArgs(COMMAND_DECLS, 'status', [name]), io, async () => env.client);
     expect(out.join('\n')).toContain(`Config: ${configFile}`);
     out.length = 0;
-    await statusCommand([name, '--json'], io, async () => env.client);
+    await statusCommand(parseArgs(COMMAND_DECLS, 'status', [name, '--json']), io, async () => env.client);
     expect((JSON.parse(out.join('\n')) as SagaStatus).configFile).toBe(configFile);
 
     // After implementation: SAGA.md has the real phase and milestone statuses; specs their task's state.

@@ -6,7 +6,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from '../../src/client/args';
 import { continueCommand } from '../../src/client/commands/continue';
+import { COMMAND_DECLS } from '../../src/client/declarations';
 import { getStatus } from '../../src/client/saga-client';
 import { prepareSaga } from '../../src/client/commands/start';
 import { createSampleRepo } from '../../src/demo/sample-repo';
@@ -318,7 +320,13 @@ describe('modes at start', () => {
     // `saga continue` on the failed run starts planning again with the flags it was started with.
     const out: string[] = [];
     const io = { out: (line: string) => out.push(line), err: (line: string) => out.push(line) };
-    expect(await continueCommand([saga.name, '--detach'], io, async () => env.client)).toBe(0);
+    expect(
+      await continueCommand(
+        parseArgs(COMMAND_DECLS, 'continue', [saga.name, '--detach']),
+        io,
+        async () => env.client,
+      ),
+    ).toBe(0);
     expect(out.join('\n')).toContain(`Saga '${saga.name}' had failed before its plan was approved`);
     const continued = await waitForPending(env, saga.name, 'confirm-name');
     expect(continued.flags).toEqual(parseFlags(args, {}));

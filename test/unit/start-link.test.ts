@@ -6,7 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { parseArgs } from '../../src/client/args';
 import { startCommand } from '../../src/client/commands/start';
+import { COMMAND_DECLS } from '../../src/client/declarations';
 import { createSampleRepo } from '../../src/demo/sample-repo';
 
 describe('saga start: the Web UI link', () => {
@@ -29,7 +31,15 @@ describe('saga start: the Web UI link', () => {
     } as unknown as Client;
     const out: string[] = [];
     const code = await startCommand(
-      ['--repo', repo, '--name', 'link-ns', '--skip-agent-check', '--', 'Ship it'],
+      parseArgs(COMMAND_DECLS, 'start', [
+        '--repo',
+        repo,
+        '--name',
+        'link-ns',
+        '--skip-agent-check',
+        '--',
+        'Ship it',
+      ]),
       { out: (line) => out.push(line), err: (line) => out.push(line) },
       async () => client,
     );

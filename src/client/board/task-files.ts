@@ -6,8 +6,8 @@ import { readableLine } from '../../domain/agents/cli-output';
 import { parseTaskRef } from '../../domain/contract/naming';
 import { SAGA_FILES } from '../../domain/contract/saga-dir';
 import type { SagaStatus, TaskState } from '../../domain/contract/state';
-import { findTranscript, transcriptFormat } from '../commands/inspect';
 import { UserError } from '../errors';
+import { findTranscript, transcriptFormat } from '../transcripts';
 
 /** The most a transcript read takes from the end of the file, so a long run does not load whole. */
 const TRANSCRIPT_READ_BYTES = 2 * 1024 * 1024;

@@ -2,12 +2,13 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { Client } from '@temporalio/client';
-import { parseArgs, port, str, type ParsedArgs } from '../args';
+import { port, str } from '../args';
+import type { ParsedArgs } from '../command-decl';
 import { startBoardServer, DEFAULT_BOARD_PORT, type BoardServer } from '../board/server';
 import { newBoardToken } from '../board/auth';
 import { connectionSettings, uiUrlFor } from '../connection';
 import { UserError } from '../errors';
-import type { Io } from './server';
+import type { Io } from '../io';
 import { untilStopped } from '../until-stopped';
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
@@ -108,8 +109,12 @@ export async function openBoard(
   return board;
 }
 
-export async function boardCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const settings = boardSettings(parseArgs('board', argv), 'board');
+export async function boardCommand(
+  args: ParsedArgs,
+  io: Io,
+  connect: () => Promise<Client>,
+): Promise<number> {
+  const settings = boardSettings(args, 'board');
   const client = await connect();
   const board = await openBoard(client, settings, uiUrlFor(connectionSettings().address), io);
   return untilStopped(io.out, 'saga board', () => board.close());

@@ -1,19 +1,18 @@
 /** `saga chat serve`: the chat bridge (Slack app and generic webhook), configured by environment (README "Chat"). */
 import type { Client } from '@temporalio/client';
-import { parseArgs } from '../args';
 import { ChatConfigError, describeChatConfig, loadBridgeConfig, type BridgeConfig } from '../../chat/config';
 import { startChatBridge } from '../chat/server';
+import type { ParsedArgs } from '../command-decl';
 import { UserError } from '../errors';
-import type { Io } from './server';
+import type { Io } from '../io';
 import { untilStopped } from '../until-stopped';
 
-export async function chatCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub !== 'serve')
-    throw new UserError(
-      'Usage: saga chat serve (configured by SAGA_CHAT_PORT, SAGA_APPROVERS, SLACK_*, SAGA_WEBHOOK_CALLERS or SAGA_WEBHOOK_SECRET with SAGA_WEBHOOK_USER, SAGA_NOTIFY_URL with SAGA_NOTIFY_SECRET).',
-    );
-  parseArgs('chat serve', rest);
+/** `saga chat serve` (its only subcommand, which takes no arguments: runCli parsed the line by its declaration). */
+export async function chatCommand(
+  _args: ParsedArgs,
+  io: Io,
+  connect: () => Promise<Client>,
+): Promise<number> {
   let config: BridgeConfig;
   try {
     config = loadBridgeConfig(process.env);

@@ -8,17 +8,17 @@ import type { Client } from '@temporalio/client';
 import { cleanupSagaWorktrees } from '../../activities/git-ops';
 import { assertSagaName } from '../../domain/contract/naming';
 import { SagaRepo } from '../../domain/contract/search-attributes';
-import { bool, parseArgs, str } from '../args';
+import { bool, str } from '../args';
+import type { ParsedArgs } from '../command-decl';
 import { UserError } from '../errors';
 import { describeSaga } from '../saga-client';
-import type { Io } from './server';
+import type { Io } from '../io';
 
 export async function cleanupCommand(
-  argv: string[],
+  args: ParsedArgs,
   io: Io,
   connect: () => Promise<Client>,
 ): Promise<number> {
-  const args = parseArgs('cleanup', argv);
   const name = args.positionals[0]!;
   try {
     assertSagaName(name);

@@ -4,9 +4,10 @@
  */
 import { chainedCodec, codecFromEnv, CODEC_ENV, payloadStoreFromEnv } from '../../codec/config';
 import { codecSecretFrom, DEFAULT_UI_ORIGINS, normalizeOrigin, startCodecServer } from '../../codec/server';
-import { parseArgs, port, str, strs } from '../args';
+import { port, str, strs } from '../args';
+import type { ParsedArgs } from '../command-decl';
 import { UserError } from '../errors';
-import type { Io } from './server';
+import type { Io } from '../io';
 import { untilStopped } from '../until-stopped';
 
 /** The port Temporal's codec server samples use. */
@@ -14,13 +15,8 @@ export const DEFAULT_CODEC_PORT = 8888;
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
 
-export async function codecCommand(argv: string[], io: Io): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub !== 'serve')
-    throw new UserError(
-      'Usage: saga codec serve [--port N] [--host 127.0.0.1] [--origin URL ...] [--token-file FILE]',
-    );
-  const args = parseArgs('codec serve', rest);
+/** `saga codec serve` (its only subcommand: runCli parsed the line by that declaration). */
+export async function codecCommand(args: ParsedArgs, io: Io): Promise<number> {
   const codec = codecFromEnv(process.env, { forViewing: true });
   if (!codec)
     throw new UserError(

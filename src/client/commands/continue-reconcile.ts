@@ -20,7 +20,7 @@ import type { SagaStatus } from '../../domain/contract/state';
 import { reconcileUpdate } from '../../domain/saga/messages';
 import { defaultSagaHome } from '../../worker/worker';
 import { getStatus } from '../saga-client';
-import type { Io } from './server';
+import type { Io } from '../io';
 import { stripControls } from '../../domain/text/terminal';
 
 /** Evidence of finished tasks that is missing, empty or outside the saga directory. */

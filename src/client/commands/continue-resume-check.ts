@@ -33,7 +33,7 @@ import { UserError } from '../errors';
 import { evidenceFindings } from './continue-reconcile';
 import { stateFromHistory, type History } from './continue-history';
 import type { Terminal } from './continue-locate';
-import type { Io } from './server';
+import type { Io } from '../io';
 
 export type LostMergeChoice = 'redo' | 'leave';
 

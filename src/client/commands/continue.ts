@@ -20,7 +20,8 @@ import type { MilestoneState } from '../../domain/contract/state';
 import { carryQuery } from '../../domain/saga/messages';
 import { sagaWorkflow } from '../../workflows/saga';
 import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
-import { bool, parseArgs, str } from '../args';
+import { bool, str } from '../args';
+import type { ParsedArgs } from '../command-decl';
 import { connectionSettings } from '../connection';
 import { describeSaga, getStatus } from '../saga-client';
 import { reconcileSaga, recordReconciliation } from './continue-reconcile';
@@ -33,7 +34,7 @@ import {
 import { openImplementationProgress, replayProblem, runStart, stateFromHistory } from './continue-history';
 import { locate, type Terminal } from './continue-locate';
 import { renderStatus, watchUntilDone } from './inspect';
-import type { Io } from './server';
+import type { Io } from '../io';
 
 export type { Terminal } from './continue-locate';
 
@@ -162,12 +163,11 @@ const resumedText = (carry: SagaState | null): string => {
 };
 
 export async function continueCommand(
-  argv: string[],
+  args: ParsedArgs,
   io: Io,
   connect: () => Promise<Client>,
   terminal: Terminal = { input: process.stdin, output: process.stdout },
 ): Promise<number> {
-  const args = parseArgs('continue', argv);
   const lostMerges = lostMergeChoice(str(args, 'lost-merges'));
   const client = await connect();
   const name = await locate(client, args.positionals[0], terminal);

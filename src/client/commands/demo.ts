@@ -23,10 +23,11 @@ import { SAGA_FILES } from '../../domain/contract/saga-dir';
 import type { Interaction, SagaStatus } from '../../domain/contract/state';
 import { stripControls } from '../../domain/text/terminal';
 import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
-import { parseArgs } from '../args';
+import type { ParsedArgs } from '../command-decl';
 import { getStatus, respond } from '../saga-client';
 import { sagaClientInterceptors } from '../connection';
-import { ensureDevServer, type Io } from './server';
+import type { Io } from '../io';
+import { ensureDevServer } from './server';
 import { prepareSaga, startSaga } from './start';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -54,8 +55,7 @@ function answerFor(p: Interaction, round: number): { choice: string; text?: stri
 
 type Dev = Awaited<ReturnType<typeof ensureDevServer>>;
 
-export async function demoCommand(argv: string[], io: Io): Promise<number> {
-  parseArgs('demo', argv);
+export async function demoCommand(_args: ParsedArgs, io: Io): Promise<number> {
   // Read first: a bad codec key fails before a server or a repo is made.
   const dataConverter = dataConverterFromEnv();
   const started = Date.now();

@@ -19,15 +19,19 @@ import { type ResolvedAgentProfile, resolveAgentProfile } from '../../domain/con
 import { knownAgentNames } from '../../domain/config/config';
 import { parseSagaConfigText } from '../../domain/config/config-text';
 import { defaultSagaHome } from '../../worker/host-settings';
-import { bool, parseArgs, str } from '../args';
+import { bool, str } from '../args';
+import type { ParsedArgs } from '../command-decl';
 import { connectionSettings } from '../connection';
 import { EXIT, UserError } from '../errors';
-import type { Io } from './server';
+import type { Io } from '../io';
 
 const run = promisify(execFile);
 
-export async function doctorCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('doctor', argv);
+export async function doctorCommand(
+  args: ParsedArgs,
+  io: Io,
+  connect: () => Promise<Client>,
+): Promise<number> {
   const agentName = str(args, 'agent');
   if (bool(args, 'probe') && !agentName)
     throw new UserError('saga doctor: --probe needs --agent NAME (it runs one small real task with it).');

@@ -6,13 +6,8 @@ import {
   type IterationRecord,
 } from '../../domain/fleet/review';
 import { formatPath } from '../../domain/text/zod-errors';
+import type { Io } from '../io';
 import { loadSageConfigDefaults } from '../sage-config';
-
-/** Output sinks; each call is one complete line, given without its trailing newline. */
-export interface CommandIo {
-  out: (s: string) => void;
-  err: (s: string) => void;
-}
 
 export const FLAGS_USAGE = [
   'Usage:',
@@ -25,7 +20,7 @@ export const FLAGS_USAGE = [
  * `saga flags ...`: the slash-command flag parser and review checks for scripts. `argv` is what follows `saga flags`.
  * Exit codes: 0 success; 1 parse error (JSON still printed), invalid check input, or usage error.
  */
-export async function flagsCommand(argv: string[], io: CommandIo): Promise<number> {
+export async function flagsCommand(argv: string[], io: Io): Promise<number> {
   const [subcommand, ...rest] = argv;
   switch (subcommand) {
     case 'parse':
@@ -46,7 +41,7 @@ export async function flagsCommand(argv: string[], io: CommandIo): Promise<numbe
   }
 }
 
-function usageError(io: CommandIo, message: string): number {
+function usageError(io: Io, message: string): number {
   io.err(`saga flags: ${message}`);
   io.err(FLAGS_USAGE);
   return 1;
@@ -56,7 +51,7 @@ function usageError(io: CommandIo, message: string): number {
  * The payload is user text whose point is often a leading-dash flag, so no generic option parser
  * sees it: only our one option is split out, everything else (dashes and all) is the payload.
  */
-function parseCommand(args: string[], io: CommandIo): number {
+function parseCommand(args: string[], io: Io): number {
   if (args.length === 1 && (args[0] === '-h' || args[0] === '--help')) {
     io.out(FLAGS_USAGE);
     return 0;
@@ -108,7 +103,7 @@ function requireOption(values: OptionValues, name: string): string | { error: st
   return values.get(name) ?? { error: `Missing required option ${name}.` };
 }
 
-function classifyCommand(args: string[], io: CommandIo): number {
+function classifyCommand(args: string[], io: Io): number {
   const options = readOptions('classify', args, ['--review-output']);
   if ('error' in options) return usageError(io, options.error);
   const review = requireOption(options.values, '--review-output');
@@ -117,7 +112,7 @@ function classifyCommand(args: string[], io: CommandIo): number {
   return 0;
 }
 
-function checkCommand(args: string[], io: CommandIo): number {
+function checkCommand(args: string[], io: Io): number {
   const options = readOptions('check', args, ['--review-output', '--iteration', '--history-json']);
   if ('error' in options) return usageError(io, options.error);
   const review = requireOption(options.values, '--review-output');

@@ -1,21 +1,16 @@
 /** `saga status`, `saga list`, `saga logs`: reading a saga's state without changing it. */
 import { finishedTaskCount } from '../../domain/saga/milestone-records';
-import { createReadStream, existsSync, promises as fs, statSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Client } from '@temporalio/client';
 import { readableLine } from '../../domain/agents/cli-output';
-import {
-  AGENT_OUTPUT_FORMATS,
-  AGENT_RUN_FILE,
-  type AgentOutputFormat,
-} from '../../domain/config/agent-presets';
 import { reconciliationSummary } from '../../domain/record/reconciliation';
 import type { SagaStatus } from '../../domain/contract/state';
 import { stripControls } from '../../domain/text/terminal';
 import { defaultSagaHome } from '../../worker/host-settings';
-import { bool, parseArgs } from '../args';
-import { UserError } from '../errors';
+import { bool } from '../args';
+import type { ParsedArgs } from '../command-decl';
 import { describeSaga, getStatus, listSagas } from '../saga-client';
 import {
   formatUsage,
@@ -26,7 +21,8 @@ import {
 } from '../running-agents';
 import { statusJson } from '../status-json';
 import { autoPickStatusLines, newAutoPickNotices } from '../auto-pick-view';
-import type { Io } from './server';
+import { findTranscript, transcriptFormat } from '../transcripts';
+import type { Io } from '../io';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -88,8 +84,11 @@ export function renderStatus(s: SagaStatus, agents: RunningAgent[] = []): string
   return stripControls(lines.join('\n'));
 }
 
-export async function statusCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('status', argv);
+export async function statusCommand(
+  args: ParsedArgs,
+  io: Io,
+  connect: () => Promise<Client>,
+): Promise<number> {
   const client = await connect();
   const name = args.positionals[0]!;
   const json = bool(args, 'json');
@@ -140,8 +139,7 @@ export async function watchUntilDone(client: Client, name: string, io: Io): Prom
   }
 }
 
-export async function listCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('list', argv);
+export async function listCommand(args: ParsedArgs, io: Io, connect: () => Promise<Client>): Promise<number> {
   const sagas = await listSagas(await connect());
   if (bool(args, 'json')) io.out(JSON.stringify(sagas, null, 2));
   else if (!sagas.length) io.out('No sagas yet. Start one: saga start --repo PATH -- "Ship dark mode"');
@@ -153,37 +151,7 @@ export async function listCommand(argv: string[], io: Io, connect: () => Promise
   return 0;
 }
 
-/** The output format recorded beside a transcript (runs before it was recorded: plain text). */
-export async function transcriptFormat(transcript: string): Promise<AgentOutputFormat> {
-  try {
-    const run = JSON.parse(
-      await fs.readFile(path.join(path.dirname(transcript), AGENT_RUN_FILE), 'utf8'),
-    ) as { output?: string };
-    return AGENT_OUTPUT_FORMATS.find((f) => f === run.output) ?? 'text';
-  } catch {
-    return 'text';
-  }
-}
-
-/** Newest transcript of a task: `<sagaDir>/runs/<key>-d<D>-a<A>/transcript.log`. */
-export async function findTranscript(sagaDir: string, taskId: string): Promise<string> {
-  const key = /^(\d+)\.(\d+)$/.test(taskId) ? taskId.replace(/^(\d+)\.(\d+)$/, 'm$1t$2') : taskId;
-  if (!/^m\d+t\d+$/.test(key)) throw new UserError(`Task id '${taskId}': expected a form like 1.2 or m1t2.`);
-  const runs = path.join(sagaDir, 'runs');
-  const dirs = existsSync(runs)
-    ? (await fs.readdir(runs)).filter((d) => d.startsWith(`${key}-`) && !d.endsWith('-checks'))
-    : [];
-  const candidates = dirs
-    .map((d) => path.join(runs, d, 'transcript.log'))
-    .filter((f) => existsSync(f))
-    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
-  if (!candidates.length)
-    throw new UserError(`No agent transcript for task ${taskId} yet (looked in ${runs}).`);
-  return candidates[candidates.length - 1]!;
-}
-
-export async function logsCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('logs', argv);
+export async function logsCommand(args: ParsedArgs, io: Io, connect: () => Promise<Client>): Promise<number> {
   const [name, taskId] = args.positionals as [string, string];
   let sagaDir = path.join(defaultSagaHome(), name);
   try {

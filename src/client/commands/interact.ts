@@ -4,19 +4,19 @@ import type { Client } from '@temporalio/client';
 import { parseIssueLines } from '../../domain/planning/acceptance-issues';
 import { ACCEPTANCE_CHOICE, acceptChoice, PLAN_APPROVAL_CHOICE } from '../../domain/contract/answer-choices';
 import { sagaWorkflowId } from '../../domain/contract/naming';
-import { bool, parseArgs, str, strs } from '../args';
+import { bool, str, strs } from '../args';
+import type { ParsedArgs } from '../command-decl';
 import { UserError } from '../errors';
 import { describeSaga, respond, respondToKind } from '../saga-client';
-import type { Io } from './server';
+import type { Io } from '../io';
 
 const cliUser = (): string => `cli:${process.env.USER ?? os.userInfo().username}`;
 
 export async function respondCommand(
-  argv: string[],
+  args: ParsedArgs,
   io: Io,
   connect: () => Promise<Client>,
 ): Promise<number> {
-  const args = parseArgs('respond', argv);
   const [name, interactionId, choice] = args.positionals as [string, string, string];
   const text = str(args, 'text');
   const answer = await respond(await connect(), name, {
@@ -30,11 +30,11 @@ export async function respondCommand(
 }
 
 export async function approveCommand(
-  argv: string[],
+  args: ParsedArgs,
   io: Io,
   connect: () => Promise<Client>,
 ): Promise<number> {
-  const [name] = parseArgs('approve', argv).positionals as [string];
+  const [name] = args.positionals as [string];
   const answer = await respondToKind(await connect(), name, 'plan-approval', PLAN_APPROVAL_CHOICE.approve, {
     user: cliUser(),
   });
@@ -42,8 +42,11 @@ export async function approveCommand(
   return 0;
 }
 
-export async function reviseCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('revise', argv);
+export async function reviseCommand(
+  args: ParsedArgs,
+  io: Io,
+  connect: () => Promise<Client>,
+): Promise<number> {
   const note = str(args, 'note');
   if (!note?.trim())
     throw new UserError('saga revise: --note TEXT is required (what should change in the plan).');
@@ -61,8 +64,11 @@ export async function reviseCommand(argv: string[], io: Io, connect: () => Promi
   return 0;
 }
 
-export async function acceptCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('accept', argv);
+export async function acceptCommand(
+  args: ParsedArgs,
+  io: Io,
+  connect: () => Promise<Client>,
+): Promise<number> {
   const choice = acceptChoice(bool(args, 'fast-forward'));
   const answer = await respondToKind(await connect(), args.positionals[0]!, 'acceptance', choice, {
     user: cliUser(),
@@ -71,8 +77,11 @@ export async function acceptCommand(argv: string[], io: Io, connect: () => Promi
   return 0;
 }
 
-export async function reportCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const args = parseArgs('report', argv);
+export async function reportCommand(
+  args: ParsedArgs,
+  io: Io,
+  connect: () => Promise<Client>,
+): Promise<number> {
   const issues = strs(args, 'issue')
     .map((i) => i.replace(/\s+/g, ' ').trim())
     .filter(Boolean);
@@ -99,8 +108,12 @@ export async function reportCommand(argv: string[], io: Io, connect: () => Promi
   return 0;
 }
 
-export async function cancelCommand(argv: string[], io: Io, connect: () => Promise<Client>): Promise<number> {
-  const [name] = parseArgs('cancel', argv).positionals as [string];
+export async function cancelCommand(
+  args: ParsedArgs,
+  io: Io,
+  connect: () => Promise<Client>,
+): Promise<number> {
+  const [name] = args.positionals as [string];
   const client = await connect();
   const desc = await describeSaga(client, name);
   if (desc.status.name !== 'RUNNING')

@@ -8,17 +8,14 @@ import { codecFromEnv, CODEC_ENV, dataConverterFromEnv } from '../../codec/confi
 import { codecSecretFrom, startCodecServer, uiOrigins, type CodecServer } from '../../codec/server';
 import { connectClient, connectionSettings, sagaClientInterceptors, uiUrlFor } from '../connection';
 import { EnvironmentError, UserError } from '../errors';
-import { bool, packageVersion, parseArgs, port, str } from '../args';
+import { bool, packageVersion, port, str } from '../args';
+import type { ParsedArgs } from '../command-decl';
 import { startDevServer, waitForServer, type DevServer } from '../../worker/dev-server';
 import { findTemporalBinary } from '../../worker/temporal-binary';
 import { defaultHostId, defaultSagaHome, runSagaWorkers } from '../../worker/worker';
 import type { BoardServer } from '../board/server';
+import type { Io } from '../io';
 import { boardSettings, openBoard, type BoardSettings } from './board';
-
-export interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
 
 async function serverAnswers(address: string, namespace: string): Promise<boolean> {
   try {
@@ -76,8 +73,7 @@ export async function ensureDevServer(
   return { address: server.address, namespace: settings.namespace, uiUrl: server.uiUrl, server };
 }
 
-export async function devCommand(argv: string[], io: Io): Promise<number> {
-  const args = parseArgs('dev', argv);
+export async function devCommand(args: ParsedArgs, io: Io): Promise<number> {
   const sagaHome = defaultSagaHome();
   // Read before anything starts: a bad codec key is reported at once.
   const dataConverter = dataConverterFromEnv();
@@ -159,8 +155,7 @@ async function devBoard(
   };
 }
 
-export async function workerCommand(argv: string[], io: Io): Promise<number> {
-  const args = parseArgs('worker', argv);
+export async function workerCommand(args: ParsedArgs, io: Io): Promise<number> {
   const settings = connectionSettings();
   // The sandbox refuses routes to the server this worker uses (domain/config/trust.ts reads it from here),
   // also when a TOML profile, not the environment, names it.

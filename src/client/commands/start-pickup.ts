@@ -8,12 +8,13 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { checkRepo } from '../../activities/git-ops';
 import { FLAG_VOCABULARY, flagName, parseFlags } from '../../domain/request/flags';
-import { bool, str, type ParsedArgs } from '../args';
+import { bool, str } from '../args';
+import type { ParsedArgs } from '../command-decl';
 import { UserError } from '../errors';
 import { listSagas } from '../saga-client';
 import { loadSageConfigDefaults } from '../sage-config';
 import { chooseSaga, CLOSED_RESUMABLE, describeActive, type Terminal } from './continue-locate';
-import type { Io } from './server';
+import type { Io } from '../io';
 
 /** What `saga start` says when there is no goal and nothing to pick up (the error of a missing goal). */
 export const NO_GOAL = 'Say what the saga should deliver: saga start --repo PATH -- "Ship dark mode".';

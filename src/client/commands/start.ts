@@ -26,12 +26,13 @@ import type { SagaInput } from '../../domain/saga/saga-input';
 import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/contract/search-attributes';
 import type { sagaWorkflow } from '../../workflows/saga';
 import { defaultHostId, defaultSagaHome, workflowTaskQueue } from '../../worker/host-settings';
-import { bool, parseArgs, str } from '../args';
+import { bool, str } from '../args';
+import type { ParsedArgs } from '../command-decl';
 import { connectionSettings, uiUrlFor } from '../connection';
 import { EnvironmentError, UserError } from '../errors';
 import { loadSageConfigDefaults } from '../sage-config';
 import type { Terminal } from './continue-locate';
-import type { Io } from './server';
+import type { Io } from '../io';
 import { emptyGoalRequest, NO_GOAL, pickUpSaga } from './start-pickup';
 
 export interface StartRequest {
@@ -242,12 +243,11 @@ export function joinArguments(args: { positionals: string[] }): string {
 }
 
 export async function startCommand(
-  argv: string[],
+  args: ParsedArgs,
   io: Io,
   connect: () => Promise<Client>,
   terminal: Terminal = { input: process.stdin, output: process.stdout },
 ): Promise<number> {
-  const args = parseArgs('start', argv);
   const repo = str(args, 'repo');
   if (!repo) throw new UserError('saga start: --repo PATH is required.');
   // Routes to the server are refused in the config (domain/config/trust.ts), also when a TOML profile names it.
