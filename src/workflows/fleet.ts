@@ -53,15 +53,8 @@ export class Fleet {
     this.plan = plan;
     this.round = round;
     this.lanes = lanes;
-    const state = new FleetState(ctx.name, plan, carried);
-    this.state = state;
-    this.budget = new FleetBudget({
-      ctx,
-      round,
-      finishedUsd: () => state.usage.costUsd,
-      log: (line) => state.log(line),
-      answered: (answer) => state.events.push({ type: 'budget', answer }),
-    });
+    this.state = new FleetState(ctx.name, plan, carried);
+    this.budget = new FleetBudget(this);
   }
 
   /** One milestone: run its tasks, integrate, and re-delegate what integration sends back until it holds. */

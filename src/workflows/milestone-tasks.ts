@@ -12,7 +12,8 @@ import {
   schedView,
   type TaskReport,
 } from '../domain/fleet/fleet';
-import { BUDGET_STOPPED_NOTE, judgedReport } from '../domain/fleet/fleet-run';
+import { BUDGET_STOPPED_NOTE } from '../domain/fleet/budget';
+import { judgedReport } from '../domain/fleet/fleet-run';
 import { readyTasks } from '../domain/fleet/schedule';
 import { adjustmentHow, adjustmentPlan, currentTaskSpec } from '../domain/fleet/spec-changes';
 import { ownsWarning, type PlanMilestone } from '../domain/plan';

@@ -13,7 +13,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { TaskAttemptResult } from '../activities/task-attempt';
-import { budgetStopReason, classifyAttempt, taskBudgetReason } from '../domain/fleet/task-outcome';
+import { budgetStopReason, taskBudgetReason } from '../domain/fleet/budget';
+import { classifyAttempt } from '../domain/fleet/task-outcome';
 import { activitiesFor } from './activity-proxies';
 import { budgetGrantSignal, taskUsageSignal } from '../domain/saga/messages';
 import { reviewLoop } from './review-loop';
