@@ -19,7 +19,7 @@ import { activitiesFor } from './activity-proxies';
 import { budgetGrantSignal, taskUsageSignal } from '../domain/saga/messages';
 import { reviewLoop } from './review-loop';
 import { taskProfile } from './shared';
-import { adjustTaskSpec } from './spec-adjustment';
+import { SpecAdjustment } from './spec-adjustment';
 import type { TaskInput } from './task';
 import { TaskRun } from './task-run';
 
@@ -124,21 +124,13 @@ export class TaskDelegation {
     const { input, run } = this;
     setCurrentDetails('Adjusting the task spec');
     run.prepared = await this.activities.quick.prepareTaskWorktree(this.prepareInput());
-    const adjusted = await adjustTaskSpec(input.ctx, {
-      ...input,
-      spec: run.spec,
-      adjust,
-      runLabel: `${this.label}-adjust`,
-      maxBudgetUsd: run.runCap(),
-    });
-    run.addUsage(adjusted.usage);
+    const problem = await new SpecAdjustment(input, run, adjust).apply(`${this.label}-adjust`);
     await this.reportSpend();
-    if ('problem' in adjusted) {
+    if (problem !== null) {
       // Another run of the same spec would end the same way: the fleet asks the user (no agent run here).
-      run.reason = `blocked in ${input.delegation - 1} delegations and ${adjusted.problem}: ${adjust.blocker}`;
+      run.reason = `blocked in ${input.delegation - 1} delegations and ${problem}: ${adjust.blocker}`;
       return false;
     }
-    run.adjusted(adjusted.change);
     return true;
   }
 
