@@ -1,33 +1,32 @@
 /**
- * The saga budget as the fleet holds it (`budget.saga_usd`, `budget.on_exhausted`): what finished and
- * running work has spent, the 80 % warning, the question at the limit, and what running tasks are told.
- * Lives in the implementation workflow; its state is workflow state (deterministic, no I/O but activities).
+ * The saga budget as the fleet holds it (`budget.saga_usd`, `budget.on_exhausted`; the fleet's `budget`
+ * part): what finished and running work has spent, the 80 % warning, the question at the limit, and what
+ * running tasks are told. The rules are domain/fleet/budget.ts's; this class applies them. Workflow state
+ * (deterministic, no I/O but activities).
  */
 import { condition, type ChildWorkflowHandle } from '@temporalio/workflow';
 import {
+  budgetAnswerLine,
+  budgetGrant,
   budgetInteraction,
+  budgetQuestionId,
+  budgetRaisedLine,
+  budgetWarningId,
   budgetWarningText,
+  crossedLimit,
   crossedWarning,
+  isExhausted,
   raisedLimit,
   remainingUsd,
+  stopsRunningTasks,
   type BudgetGrant,
 } from '../domain/fleet/budget';
-import type { SagaContext } from '../domain/saga/saga-input';
 import type { Answer, Usage } from '../domain/contract/state';
 import { quickActivities } from './activity-proxies';
 import { ask } from './ask';
 import { budgetGrantSignal } from '../domain/saga/messages';
+import type { Fleet } from './fleet';
 import type { taskWorkflow } from './task';
-
-interface FleetBudgetDeps {
-  ctx: SagaContext;
-  round: number;
-  /** What finished work has spent (the implementation's running usage total). */
-  finishedUsd: () => number;
-  log: (line: string) => void;
-  /** An answer to the budget question arrived (already applied here); the fleet loop wakes on it. */
-  answered: (answer: Answer) => void;
-}
 
 export class FleetBudget {
   private limit: number | null;
@@ -40,9 +39,10 @@ export class FleetBudget {
   /** The user answered the budget question with stop. */
   stopped = false;
 
-  constructor(private readonly deps: FleetBudgetDeps) {
-    this.limit = deps.ctx.settings.budget.sagaUsd;
-    this.onExhausted = deps.ctx.settings.budget.onExhausted;
+  /** What finished work has spent is the fleet state's usage; an answer wakes the fleet through its events. */
+  constructor(private readonly fleet: Fleet) {
+    this.limit = fleet.ctx.settings.budget.sagaUsd;
+    this.onExhausted = fleet.ctx.settings.budget.onExhausted;
   }
 
   /** The limit now: the configured one, or what the user raised it to. */
@@ -55,13 +55,13 @@ export class FleetBudget {
   }
 
   spent(): number {
-    let total = this.deps.finishedUsd();
+    let total = this.fleet.state.usage.costUsd;
     for (const u of this.runningSpend.values()) total += u.costUsd;
     return total;
   }
 
   over(): boolean {
-    return this.limit !== null && this.spent() >= this.limit;
+    return isExhausted(this.limit, this.spent());
   }
 
   /** A running task's report of its spend so far. */
@@ -88,12 +88,8 @@ export class FleetBudget {
 
   /** The budget as task `ref` sees it: what everything else has spent. */
   grantFor(ref: string, stopNow = false): BudgetGrant {
-    return {
-      limitUsd: this.limit,
-      spentElsewhereUsd: this.spent() - (this.runningSpend.get(ref)?.costUsd ?? 0),
-      onExhausted: this.onExhausted,
-      ...(stopNow ? { stopNow } : {}),
-    };
+    const ownRunning = this.runningSpend.get(ref)?.costUsd ?? 0;
+    return budgetGrant(this.limit, this.spent(), ownRunning, this.onExhausted, stopNow);
   }
 
   /** Tells every running task the current budget (so none starts another run past it), or stops them. */
@@ -104,15 +100,15 @@ export class FleetBudget {
 
   /** After the spend grew from `before`: the 80 % warning once, and at the budget the question (and the stop). */
   afterSpend(before: number): void {
-    const { ctx, round, log } = this.deps;
+    const { ctx, round, state } = this.fleet;
     const now = this.spent();
     if (crossedWarning(this.limit, before, now)) {
       const text = budgetWarningText(ctx.name, now, this.limit!);
-      log(text);
+      state.log(text);
       void quickActivities(ctx.hostQueue)
         .notifyNotice({
           saga: ctx.name,
-          id: `budget-warning-r${round}-${Math.round(this.limit! * 100)}`,
+          id: budgetWarningId(round, this.limit!),
           kind: 'budget-warning',
           prompt: text,
         })
@@ -120,15 +116,15 @@ export class FleetBudget {
     }
     if (this.limit === null || now === before) return;
     // Running tasks hear of every spend, so each gates its next run on what the whole saga has spent.
-    const crossed = this.over() && before < this.limit;
-    this.tellRunningTasks(crossed && this.onExhausted === 'stop');
+    const crossed = crossedLimit(this.limit, before, now);
+    this.tellRunningTasks(stopsRunningTasks(crossed, this.onExhausted));
     if (crossed) this.ask();
   }
 
   /** The resolver's gate: waits while the budget is spent; 'stop' when the user stopped the saga. */
   async resolverGate(spentByIntegration: number): Promise<number | null | 'stop'> {
     if (this.limit === null) return null;
-    const over = () => this.limit !== null && this.spent() + spentByIntegration >= this.limit;
+    const over = () => isExhausted(this.limit, this.spent() + spentByIntegration);
     if (over()) {
       this.ask();
       await condition(() => !over() || this.stopped);
@@ -141,14 +137,15 @@ export class FleetBudget {
   ask(): void {
     if (this.asked) return;
     this.asked = true;
+    const { ctx, round, state } = this.fleet;
     const now = this.spent();
-    // Each question its own id: a raise that is still not enough asks again.
-    const id = `budget-r${this.deps.round}-${Math.round(now * 100)}-of-${Math.round(this.limit! * 100)}`;
-    const question = budgetInteraction(`${id}-q${++this.questions}`, now, this.limit!, this.onExhausted);
-    void ask(this.deps.ctx.sagaWorkflowId, question).then(
+    const id = budgetQuestionId(round, now, this.limit!, ++this.questions);
+    const question = budgetInteraction(id, now, this.limit!, this.onExhausted);
+    void ask(ctx.sagaWorkflowId, question).then(
       (answer) => {
         this.apply(answer);
-        this.deps.answered(answer);
+        // Applied here; the fleet loop wakes on it.
+        state.events.push({ type: 'budget', answer });
       },
       () => undefined,
     );
@@ -157,9 +154,8 @@ export class FleetBudget {
   /** A raise or a stop. */
   private apply(answer: Answer): void {
     this.asked = false;
-    this.deps.log(
-      `Budget question answered by ${answer.user}: ${answer.choice}${answer.text ? ` ${answer.text}` : ''}`,
-    );
+    const { state } = this.fleet;
+    state.log(budgetAnswerLine(answer));
     if (answer.choice === 'stop') {
       this.stopped = true;
       return;
@@ -169,7 +165,7 @@ export class FleetBudget {
     } catch {
       return; // refused by the respond validator; an answer from before it changes nothing
     }
-    this.deps.log(`Saga budget is now $${this.limit}`);
+    state.log(budgetRaisedLine(this.limit));
     this.tellRunningTasks(false);
     if (this.over()) this.ask();
   }

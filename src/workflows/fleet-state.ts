@@ -11,9 +11,7 @@ import { addedMilestones, resumedMilestones } from '../domain/fleet/fleet-run';
 import type { Plan } from '../domain/plan';
 import { compactMilestone, recordedMilestoneIds } from '../domain/saga/milestone-records';
 import { applyLiveProgress, type LiveProgress } from '../domain/saga/phase-progress';
-import type { SagaContext } from '../domain/saga/saga-input';
 import type { Answer, MilestoneState, ProgressEvent, TaskState, Usage } from '../domain/contract/state';
-import type { FleetBudget } from './fleet-budget';
 import type { TaskInput } from './task';
 
 /** What wakes the fleet loop: a task child ended, or the user answered a question it asked. */
@@ -25,14 +23,12 @@ export type FleetEvent =
   | { type: 'unrunnable'; ref: string; checks: UnrunnableCheck[]; answers: Answer[] }
   | { type: 'budget'; answer: Answer };
 
-/** The fleet as its steps see it: the saga, the plan, the round's settings, its state and its budget. */
-export interface Fleet {
-  ctx: SagaContext;
-  plan: Plan;
-  round: number;
-  lanes: number;
-  state: FleetState;
-  budget: FleetBudget;
+/** The fleet's state as the implementation workflow carries it over continue-as-new. */
+export interface CarriedFleet {
+  milestones: MilestoneState[];
+  usage: Usage;
+  /** This phase's log lines so far, newest first. */
+  log?: string[];
 }
 
 export class FleetState {
@@ -58,11 +54,7 @@ export class FleetState {
   readonly inFlight = new Set<Promise<unknown>>();
   private readonly added: MilestoneState[];
 
-  constructor(
-    sagaName: string,
-    plan: Plan,
-    carried: { milestones: MilestoneState[]; usage: Usage; log?: string[] } | undefined,
-  ) {
+  constructor(sagaName: string, plan: Plan, carried: CarriedFleet | undefined) {
     const known = resumedMilestones(carried?.milestones ?? []);
     this.added = addedMilestones(sagaName, plan, known);
     this.milestones = [...known, ...this.added];
@@ -133,14 +125,9 @@ export class FleetState {
     };
   }
 
-  /**
-   * Spend of finished work, told to the budget (its warning and question follow the total). `spent` is read
-   * after the total before it, so that it may settle a running task's share.
-   */
-  spend(budget: FleetBudget, spent: () => Usage | null | undefined): void {
-    const before = budget.spent();
-    this.usage = addUsage(this.usage, spent());
-    budget.afterSpend(before);
+  /** Spend of finished work (Fleet.spend tells the budget). */
+  addSpend(spent: Usage | null | undefined): void {
+    this.usage = addUsage(this.usage, spent);
   }
 
   /** What the task's next delegation takes with it; each is used once. */

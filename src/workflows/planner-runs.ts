@@ -5,7 +5,16 @@
  */
 import { log, setCurrentDetails } from '@temporalio/workflow';
 import { addUsage } from '../domain/agents/usage';
-import { budgetInteraction, raisedLimit, remainingUsd, runCapUsd } from '../domain/fleet/budget';
+import {
+  budgetAnswerLine,
+  budgetInteraction,
+  budgetRaisedLine,
+  isExhausted,
+  planningBudgetQuestionId,
+  raisedLimit,
+  remainingUsd,
+  runCapUsd,
+} from '../domain/fleet/budget';
 import type { SagaContext } from '../domain/saga/saga-input';
 import type { Usage } from '../domain/contract/state';
 import { processEndWhy } from '../domain/text/process-end';
@@ -162,7 +171,7 @@ export class PlannerRuns {
       const limit = this.spend.sagaBudgetUsd;
       const spent = this.spend.usage.costUsd;
       if (limit === null) return null;
-      if (spent < limit) return runCapUsd(remainingUsd(limit, spent));
+      if (!isExhausted(limit, spent)) return runCapUsd(remainingUsd(limit, spent));
       if ((await this.askBudget(spent, limit)) === 'stop') return 'stop';
     }
   }
@@ -172,16 +181,13 @@ export class PlannerRuns {
     const { ctx } = this;
     setCurrentDetails('Waiting for a budget answer before the next planner run');
     const question = budgetInteraction(
-      `budget-planning-${Math.round(spent * 100)}-of-${Math.round(limit * 100)}-q${++this.budgetQuestions}`,
+      planningBudgetQuestionId(spent, limit, ++this.budgetQuestions),
       spent,
       limit,
       ctx.settings.budget.onExhausted,
     );
     const answer = await ask(ctx.sagaWorkflowId, question);
-    await sagaLog(
-      ctx,
-      `Budget question answered by ${answer.user}: ${answer.choice}${answer.text ? ` ${answer.text}` : ''}`,
-    );
+    await sagaLog(ctx, budgetAnswerLine(answer));
     if (answer.choice === 'stop') {
       await sagaLog(ctx, 'Planning stopped at the saga budget');
       this.stopped = true;
@@ -189,7 +195,7 @@ export class PlannerRuns {
     }
     try {
       this.spend.sagaBudgetUsd = raisedLimit(answer.text ?? '', limit);
-      await sagaLog(ctx, `Saga budget is now $${this.spend.sagaBudgetUsd}`);
+      await sagaLog(ctx, budgetRaisedLine(this.spend.sagaBudgetUsd));
     } catch {
       // Refused by the respond validator; asked again.
     }

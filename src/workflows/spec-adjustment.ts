@@ -4,7 +4,7 @@
  * delegation that follows a re-delegation that stayed blocked, the planner revises the task's spec from the
  * blocker in the task's fresh worktree (it sees the work so far), through its `revise` step (the same step
  * that revises a plan). Only the task's adjustable fields are taken; no change means only the user can
- * resolve it.
+ * resolve it. The task delegation's `adjustSpec` step runs it over the delegation's TaskRun.
  */
 import { patched } from '@temporalio/workflow';
 import {
@@ -16,8 +16,7 @@ import {
   rejectedAdjustment,
 } from '../domain/fleet/adjustment-approval';
 import { specEditChange } from '../domain/fleet/spec-edit';
-import { validatePlan, type PlanTask } from '../domain/plan';
-import type { SagaContext } from '../domain/saga/saga-input';
+import { validatePlan } from '../domain/plan';
 import { adjustmentNote, adjustmentOf, describeAdjustment } from '../domain/fleet/spec-changes';
 import type { SpecChange, Usage } from '../domain/contract/state';
 import { noUsage } from '../domain/agents/usage';
@@ -27,112 +26,130 @@ import { ask } from './ask';
 import { PATCHES } from './patches';
 import { plannerProfile, sagaLog } from './shared';
 import type { TaskInput } from './task';
+import type { TaskRun } from './task-run';
 
-export type SpecAdjustment = { change: SpecChange; usage: Usage } | { problem: string; usage: Usage };
+type Adjust = NonNullable<TaskInput['adjustSpec']>;
 
-export async function adjustTaskSpec(
-  ctx: SagaContext,
-  input: Pick<TaskInput, 'ref' | 'key' | 'milestone' | 'worktree' | 'delegation'> & {
-    spec: PlanTask;
-    adjust: NonNullable<TaskInput['adjustSpec']>;
-    runLabel: string;
-    maxBudgetUsd: number | null;
-  },
-): Promise<SpecAdjustment> {
-  const { long } = activitiesFor(ctx, 60 * 60_000);
-  const note = adjustmentNote(
-    { ref: input.ref, title: input.spec.title },
-    input.adjust.blocker,
-    input.delegation - 1,
-  );
-  const run = await long.runRoleAgent({
-    template: 'planner-revise',
-    sagaName: ctx.name,
-    sagaDir: ctx.sagaDir,
-    role: 'planner',
-    stage: 'revise',
-    taskId: input.ref,
-    attempt: 1,
-    profile: plannerProfile(ctx),
-    workdir: input.worktree,
-    context: { plan: input.adjust.plan, note, goal: ctx.goal, stage: 'revise', previousErrors: [] },
-    memory: { repo: ctx.repo },
-    attachments: input.adjust.evidence,
-    runLabel: input.runLabel,
-    ...(input.maxBudgetUsd !== null ? { maxBudgetUsd: input.maxBudgetUsd } : {}),
-  });
-  const usage = run.usage ?? noUsage();
-  if (!run.report) {
-    return {
-      problem: `no answer from the planner (${run.reportError ?? 'no JSON'}; ${processEndWhy(run)})`,
-      usage,
+/** One delegation's adjustment: the planner's run, the user's say, and the outcome applied to the run. */
+export class SpecAdjustment {
+  constructor(
+    private readonly input: TaskInput,
+    private readonly run: TaskRun,
+    private readonly adjust: Adjust,
+  ) {}
+
+  /**
+   * The planner revises the spec; its spend is added to the run, and a change it made (approved) becomes the
+   * spec later attempts work from. Returns why there is none, or null when the spec was adjusted.
+   */
+  async apply(runLabel: string): Promise<string | null> {
+    const maxBudgetUsd = this.run.runCap();
+    const { outcome, usage } = await this.revise(runLabel, maxBudgetUsd);
+    // Outside the planner's run: a cancellation while the user is asked must end the task, not read as a bad answer.
+    const settled = typeof outcome === 'string' ? outcome : await this.settle(outcome);
+    this.run.addUsage(usage);
+    if (typeof settled === 'string') return settled;
+    this.run.adjusted(settled);
+    return null;
+  }
+
+  /** The planner's `revise` step in the fresh worktree: the change it makes, or why it makes none. */
+  private async revise(
+    runLabel: string,
+    maxBudgetUsd: number | null,
+  ): Promise<{ outcome: SpecChange | string; usage: Usage }> {
+    const { input, adjust } = this;
+    const { ctx } = input;
+    const spec = this.run.spec;
+    const { long } = activitiesFor(ctx, 60 * 60_000);
+    const note = adjustmentNote({ ref: input.ref, title: spec.title }, adjust.blocker, input.delegation - 1);
+    const run = await long.runRoleAgent({
+      template: 'planner-revise',
+      sagaName: ctx.name,
+      sagaDir: ctx.sagaDir,
+      role: 'planner',
+      stage: 'revise',
+      taskId: input.ref,
+      attempt: 1,
+      profile: plannerProfile(ctx),
+      workdir: input.worktree,
+      context: { plan: adjust.plan, note, goal: ctx.goal, stage: 'revise', previousErrors: [] },
+      memory: { repo: ctx.repo },
+      attachments: adjust.evidence,
+      runLabel,
+      ...(maxBudgetUsd !== null ? { maxBudgetUsd } : {}),
+    });
+    const usage = run.usage ?? noUsage();
+    const invalid = (why: string) => ({ outcome: `the planner's answer is invalid: ${why}`, usage });
+    if (!run.report)
+      return {
+        outcome: `no answer from the planner (${run.reportError ?? 'no JSON'}; ${processEndWhy(run)})`,
+        usage,
+      };
+    const checked = validatePlan(run.report, 'the adjusted plan');
+    if (!checked.ok) return invalid(checked.errors.join('; '));
+    let patch: SpecChange['patch'] | null;
+    try {
+      patch = adjustmentOf(spec, input.milestone, checked.plan);
+    } catch (error) {
+      return invalid((error as Error).message);
+    }
+    if (!patch) return { outcome: 'the planner found nothing in the spec to adjust', usage };
+    const at = new Date().toISOString();
+    const change: SpecChange = {
+      source: 'adjusted',
+      by: 'planner',
+      at,
+      text: describeAdjustment(patch),
+      patch,
     };
+    return { outcome: change, usage };
   }
-  const checked = validatePlan(run.report, 'the adjusted plan');
-  if (!checked.ok) return { problem: `the planner's answer is invalid: ${checked.errors.join('; ')}`, usage };
-  let patch: SpecChange['patch'] | null;
-  try {
-    patch = adjustmentOf(input.spec, input.milestone, checked.plan);
-  } catch (error) {
-    return { problem: `the planner's answer is invalid: ${(error as Error).message}`, usage };
-  }
-  if (!patch) return { problem: 'the planner found nothing in the spec to adjust', usage };
-  const at = new Date().toISOString();
-  const change: SpecChange = {
-    source: 'adjusted',
-    by: 'planner',
-    at,
-    text: describeAdjustment(patch),
-    patch,
-  };
-  // Outside the try: a cancellation while the user is asked must end the task, not read as a bad answer.
-  return { ...(await settleAdjustment(ctx, input, change)), usage };
-}
 
-/**
- * An adjustment of the task's checks or scope changes agreed behaviour: the user approves, edits or rejects
- * it (the change shown); under --autonomous it is decided, cited in decisions.md and manifest.md, and the
- * change is marked so acceptance lists it. Other adjustments (interfaces, evidence) apply as they are.
- */
-async function settleAdjustment(
-  ctx: SagaContext,
-  input: Pick<TaskInput, 'ref' | 'key' | 'delegation'> & { spec: PlanTask; adjust: { blocker: string } },
-  change: SpecChange,
-): Promise<{ change: SpecChange } | { problem: string }> {
-  if (!decidingFields(change.patch).length || !patched(PATCHES.adjustmentAsks)) return { change };
-  const task = { ref: input.ref, key: input.key, title: input.spec.title, delegation: input.delegation };
-  if (ctx.flags.autonomous) {
-    const decided = { ...change, by: 'planner (--autonomous)', autonomous: true };
-    const { quick } = activitiesFor(ctx);
-    await quick.updateManifest({
-      sagaDir: ctx.sagaDir,
-      append: true,
-      patch: {
-        auto_picked_checkpoints: [
-          {
-            phase: 'implementation',
-            checkpoint: adjustmentCheckpoint(input.ref, input.delegation),
-            decision: ADJUSTMENT_CHOICE.approve,
-            timestamp: change.at,
-            reason: `--autonomous: the planner's adjustment of task ${input.ref} (${change.text})`,
-            flag_sources: { autonomous: ctx.flags.autonomous_source },
-          },
-        ],
-      },
-    });
-    await quick.prependDecision({
-      sagaDir: ctx.sagaDir,
-      entry: autonomousAdjustmentEntry(task, input.adjust.blocker, decided),
-    });
-    return { change: decided };
+  /**
+   * An adjustment of the task's checks or scope changes agreed behaviour: the user approves, edits or
+   * rejects it (the change shown); under --autonomous it is decided, cited in decisions.md and manifest.md,
+   * and the change is marked so acceptance lists it. Other adjustments (interfaces, evidence) apply as they
+   * are. Returns the change to apply, or why there is none.
+   */
+  private async settle(change: SpecChange): Promise<SpecChange | string> {
+    const { input, adjust } = this;
+    const { ctx } = input;
+    if (!decidingFields(change.patch).length || !patched(PATCHES.adjustmentAsks)) return change;
+    const task = { ref: input.ref, key: input.key, title: this.run.spec.title, delegation: input.delegation };
+    if (ctx.flags.autonomous) {
+      const decided = { ...change, by: 'planner (--autonomous)', autonomous: true };
+      const { quick } = activitiesFor(ctx);
+      await quick.updateManifest({
+        sagaDir: ctx.sagaDir,
+        append: true,
+        patch: {
+          auto_picked_checkpoints: [
+            {
+              phase: 'implementation',
+              checkpoint: adjustmentCheckpoint(input.ref, input.delegation),
+              decision: ADJUSTMENT_CHOICE.approve,
+              timestamp: change.at,
+              reason: `--autonomous: the planner's adjustment of task ${input.ref} (${change.text})`,
+              flag_sources: { autonomous: ctx.flags.autonomous_source },
+            },
+          ],
+        },
+      });
+      await quick.prependDecision({
+        sagaDir: ctx.sagaDir,
+        entry: autonomousAdjustmentEntry(task, adjust.blocker, decided),
+      });
+      return decided;
+    }
+    await sagaLog(
+      ctx,
+      `Task ${input.ref}: the planner's adjustment changes its checks or scope; asking the user`,
+    );
+    const answer = await ask(ctx.sagaWorkflowId, adjustmentQuestion(task, adjust.blocker, change));
+    if (answer.choice === ADJUSTMENT_CHOICE.approve)
+      return { ...change, by: `planner, approved by ${answer.user}` };
+    if (answer.choice === ADJUSTMENT_CHOICE.edit) return specEditChange(answer);
+    return rejectedAdjustment(answer.user, change, answer.text);
   }
-  await sagaLog(
-    ctx,
-    `Task ${input.ref}: the planner's adjustment changes its checks or scope; asking the user`,
-  );
-  const answer = await ask(ctx.sagaWorkflowId, adjustmentQuestion(task, input.adjust.blocker, change));
-  if (answer.choice === ADJUSTMENT_CHOICE.approve)
-    return { change: { ...change, by: `planner, approved by ${answer.user}` } };
-  if (answer.choice === ADJUSTMENT_CHOICE.edit) return { change: specEditChange(answer) };
-  return { problem: rejectedAdjustment(answer.user, change, answer.text) };
 }

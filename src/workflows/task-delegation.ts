@@ -12,13 +12,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { TaskAttemptResult } from '../activities/task-attempt';
-import type { BudgetGrant } from '../domain/fleet/budget';
-import { budgetStopReason, classifyAttempt, taskBudgetReason } from '../domain/fleet/task-outcome';
+import { budgetStopReason, taskBudgetReason, type BudgetGrant } from '../domain/fleet/budget';
+import { classifyAttempt } from '../domain/fleet/task-outcome';
 import { activitiesFor } from './activity-proxies';
 import { taskUsageSignal } from '../domain/saga/messages';
 import { reviewLoop } from './review-loop';
 import { taskProfile } from './shared';
-import { adjustTaskSpec } from './spec-adjustment';
+import { SpecAdjustment } from './spec-adjustment';
 import type { TaskInput } from './task';
 import { TaskRun } from './task-run';
 
@@ -120,21 +120,13 @@ export class TaskDelegation {
     const { input, run } = this;
     setCurrentDetails('Adjusting the task spec');
     run.prepared = await this.activities.quick.prepareTaskWorktree(this.prepareInput());
-    const adjusted = await adjustTaskSpec(input.ctx, {
-      ...input,
-      spec: run.spec,
-      adjust,
-      runLabel: `${this.label}-adjust`,
-      maxBudgetUsd: run.runCap(),
-    });
-    run.addUsage(adjusted.usage);
+    const problem = await new SpecAdjustment(input, run, adjust).apply(`${this.label}-adjust`);
     await this.reportSpend();
-    if ('problem' in adjusted) {
+    if (problem !== null) {
       // Another run of the same spec would end the same way: the fleet asks the user (no agent run here).
-      run.reason = `blocked in ${input.delegation - 1} delegations and ${adjusted.problem}: ${adjust.blocker}`;
+      run.reason = `blocked in ${input.delegation - 1} delegations and ${problem}: ${adjust.blocker}`;
       return false;
     }
-    run.adjusted(adjusted.change);
     return true;
   }
 

@@ -6,7 +6,7 @@
 import { patched } from '@temporalio/workflow';
 import type { PreparedTask, TaskHandoff } from '../activities/task-attempt';
 import { addUsage, noUsage } from '../domain/agents/usage';
-import { remainingUsd, runCapUsd, sagaBudgetReason, type BudgetGrant } from '../domain/fleet/budget';
+import { sagaSpentReason, taskRunCapUsd, type BudgetGrant } from '../domain/fleet/budget';
 import type { TaskReport } from '../domain/fleet/fleet';
 import { currentTaskSpec } from '../domain/fleet/spec-changes';
 import { reviewEnd, type AttemptCheck, type AttemptOutcome } from '../domain/fleet/task-outcome';
@@ -48,7 +48,7 @@ export class TaskRun {
   sessionHost: string | null = null;
   resumedRuns = 0;
   sessionNote: string | null = null;
-  /** The saga budget as the fleet last granted it (null: the task runs without one). */
+  /** The saga budget as the fleet last granted it (null: the task runs without one); its rules: domain/fleet/budget.ts. */
   grant: BudgetGrant | null;
   budgetStopped = false;
   /** The planner's adjustment of the spec made for this delegation, reported to the fleet. */
@@ -64,23 +64,14 @@ export class TaskRun {
     this.grant = input.budget ?? null;
   }
 
-  /** What the saga budget leaves this task (null: no saga budget). */
-  sagaLeft(): number | null {
-    const { grant } = this;
-    return grant ? remainingUsd(grant.limitUsd, grant.spentElsewhereUsd + this.usage.costUsd) : null;
-  }
-
   /** The cap of the next agent run: the least of what the task and the saga budgets leave. */
   runCap(): number | null {
-    return runCapUsd(remainingUsd(this.taskUsd, this.usage.costUsd), this.sagaLeft());
+    return taskRunCapUsd(this.taskUsd, this.grant, this.usage.costUsd);
   }
 
   /** Why no further run may start at the saga budget; null while there is some left. */
   sagaBudgetSpent(): string | null {
-    const left = this.sagaLeft();
-    const limit = this.grant?.limitUsd;
-    if (left === null || left > 0 || limit == null) return null;
-    return sagaBudgetReason(this.grant!.spentElsewhereUsd + this.usage.costUsd, limit);
+    return sagaSpentReason(this.grant, this.usage.costUsd);
   }
 
   /** Starts the next attempt; returns its number (continuing from earlier delegations). */

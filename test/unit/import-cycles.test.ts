@@ -1,5 +1,5 @@
 /**
- * Import circles in src/ (issue 44: "no circle across folders"). Every relative import counts: static, type-only,
+ * Import circles in src/ (docs/ARCHITECTURE.md "Layers": no circle across folders). Every relative import counts: static, type-only,
  * `export … from`, and a lazy `import('…')` (a command's loader is a real arrow: the module it names may not import
  * back). A circle whose files sit in more than one folder fails, and src/client has none at all.
  */
@@ -9,22 +9,6 @@ import ts from 'typescript';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SRC = path.join(ROOT, 'src');
-
-/**
- * Cross-folder circles that exist on main while the domain is being reordered (issue 44 item 3), by their files
- * relative to src/. A circle is let pass only if all its files are listed here: delete an entry once its circle is
- * gone, and never add one for src/client.
- */
-const KNOWN_CROSS_FOLDER: readonly (readonly string[])[] = [
-  [
-    'domain/fleet/budget.ts',
-    'domain/fleet/spec-changes.ts',
-    'domain/fleet/spec-edit.ts',
-    'domain/planning/acceptance-issues.ts',
-    'domain/record/reconciliation.ts',
-    'domain/saga/state.ts',
-  ],
-];
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -94,8 +78,6 @@ function circles(graph: Map<string, string[]>): string[][] {
 }
 
 const crossesFolders = (circle: string[]): boolean => new Set(circle.map((f) => path.dirname(f))).size > 1;
-const known = (circle: string[]): boolean =>
-  KNOWN_CROSS_FOLDER.some((entry) => circle.every((f) => entry.includes(f)));
 
 describe('import circles in src/', () => {
   const all = circles(importGraph());
@@ -116,7 +98,7 @@ describe('import circles in src/', () => {
   });
 
   test('no circle crosses a folder', () => {
-    expect(all.filter((c) => crossesFolders(c) && !known(c))).toEqual([]);
+    expect(all.filter(crossesFolders)).toEqual([]);
   });
 
   test('src/client has no circle at all', () => {

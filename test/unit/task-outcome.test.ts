@@ -1,8 +1,6 @@
 import {
-  budgetStopReason,
   classifyAttempt,
   reviewEnd,
-  taskBudgetReason,
   type AttemptCheck,
   type AttemptRun,
 } from '../../src/domain/fleet/task-outcome';
@@ -108,19 +106,6 @@ describe('classifyAttempt', () => {
     expect(classifyAttempt(1, run({ exitCode: null, signal: 'SIGKILL' }), null)).toMatchObject({
       reason: 'agent exited with SIGKILL',
     });
-  });
-});
-
-describe('task budget reasons', () => {
-  test('the task budget ends the task once spent', () => {
-    expect(taskBudgetReason(0.5, null)).toBeNull();
-    expect(taskBudgetReason(0.5, 1)).toBeNull();
-    expect(taskBudgetReason(1.234, 1)).toBe('budget: task spent $1.23 of $1');
-  });
-
-  test('a stop at the saga budget names the limit', () => {
-    expect(budgetStopReason(5)).toBe('budget: stopped at the saga budget of $5 (budget.on_exhausted: stop)');
-    expect(budgetStopReason(null)).toContain('$?');
   });
 });
 

@@ -13,6 +13,7 @@ import {
 } from '../../domain/config/config';
 import { resolveAgentProfile } from '../../domain/config/profile-resolution';
 import { knownAgentNames } from '../../domain/config/config';
+import { budgetSettings } from '../../domain/fleet/budget';
 import type { FlagsResult } from '../../domain/contract/flags-result';
 import type { RunSettings } from '../../domain/saga/saga-input';
 import type { createArtifactActivities } from '../artifacts';
@@ -73,11 +74,7 @@ async function loadRunSettings(input: {
       setup: config.worktree.setup,
       portRangeSize: config.worktree.port_range_size,
     },
-    budget: {
-      taskUsd: config.budget.task_usd ?? null,
-      sagaUsd: config.budget.saga_usd ?? null,
-      onExhausted: config.budget.on_exhausted,
-    },
+    budget: budgetSettings(config.budget),
     handoff: handoffSettings(config),
     passEnv: config.pass_env,
     sandbox: { mode: config.sandbox, network: config.network, sources },

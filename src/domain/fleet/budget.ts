@@ -1,10 +1,13 @@
 /**
- * Budget arithmetic and decisions (`budget.task_usd`, `budget.saga_usd`, `budget.on_exhausted`), in one
- * place for the fleet, the task workflow, the resolver, reviewer and planner gates. Pure.
+ * The budget's rules (`budget.task_usd`, `budget.saga_usd`, `budget.on_exhausted`), in one place: what
+ * counts, when a budget is exhausted, what a task is granted and may spend on its next run, when the
+ * warning and the question come, what a raise means, and the reasons and lines that say so. Pure: the
+ * fleet (workflows/fleet-budget.ts), the task (workflows/task-run.ts), the resolver, reviewer and planner
+ * gates only apply them; the settings come from saga.config.yaml through `budgetSettings`.
  */
 import { z } from 'zod';
 import { BUDGET_ON_EXHAUSTED, type BudgetOnExhausted } from '../config/config';
-import type { InteractionRequest } from '../contract/state';
+import type { Answer, InteractionRequest } from '../contract/state';
 
 /** Share of the saga budget at which one warning goes out. */
 export const BUDGET_WARN_FRACTION = 0.8;
@@ -27,8 +30,22 @@ export function remainingUsd(limitUsd: number | null, spentUsd: number): number 
   return limitUsd === null ? null : Math.max(0, limitUsd - spentUsd);
 }
 
+/** A budget is exhausted once what it counts reaches the limit (no limit: never). */
 export const isExhausted = (limitUsd: number | null, spentUsd: number): boolean =>
   limitUsd !== null && spentUsd >= limitUsd;
+
+/** The run settings' budget from saga.config.yaml's `budget` (unset limits: none). */
+export function budgetSettings(config: {
+  task_usd?: number;
+  saga_usd?: number;
+  on_exhausted: BudgetOnExhausted;
+}): { taskUsd: number | null; sagaUsd: number | null; onExhausted: BudgetOnExhausted } {
+  return {
+    taskUsd: config.task_usd ?? null,
+    sagaUsd: config.saga_usd ?? null,
+    onExhausted: config.on_exhausted,
+  };
+}
 
 /**
  * The cap for one agent run: the smaller of what the task and the saga have left; null when neither has a
@@ -81,10 +98,84 @@ export const budgetQuestionPrompt = (
     ? ' Running agents were stopped (budget.on_exhausted: stop); their work is on their task branches.'
     : '');
 
-export const taskBudgetReason = (spentUsd: number, limitUsd: number): string =>
-  `budget: task spent $${spentUsd.toFixed(2)} of $${limitUsd}`;
 export const sagaBudgetReason = (spentUsd: number, limitUsd: number): string =>
   `budget: the saga spent $${spentUsd.toFixed(2)} of $${limitUsd}; no new agent run starts`;
+
+/** Why the task's own budget (`budget.task_usd`) ends it before another attempt; null while some is left. */
+export function taskBudgetReason(spentUsd: number, taskUsd: number | null): string | null {
+  return isExhausted(taskUsd, spentUsd) ? `budget: task spent $${spentUsd.toFixed(2)} of $${taskUsd}` : null;
+}
+
+/** Why a run stopped by the fleet at the saga budget (`budget.on_exhausted: stop`) ended the task. */
+export const budgetStopReason = (limitUsd: number | null | undefined): string =>
+  `budget: stopped at the saga budget of $${limitUsd ?? '?'} (budget.on_exhausted: stop)`;
+
+/** Why a quality-locked review ended at the budget: the saga's (when it has one), else the task's. */
+export const reviewBudgetReason = (grant: BudgetGrant | null, spentUsd: number): string =>
+  grant?.limitUsd != null
+    ? sagaBudgetReason(grant.spentElsewhereUsd + spentUsd, grant.limitUsd)
+    : 'budget: the task budget is spent';
+
+/** What the next delegation of a task the saga budget ended is told. */
+export const BUDGET_STOPPED_NOTE =
+  'The previous delegation was ended by the saga budget; its work is committed on your branch: continue from it.';
+
+// A task's view: the grant counts what the rest of the saga had spent, the task adds its own spend.
+
+/** What the saga budget leaves a task that has spent `ownUsd` itself (null: no saga budget). */
+export const sagaLeftUsd = (grant: BudgetGrant | null, ownUsd: number): number | null =>
+  grant ? remainingUsd(grant.limitUsd, grant.spentElsewhereUsd + ownUsd) : null;
+
+/** The cap of a task's next agent run: the least of what the task and the saga budgets leave. */
+export const taskRunCapUsd = (taskUsd: number | null, grant: BudgetGrant | null, ownUsd: number) =>
+  runCapUsd(remainingUsd(taskUsd, ownUsd), sagaLeftUsd(grant, ownUsd));
+
+/** Why no further run of the task may start at the saga budget; null while some is left. */
+export function sagaSpentReason(grant: BudgetGrant | null, ownUsd: number): string | null {
+  const left = sagaLeftUsd(grant, ownUsd);
+  const limit = grant?.limitUsd;
+  if (left === null || left > 0 || limit == null) return null;
+  return sagaBudgetReason(grant!.spentElsewhereUsd + ownUsd, limit);
+}
+
+// The fleet's view: finished work plus what running tasks have reported.
+
+/** The budget as one task sees it: what everything else has spent, and whether its run is stopped now. */
+export const budgetGrant = (
+  limitUsd: number | null,
+  spentUsd: number,
+  ownRunningUsd: number,
+  onExhausted: BudgetOnExhausted,
+  stopNow = false,
+): BudgetGrant => ({
+  limitUsd,
+  spentElsewhereUsd: spentUsd - ownRunningUsd,
+  onExhausted,
+  ...(stopNow ? { stopNow } : {}),
+});
+
+/** True when this spend reached the limit from under it: the question is asked once per crossing. */
+export const crossedLimit = (limitUsd: number | null, beforeUsd: number, afterUsd: number): boolean =>
+  isExhausted(limitUsd, afterUsd) && beforeUsd < limitUsd!;
+
+/** At a crossing, running agents are stopped only under `budget.on_exhausted: stop`. */
+export const stopsRunningTasks = (crossed: boolean, onExhausted: BudgetOnExhausted): boolean =>
+  crossed && onExhausted === 'stop';
+
+/** The id of the round's 80 % notice (one per limit). */
+export const budgetWarningId = (round: number, limitUsd: number): string =>
+  `budget-warning-r${round}-${Math.round(limitUsd * 100)}`;
+
+/** Each budget question its own id: a raise that is still not enough asks again (`n`: the asker's count). */
+export const budgetQuestionId = (round: number, spentUsd: number, limitUsd: number, n: number): string =>
+  `budget-r${round}-${Math.round(spentUsd * 100)}-of-${Math.round(limitUsd * 100)}-q${n}`;
+export const planningBudgetQuestionId = (spentUsd: number, limitUsd: number, n: number): string =>
+  `budget-planning-${Math.round(spentUsd * 100)}-of-${Math.round(limitUsd * 100)}-q${n}`;
+
+/** The log lines of an answered budget question and of a raise. */
+export const budgetAnswerLine = (answer: Answer): string =>
+  `Budget question answered by ${answer.user}: ${answer.choice}${answer.text ? ` ${answer.text}` : ''}`;
+export const budgetRaisedLine = (limitUsd: number): string => `Saga budget is now $${limitUsd}`;
 
 /** The median of task costs (USD); null when there are none. */
 export function medianUsd(costs: number[]): number | null {

@@ -20,10 +20,6 @@ export const INTEGRATION_REDOS = 2;
 /** Past this many events a run continues as new between milestones (well before the server's warnings). */
 export const HISTORY_SOFT_LIMIT = 500;
 
-/** What the task's next delegation is told when the saga budget ended its last one. */
-export const BUDGET_STOPPED_NOTE =
-  'The previous delegation was ended by the saga budget; its work is committed on your branch: continue from it.';
-
 /**
  * Milestones carried over from an earlier run keep their state; a task or integration that was in flight
  * in a run that died is simply done again (idempotent steps).

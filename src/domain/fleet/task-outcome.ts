@@ -6,7 +6,7 @@
 import type { AgentFailure } from '../agents/cli-output';
 import { stderrSuffix } from '../text/process-end';
 import { agentBlockedReason, agentBlockedTaskReason } from './blocked-report';
-import { sagaBudgetReason, type BudgetGrant } from './budget';
+import { reviewBudgetReason, type BudgetGrant } from './budget';
 import { gapOptionsOf, type GapOptions } from './spec-gap-options';
 
 /** What an attempt's agent run reports (the fields the outcome depends on). */
@@ -140,17 +140,6 @@ export function classifyAttempt(
   };
 }
 
-/** Why a run stopped by the fleet at the saga budget (`budget.on_exhausted: stop`) ended the task. */
-export const budgetStopReason = (limitUsd: number | null | undefined): string =>
-  `budget: stopped at the saga budget of $${limitUsd ?? '?'} (budget.on_exhausted: stop)`;
-
-/** Why the task's own budget (`budget.task_usd`) ends it before another attempt; null while some is left. */
-export function taskBudgetReason(spentUsd: number, taskUsd: number | null): string | null {
-  return taskUsd !== null && spentUsd >= taskUsd
-    ? `budget: task spent $${spentUsd.toFixed(2)} of $${taskUsd}`
-    : null;
-}
-
 /** How the task ends after its quality-locked review, when the review did not simply pass. */
 export type ReviewEnd =
   | { kind: 'budget'; reason: string }
@@ -163,14 +152,7 @@ export type ReviewEnd =
  * run of this task starts without them.
  */
 export function reviewEnd(outcome: string, grant: BudgetGrant | null, spentUsd: number): ReviewEnd {
-  if (outcome === 'budget')
-    return {
-      kind: 'budget',
-      reason:
-        grant?.limitUsd != null
-          ? sagaBudgetReason(grant.spentElsewhereUsd + spentUsd, grant.limitUsd)
-          : 'budget: the task budget is spent',
-    };
+  if (outcome === 'budget') return { kind: 'budget', reason: reviewBudgetReason(grant, spentUsd) };
   if (outcome === 'abort' || outcome === 'escalated')
     return {
       kind: 'stop',
