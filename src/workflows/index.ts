@@ -1,7 +1,8 @@
-// The workflows a saga worker registers. Each lives in its own file.
-export { sagaWorkflow } from './saga';
-export { planningWorkflow } from './planning';
-export { implementationWorkflow } from './implementation';
-export { taskWorkflow } from './task';
-export { validationWorkflow } from './validation';
-export { acceptanceWorkflow } from './acceptance';
+// The workflows a saga worker registers, one per phase folder (saga/, planning/, fleet/, task/); each lists
+// its handlers at the top of its function. Shared pieces (activity stubs, asking, patches) stay here.
+export { sagaWorkflow } from './saga/saga';
+export { planningWorkflow } from './planning/planning';
+export { implementationWorkflow } from './fleet/implementation';
+export { taskWorkflow } from './task/task';
+export { validationWorkflow } from './saga/validation';
+export { acceptanceWorkflow } from './saga/acceptance';

@@ -10,7 +10,7 @@ import { parseFlags } from '../../src/domain/request/flags';
 import { hostTaskQueue, sagaWorkflowId, taskBranch } from '../../src/domain/contract/naming';
 import type { PlanTask } from '../../src/domain/plan';
 import type { SagaContext } from '../../src/domain/saga/saga-input';
-import type { TaskInput } from '../../src/workflows/task';
+import type { TaskInput } from '../../src/workflows/task/task';
 import type { SagaTestEnv } from './saga-env';
 
 export async function standaloneTaskInput(

@@ -10,7 +10,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { taskWorkflowId } from '../../src/domain/contract/naming';
 import { PlanSchema } from '../../src/domain/plan';
-import { taskWorkflow } from '../../src/workflows/task';
+import { taskWorkflow } from '../../src/workflows/task/task';
 import { createFleetRepo, git, planTask } from '../harness/fleet-saga';
 import { AGENT_CLI_BIN } from '../harness/server';
 import { createSagaTestEnv, type SagaTestEnv } from '../harness/saga-env';

@@ -22,7 +22,7 @@ import { UserError } from '../../src/client/errors';
 import { respond } from '../../src/client/saga-client';
 import { sagaWorkflowId, taskWorkflowId } from '../../src/domain/contract/naming';
 import { PlanSchema } from '../../src/domain/plan';
-import { taskWorkflow, type TaskReport } from '../../src/workflows/task';
+import { taskWorkflow, type TaskReport } from '../../src/workflows/task/task';
 import {
   createFleetRepo,
   git,

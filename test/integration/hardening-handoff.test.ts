@@ -13,7 +13,7 @@ import { taskWorkflowId } from '../../src/domain/contract/naming';
 import { filesOutsideOwns, ownsWarning, PlanSchema } from '../../src/domain/plan';
 import { parsePlanText } from '../../src/domain/plan/parse-text';
 import { createSampleRepo, greetingPlan } from '../../src/demo/sample-repo';
-import { taskWorkflow, type TaskReport } from '../../src/workflows/task';
+import { taskWorkflow, type TaskReport } from '../../src/workflows/task/task';
 import { createSagaTestEnv, type SagaTestEnv } from '../harness/saga-env';
 import { standaloneTaskInput } from '../harness/task-input';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { CHAT_RECHECK_MS } from '../../src/workflows/interaction-effects';
+import { CHAT_RECHECK_MS } from '../../src/workflows/saga/interaction-effects';
 import { answerSignal, interactionTimersWorkflow } from '../harness/workflows/interaction-timers';
 
 const TEST_SERVER = path.resolve(

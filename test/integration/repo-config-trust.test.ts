@@ -12,7 +12,7 @@ import { respond } from '../../src/client/saga-client';
 import { createSampleRepo, GREETING_PLAN_FILE } from '../../src/demo/sample-repo';
 import { PlanSchema } from '../../src/domain/plan';
 import { taskWorkflowId } from '../../src/domain/contract/naming';
-import { taskWorkflow } from '../../src/workflows/task';
+import { taskWorkflow } from '../../src/workflows/task/task';
 import { standaloneTaskInput } from '../harness/task-input';
 import { createFleetRepo, git, planTask, startApprovedSaga } from '../harness/fleet-saga';
 import { runSaga } from '../harness/cli';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createSampleRepo, greetingPlan } from '../../src/demo/sample-repo';
 import { taskWorkflowId } from '../../src/domain/contract/naming';
 import { PlanSchema } from '../../src/domain/plan';
-import { taskWorkflow } from '../../src/workflows/task';
+import { taskWorkflow } from '../../src/workflows/task/task';
 import { standaloneTaskInput } from '../harness/task-input';
 import { createSagaTestEnv, type SagaTestEnv } from '../harness/saga-env';
 import { startWorkerProcess } from '../harness/ts-worker';

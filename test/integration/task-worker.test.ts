@@ -10,7 +10,7 @@ import { createSampleRepo, greetingPlan } from '../../src/demo/sample-repo';
 import { taskWorkflowId } from '../../src/domain/contract/naming';
 import { PlanSchema } from '../../src/domain/plan';
 import type { SagaContext } from '../../src/domain/saga/saga-input';
-import { taskWorkflow, type TaskInput, type TaskReport } from '../../src/workflows/task';
+import { taskWorkflow, type TaskInput, type TaskReport } from '../../src/workflows/task/task';
 import { standaloneTaskInput } from '../harness/task-input';
 import { createSagaTestEnv, type SagaTestEnv } from '../harness/saga-env';
 

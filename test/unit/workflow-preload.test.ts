@@ -10,8 +10,13 @@ import { fillSchemaCaches } from '../../src/workflows/preload';
 
 const WORKFLOWS = path.resolve(__dirname, '..', '..', 'src', 'workflows');
 const domainImports = (file: string): string[] =>
-  [...readFileSync(path.join(WORKFLOWS, file), 'utf8').matchAll(/from '\.\.\/domain\/([\w/-]+)'/g)].map(
+  [...readFileSync(path.join(WORKFLOWS, file), 'utf8').matchAll(/from '(?:\.\.\/)+domain\/([\w/-]+)'/g)].map(
     (m) => m[1]!,
+  );
+/** The workflow modules, phase folders included, relative to src/workflows. */
+const workflowModules = (): string[] =>
+  (readdirSync(WORKFLOWS, { recursive: true }) as string[]).filter(
+    (f) => f.endsWith('.ts') && f !== 'preload.ts',
   );
 
 /** The messages contract holds no schema, and it calls the SDK's define* functions: it is not preloaded. */
@@ -19,11 +24,8 @@ const NOT_PRELOADED = new Set(['saga/messages']);
 
 describe('the workflow modules loaded once per worker', () => {
   test('include every domain module a workflow imports', () => {
-    const used = new Set(
-      readdirSync(WORKFLOWS)
-        .filter((f) => f.endsWith('.ts') && f !== 'preload.ts')
-        .flatMap(domainImports),
-    );
+    const used = new Set(workflowModules().flatMap(domainImports));
+    expect(workflowModules().filter((f) => f.includes('/')).length).toBeGreaterThan(20); // the phase folders are read
     const preloaded = new Set(domainImports('preload.ts'));
     expect([...used].filter((m) => !preloaded.has(m) && !NOT_PRELOADED.has(m)).sort()).toEqual([]);
   });

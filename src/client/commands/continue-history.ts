@@ -14,7 +14,7 @@ import {
   implementationWorkflow,
   type ImplementationInput,
   type ImplementationResult,
-} from '../../workflows/implementation';
+} from '../../workflows/fleet/implementation';
 import { installRuntime } from '../../worker/worker';
 import { workflowCode } from '../../worker/workflow-bundle';
 import { dataConverterFromEnv } from '../../codec/config';

@@ -18,7 +18,7 @@ import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/c
 import { withReportedProgress, type SagaState } from '../../domain/saga/saga-state';
 import type { MilestoneState } from '../../domain/contract/state';
 import { carryQuery } from '../../domain/saga/messages';
-import { sagaWorkflow } from '../../workflows/saga';
+import { sagaWorkflow } from '../../workflows/saga/saga';
 import { createSagaWorkers, defaultSagaHome } from '../../worker/worker';
 import { bool, str } from '../args';
 import type { ParsedArgs } from '../command-decl';

@@ -24,7 +24,7 @@ import type { Plan } from '../../domain/plan';
 import { parsePlanText } from '../../domain/plan/parse-text';
 import type { SagaInput } from '../../domain/saga/saga-input';
 import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/contract/search-attributes';
-import type { sagaWorkflow } from '../../workflows/saga';
+import type { sagaWorkflow } from '../../workflows/saga/saga';
 import { defaultHostId, defaultSagaHome, workflowTaskQueue } from '../../worker/host-settings';
 import { bool, str } from '../args';
 import type { ParsedArgs } from '../command-decl';

@@ -5,7 +5,7 @@
  */
 import { condition, defineSignal, setHandler, sleep } from '@temporalio/workflow';
 import type { Interaction } from '../../../src/domain/contract/state';
-import { InteractionEffects } from '../../../src/workflows/interaction-effects';
+import { InteractionEffects } from '../../../src/workflows/saga/interaction-effects';
 
 export const answerSignal = defineSignal<[string]>('answer');
 

@@ -3,16 +3,16 @@
  * asked, and the criteria left to verify by hand confirmed by the user who accepted.
  */
 import { patched, workflowInfo } from '@temporalio/workflow';
-import { planOutline } from '../domain/plan';
-import { verifiedByUser } from '../domain/planning/unachievable';
-import type { AutoRunFile } from '../domain/record/auto-run-files';
-import { reconciliationSummary } from '../domain/record/reconciliation';
-import { unresolvedTasks } from '../domain/saga/phase-progress';
+import { planOutline } from '../../domain/plan';
+import { verifiedByUser } from '../../domain/planning/unachievable';
+import type { AutoRunFile } from '../../domain/record/auto-run-files';
+import { reconciliationSummary } from '../../domain/record/reconciliation';
+import { unresolvedTasks } from '../../domain/saga/phase-progress';
 import { acceptRound, type AcceptanceResult } from './acceptance';
-import { PATCHES } from './patches';
+import { PATCHES } from '../patches';
 import type { SagaRun } from './saga-run';
 import type { ValidationResult } from './validation';
-import type { ExitResult } from '../domain/contract/state';
+import type { ExitResult } from '../../domain/contract/state';
 
 export const exitResultsOf = (validation: ValidationResult): ExitResult[] =>
   validation.criteria.map((c) => ({ id: c.id, result: c.result, evidence: c.evidence }));

@@ -4,13 +4,13 @@
  * it is not confident of is asked back, and the decisions are remembered for the repo's next sagas.
  */
 import { setCurrentDetails } from '@temporalio/workflow';
-import { askedBackQuestion, countSources, memoryEntries } from '../domain/planning/autonomous-decisions';
+import { askedBackQuestion, countSources, memoryEntries } from '../../domain/planning/autonomous-decisions';
 import {
   autonomyInsufficientEntry,
   freshDecisions,
   replyToQuestion,
   triageDecisions,
-} from '../domain/planning/elicitation';
+} from '../../domain/planning/elicitation';
 import {
   AUTONOMY_INSUFFICIENT_NOTE,
   autonomyInsufficient,
@@ -21,14 +21,14 @@ import {
   type PlannerDecision,
   type PlannerQuestion,
   type PlannerQuestionsOutput,
-} from '../domain/planning/planner';
-import { withRestatement } from '../domain/request/intake';
-import { sagaWorkflowId } from '../domain/contract/naming';
-import { askAll } from './ask';
+} from '../../domain/planning/planner';
+import { withRestatement } from '../../domain/request/intake';
+import { sagaWorkflowId } from '../../domain/contract/naming';
+import { askAll } from '../ask';
 import type { Validation } from './planner-runs';
 import { recordRestatement, resolveConflicts } from './planning-steps';
 import type { PlanningSession } from './planning-session';
-import { sagaLog } from './shared';
+import { sagaLog } from '../shared';
 
 /** Rounds of questions at most. */
 const MAX_QUESTION_ROUNDS = 10;

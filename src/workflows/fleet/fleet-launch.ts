@@ -3,15 +3,15 @@
  * worktree, starting point, retained context and budget), its start, and its outcome as a fleet event.
  */
 import { ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
-import type { BudgetGrant } from '../domain/fleet/budget';
-import type { PlanMilestone } from '../domain/plan';
-import { failureReason } from '../domain/saga/failure';
-import { archiveRef, integrationBranch, taskWorkflowId, worktreePath } from '../domain/contract/naming';
-import { SagaName } from '../domain/contract/search-attributes';
-import type { TaskState } from '../domain/contract/state';
-import { cappedList } from '../domain/text/caps';
+import type { BudgetGrant } from '../../domain/fleet/budget';
+import type { PlanMilestone } from '../../domain/plan';
+import { failureReason } from '../../domain/saga/failure';
+import { archiveRef, integrationBranch, taskWorkflowId, worktreePath } from '../../domain/contract/naming';
+import { SagaName } from '../../domain/contract/search-attributes';
+import type { TaskState } from '../../domain/contract/state';
+import { cappedList } from '../../domain/text/caps';
 import type { Fleet } from './fleet';
-import { taskWorkflow, type TaskInput } from './task';
+import { taskWorkflow, type TaskInput } from '../task/task';
 
 export interface Delegation {
   /** The integrated commit to redo the task on (its branch is moved there, the old tip archived). */

@@ -3,16 +3,16 @@
  * progress log, an entry in decisions.md), then escalated to the user, whose answers update the exit
  * criteria the saga carries on with (and SAGA.md shows).
  */
-import type { ExitCriterion } from '../domain/plan';
-import type { SagaContext } from '../domain/saga/saga-input';
+import type { ExitCriterion } from '../../domain/plan';
+import type { SagaContext } from '../../domain/saga/saga-input';
 import {
   applyUnachievableAnswers,
   unachievableDeviation,
   unachievableQuestion,
-} from '../domain/planning/unachievable';
-import { activitiesFor } from './activity-proxies';
-import { askAll } from './ask';
-import { sagaLog } from './shared';
+} from '../../domain/planning/unachievable';
+import { activitiesFor } from '../activity-proxies';
+import { askAll } from '../ask';
+import { sagaLog } from '../shared';
 
 export async function escalateUnachievable(
   ctx: SagaContext,

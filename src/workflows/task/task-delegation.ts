@@ -11,15 +11,15 @@ import {
   setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { TaskAttemptResult } from '../activities/task-attempt';
-import { budgetStopReason, taskBudgetReason, type BudgetGrant } from '../domain/fleet/budget';
-import { classifyAttempt } from '../domain/fleet/task-outcome';
-import { activitiesFor } from './activity-proxies';
-import { taskUsageSignal } from '../domain/saga/messages';
-import { reviewLoop } from './review-loop';
-import { taskProfile } from './shared';
+import type { TaskAttemptResult } from '../../activities/task-attempt';
+import { budgetStopReason, taskBudgetReason, type BudgetGrant } from '../../domain/fleet/budget';
+import { classifyAttempt } from '../../domain/fleet/task-outcome';
+import { activitiesFor } from '../activity-proxies';
+import { taskUsageSignal } from '../../domain/saga/messages';
+import { reviewLoop } from '../review-loop';
+import { taskProfile } from '../shared';
 import { SpecAdjustment } from './spec-adjustment';
-import type { TaskInput } from './task';
+import type { TaskInput } from './task-input';
 import { TaskRun } from './task-run';
 
 export class TaskDelegation {

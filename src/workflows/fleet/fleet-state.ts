@@ -4,15 +4,15 @@
  * the events the fleet loop waits for, and the live progress the `progress` query reads. Workflow state
  * (deterministic, no I/O).
  */
-import { addUsage, noUsage } from '../domain/agents/usage';
-import { withRunTimes, type TaskReport } from '../domain/fleet/fleet';
-import type { UnrunnableCheck } from '../domain/fleet/unrunnable-checks';
-import { addedMilestones, resumedMilestones } from '../domain/fleet/fleet-run';
-import type { Plan } from '../domain/plan';
-import { compactMilestone, recordedMilestoneIds } from '../domain/saga/milestone-records';
-import { applyLiveProgress, type LiveProgress } from '../domain/saga/phase-progress';
-import type { Answer, MilestoneState, ProgressEvent, TaskState, Usage } from '../domain/contract/state';
-import type { TaskInput } from './task';
+import { addUsage, noUsage } from '../../domain/agents/usage';
+import { withRunTimes, type TaskReport } from '../../domain/fleet/fleet';
+import type { UnrunnableCheck } from '../../domain/fleet/unrunnable-checks';
+import { addedMilestones, resumedMilestones } from '../../domain/fleet/fleet-run';
+import type { Plan } from '../../domain/plan';
+import { compactMilestone, recordedMilestoneIds } from '../../domain/saga/milestone-records';
+import { applyLiveProgress, type LiveProgress } from '../../domain/saga/phase-progress';
+import type { Answer, MilestoneState, ProgressEvent, TaskState, Usage } from '../../domain/contract/state';
+import type { TaskInput } from '../task/task';
 
 /** What wakes the fleet loop: a task child ended, or the user answered a question it asked. */
 export type FleetEvent =

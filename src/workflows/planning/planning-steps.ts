@@ -4,21 +4,21 @@
  * before the decomposition (step 5), which must keep them; memory-versus-codebase conflicts in autonomous
  * decisions resolved newer-wins.
  */
-import { plannerRestatement } from '../domain/request/intake';
-import { resolveSignalConflict } from '../domain/planning/memory';
-import { validatePlan, type ExitCriterion, type Plan } from '../domain/plan';
+import { plannerRestatement } from '../../domain/request/intake';
+import { resolveSignalConflict } from '../../domain/planning/memory';
+import { validatePlan, type ExitCriterion, type Plan } from '../../domain/plan';
 import {
   PlannerCriteriaOutputSchema,
   withAgreedCriteria,
   zodErrors,
   type PlannerDecision,
-} from '../domain/planning/planner';
-import type { SagaContext } from '../domain/saga/saga-input';
+} from '../../domain/planning/planner';
+import type { SagaContext } from '../../domain/saga/saga-input';
 import { patched } from '@temporalio/workflow';
-import { activitiesFor } from './activity-proxies';
-import { PATCHES } from './patches';
+import { activitiesFor } from '../activity-proxies';
+import { PATCHES } from '../patches';
 import type { Planner, Validation } from './planner-runs';
-import { sagaLog } from './shared';
+import { sagaLog } from '../shared';
 
 export const validatePlanned = (raw: unknown): Validation<Plan> => {
   const result = validatePlan(raw, 'planner output');

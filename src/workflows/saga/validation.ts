@@ -2,16 +2,16 @@
  * Phase 3: every saga exit criterion runs on a fresh checkout of the integration branch; the completion
  * report says how each was validated. A criterion whose command cannot run is "not checkable", never passed.
  */
-import { isNotRunnable } from '../domain/fleet/unrunnable-checks';
+import { isNotRunnable } from '../../domain/fleet/unrunnable-checks';
 import { patched, setCurrentDetails, setHandler } from '@temporalio/workflow';
-import { integrationBranch, worktreePath } from '../domain/contract/naming';
-import type { ExitCriterion, PlanOutline } from '../domain/plan';
-import { unachievableFinding } from '../domain/planning/unachievable';
-import { interactionAnsweredSignal } from '../domain/saga/messages';
-import type { SagaContext } from '../domain/saga/saga-input';
-import { activitiesFor } from './activity-proxies';
-import { recordAnswer } from './ask';
-import { PATCHES } from './patches';
+import { integrationBranch, worktreePath } from '../../domain/contract/naming';
+import type { ExitCriterion, PlanOutline } from '../../domain/plan';
+import { unachievableFinding } from '../../domain/planning/unachievable';
+import { interactionAnsweredSignal } from '../../domain/saga/messages';
+import type { SagaContext } from '../../domain/saga/saga-input';
+import { activitiesFor } from '../activity-proxies';
+import { recordAnswer } from '../ask';
+import { PATCHES } from '../patches';
 import { escalateUnachievable } from './unachievable';
 
 export interface CriterionResult {

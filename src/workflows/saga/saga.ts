@@ -14,9 +14,9 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { planOutline } from '../domain/plan';
-import { parseReconciliationInput } from '../domain/contract/reconciliation';
-import { failureReason } from '../domain/saga/failure';
+import { planOutline } from '../../domain/plan';
+import { parseReconciliationInput } from '../../domain/contract/reconciliation';
+import { failureReason } from '../../domain/saga/failure';
 import {
   answersQuery,
   carryQuery,
@@ -26,8 +26,8 @@ import {
   reconcileUpdate,
   respondUpdate,
   statusQuery,
-} from '../domain/saga/messages';
-import { integrationBranch, phaseWorkflowId } from '../domain/contract/naming';
+} from '../../domain/saga/messages';
+import { integrationBranch, phaseWorkflowId } from '../../domain/contract/naming';
 import {
   exitCriteriaLine,
   fastForwardLine,
@@ -35,15 +35,15 @@ import {
   issuesReportedLine,
   roundMilestoneIds,
   withIssuesMilestone,
-} from '../domain/saga/rounds';
-import type { SagaInput } from '../domain/saga/saga-input';
-import { migrateSagaState, SagaStateError, type SagaState } from '../domain/saga/saga-state';
-import { SagaName } from '../domain/contract/search-attributes';
-import type { Phase } from '../domain/contract/state';
+} from '../../domain/saga/rounds';
+import type { SagaInput } from '../../domain/saga/saga-input';
+import { migrateSagaState, SagaStateError, type SagaState } from '../../domain/saga/saga-state';
+import { SagaName } from '../../domain/contract/search-attributes';
+import type { Phase } from '../../domain/contract/state';
 import { type AcceptanceResult } from './acceptance';
-import { toInteraction } from './ask';
+import { toInteraction } from '../ask';
 import { accept, confirmByHand, exitResultsOf, writeReport } from './saga-report';
-import { implementationWorkflow } from './implementation';
+import { implementationWorkflow } from '../fleet/implementation';
 import { confirmNameRequest, intakeAndPlan, type PlannedSaga } from './saga-intake';
 import { SagaRun } from './saga-run';
 import { validationWorkflow, type ValidationResult } from './validation';

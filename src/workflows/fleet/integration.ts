@@ -3,7 +3,7 @@
  * integration branch in dependency order, hand conflicts to a resolver agent, run milestone validation,
  * and revert to the pre-integration commit when it fails (the branches and commits stay in git).
  */
-import { addUsage, noUsage } from '../domain/agents/usage';
+import { addUsage, noUsage } from '../../domain/agents/usage';
 import {
   conflictRedelegations,
   describeBlame,
@@ -11,23 +11,23 @@ import {
   tasksToRedelegate,
   validationRedelegations,
   type Redelegation,
-} from '../domain/fleet/milestone-failure';
-import { mergeOrder } from '../domain/fleet/schedule';
+} from '../../domain/fleet/milestone-failure';
+import { mergeOrder } from '../../domain/fleet/schedule';
 import {
   isNotRunnable,
   unrunnableChecks,
   unrunnableReason,
   type UnrunnableCheck,
-} from '../domain/fleet/unrunnable-checks';
-import type { PlanMilestone } from '../domain/plan';
-import { integrationBranch, taskRef, worktreePath } from '../domain/contract/naming';
-import { processEndWhy } from '../domain/text/process-end';
-import type { SagaContext } from '../domain/saga/saga-input';
-import type { MilestoneState, TaskState, Usage } from '../domain/contract/state';
+} from '../../domain/fleet/unrunnable-checks';
+import type { PlanMilestone } from '../../domain/plan';
+import { integrationBranch, taskRef, worktreePath } from '../../domain/contract/naming';
+import { processEndWhy } from '../../domain/text/process-end';
+import type { SagaContext } from '../../domain/saga/saga-input';
+import type { MilestoneState, TaskState, Usage } from '../../domain/contract/state';
 import { patched } from '@temporalio/workflow';
-import { activitiesFor } from './activity-proxies';
-import { PATCHES } from './patches';
-import { profileFor } from './shared';
+import { activitiesFor } from '../activity-proxies';
+import { PATCHES } from '../patches';
+import { profileFor } from '../shared';
 
 export type { Redelegation };
 

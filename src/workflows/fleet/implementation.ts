@@ -13,18 +13,18 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { HISTORY_SOFT_LIMIT } from '../domain/fleet/fleet-run';
-import { milestoneOrder } from '../domain/fleet/schedule';
-import type { Plan } from '../domain/plan';
-import type { LiveProgress } from '../domain/saga/phase-progress';
-import type { SagaContext } from '../domain/saga/saga-input';
-import type { Usage } from '../domain/contract/state';
+import { HISTORY_SOFT_LIMIT } from '../../domain/fleet/fleet-run';
+import { milestoneOrder } from '../../domain/fleet/schedule';
+import type { Plan } from '../../domain/plan';
+import type { LiveProgress } from '../../domain/saga/phase-progress';
+import type { SagaContext } from '../../domain/saga/saga-input';
+import type { Usage } from '../../domain/contract/state';
 import {
   implementationProgressQuery,
   interactionAnsweredSignal,
   taskUsageSignal,
-} from '../domain/saga/messages';
-import { recordAnswer } from './ask';
+} from '../../domain/saga/messages';
+import { recordAnswer } from '../ask';
 import { Fleet } from './fleet';
 import type { CarriedFleet, FleetState } from './fleet-state';
 

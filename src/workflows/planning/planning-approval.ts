@@ -4,20 +4,20 @@
  * autonomous decision by its number, a learning for the repo's next sagas).
  */
 import { patched, setCurrentDetails } from '@temporalio/workflow';
-import type { Plan } from '../domain/plan';
-import { unresolvedCheckLines } from '../domain/plan/check-programs';
-import { applyCorrections, correctableDecisions } from '../domain/planning/autonomous-decisions';
-import { correctionsLine, planApprovalRequest } from '../domain/planning/elicitation';
-import { parseDecisionCorrections, type CorrectableDecision } from '../domain/planning/memory';
-import { reviewedApproval } from '../domain/planning/plan-review';
-import type { Answer, InteractionRequest } from '../domain/contract/state';
-import { ask } from './ask';
-import { PATCHES } from './patches';
+import type { Plan } from '../../domain/plan';
+import { unresolvedCheckLines } from '../../domain/plan/check-programs';
+import { applyCorrections, correctableDecisions } from '../../domain/planning/autonomous-decisions';
+import { correctionsLine, planApprovalRequest } from '../../domain/planning/elicitation';
+import { parseDecisionCorrections, type CorrectableDecision } from '../../domain/planning/memory';
+import { reviewedApproval } from '../../domain/planning/plan-review';
+import type { Answer, InteractionRequest } from '../../domain/contract/state';
+import { ask } from '../ask';
+import { PATCHES } from '../patches';
 import type { PlanningResult, PlanningSession } from './planning-session';
 import { draftPlan, validatePlanned } from './planning-steps';
-import { reviewLoop } from './review-loop';
-import { sagaLog } from './shared';
-import { PLAN_APPROVAL_CHOICE } from '../domain/contract/answer-choices';
+import { reviewLoop } from '../review-loop';
+import { sagaLog } from '../shared';
+import { PLAN_APPROVAL_CHOICE } from '../../domain/contract/answer-choices';
 
 /** Asks for approval of each version until the user approves or rejects, or a revision cannot be had. */
 export async function approvalGate(

@@ -3,17 +3,17 @@
  * answer through the `respond` update, whose validator (`check`) refuses bad answers before they reach
  * history. The handlers are registered in sagaWorkflow's handler block (saga.ts).
  */
-import { zodIssueLines } from '../domain/text/zod-errors';
+import { zodIssueLines } from '../../domain/text/zod-errors';
 import { ApplicationFailure, condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import { carriedAnswers, RespondError, toAnswer, validateResponse } from '../domain/saga/interactions';
+import { carriedAnswers, RespondError, toAnswer, validateResponse } from '../../domain/saga/interactions';
 import {
   RespondInputSchema,
   type Answer,
   type Interaction,
   type RespondInput,
-} from '../domain/contract/state';
-import { recordAnswer } from './ask';
-import { interactionAnsweredSignal } from '../domain/saga/messages';
+} from '../../domain/contract/state';
+import { recordAnswer } from '../ask';
+import { interactionAnsweredSignal } from '../../domain/saga/messages';
 
 export interface HubSnapshot {
   pending: Interaction[];

@@ -7,8 +7,8 @@
  * entry per answer from the saga's projector, outside this history.)
  */
 import { condition, log, proxyActivities } from '@temporalio/workflow';
-import type { SagaActivities } from '../activities';
-import type { Answer, Interaction } from '../domain/contract/state';
+import type { SagaActivities } from '../../activities';
+import type { Answer, Interaction } from '../../domain/contract/state';
 
 export interface InteractionEffectsOptions {
   saga: string;

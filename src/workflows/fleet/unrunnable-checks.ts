@@ -3,18 +3,18 @@
  * while the other tasks keep running, and the answers change the task's checks (a spec change, logged as a
  * deviation and written to decisions.md) before its next delegation.
  */
-import { currentTaskSpec } from '../domain/fleet/spec-changes';
+import { currentTaskSpec } from '../../domain/fleet/spec-changes';
 import {
   applyUnrunnableAnswers,
   milestoneUnrunnableQuestions,
   unrunnableChange,
   unrunnableQuestions,
   type UnrunnableCheck,
-} from '../domain/fleet/unrunnable-checks';
-import type { PlanMilestone } from '../domain/plan';
-import type { TaskState } from '../domain/contract/state';
-import { quickActivities } from './activity-proxies';
-import { askAll } from './ask';
+} from '../../domain/fleet/unrunnable-checks';
+import type { PlanMilestone } from '../../domain/plan';
+import type { TaskState } from '../../domain/contract/state';
+import { quickActivities } from '../activity-proxies';
+import { askAll } from '../ask';
 import type { Fleet } from './fleet';
 import type { FleetEvent } from './fleet-state';
 

@@ -4,8 +4,8 @@
  * history stays small); at the end of the saga one last write records its final state.
  */
 import { CancellationScope, condition, isCancellation, patched, sleep } from '@temporalio/workflow';
-import { projectorActivities, type quickActivities } from './activity-proxies';
-import { PATCHES } from './patches';
+import { projectorActivities, type quickActivities } from '../activity-proxies';
+import { PATCHES } from '../patches';
 
 /** Wait before the PROGRESS.md projector is started again after it failed. */
 const PROJECTOR_RESTART_MS = 10_000;

@@ -20,13 +20,13 @@ import {
   remainingUsd,
   stopsRunningTasks,
   type BudgetGrant,
-} from '../domain/fleet/budget';
-import type { Answer, Usage } from '../domain/contract/state';
-import { quickActivities } from './activity-proxies';
-import { ask } from './ask';
-import { budgetGrantSignal } from '../domain/saga/messages';
+} from '../../domain/fleet/budget';
+import type { Answer, Usage } from '../../domain/contract/state';
+import { quickActivities } from '../activity-proxies';
+import { ask } from '../ask';
+import { budgetGrantSignal } from '../../domain/saga/messages';
 import type { Fleet } from './fleet';
-import type { taskWorkflow } from './task';
+import type { taskWorkflow } from '../task/task';
 
 export class FleetBudget {
   private limit: number | null;

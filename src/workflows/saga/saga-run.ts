@@ -4,24 +4,24 @@
  * saga.ts); and the state a next run carries over (continue-as-new at a phase boundary, or `saga continue`).
  */
 import { allHandlersFinished, condition, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
-import { addUsage, noUsage } from '../domain/agents/usage';
-import { summarizePlan } from '../domain/planning/planner';
-import type { Plan } from '../domain/plan';
-import { cappedLine } from '../domain/text/caps';
-import { reconciliationLogLines } from '../domain/record/reconciliation';
-import { type Reconciliation, type ReconciliationInput } from '../domain/contract/reconciliation';
-import { integrationBranch, uiWorkflowUrl } from '../domain/contract/naming';
+import { addUsage, noUsage } from '../../domain/agents/usage';
+import { summarizePlan } from '../../domain/planning/planner';
+import type { Plan } from '../../domain/plan';
+import { cappedLine } from '../../domain/text/caps';
+import { reconciliationLogLines } from '../../domain/record/reconciliation';
+import { type Reconciliation, type ReconciliationInput } from '../../domain/contract/reconciliation';
+import { integrationBranch, uiWorkflowUrl } from '../../domain/contract/naming';
 import {
   mergeLogs,
   reduceProgress,
   type LiveProgress,
   type ProgressView,
-} from '../domain/saga/phase-progress';
-import { answeredLine, waitingLine } from '../domain/saga/rounds';
-import { SAGA_FILES } from '../domain/contract/saga-dir';
-import type { SagaInput } from '../domain/saga/saga-input';
-import { SAGA_LOG_KEEP, SAGA_STATE_VERSION, type SagaState } from '../domain/saga/saga-state';
-import { SagaAwaitingInput, SagaPhase } from '../domain/contract/search-attributes';
+} from '../../domain/saga/phase-progress';
+import { answeredLine, waitingLine } from '../../domain/saga/rounds';
+import { SAGA_FILES } from '../../domain/contract/saga-dir';
+import type { SagaInput } from '../../domain/saga/saga-input';
+import { SAGA_LOG_KEEP, SAGA_STATE_VERSION, type SagaState } from '../../domain/saga/saga-state';
+import { SagaAwaitingInput, SagaPhase } from '../../domain/contract/search-attributes';
 import type {
   Answer,
   ExitResult,
@@ -30,9 +30,9 @@ import type {
   ProgressEvent,
   SagaStatus,
   Usage,
-} from '../domain/contract/state';
-import { quickActivities } from './activity-proxies';
-import { ask, askAll } from './ask';
+} from '../../domain/contract/state';
+import { quickActivities } from '../activity-proxies';
+import { ask, askAll } from '../ask';
 import { InteractionEffects } from './interaction-effects';
 import { InteractionHub } from './interaction-hub';
 import { ProgressProjector } from './progress-projector';

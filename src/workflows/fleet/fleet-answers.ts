@@ -12,16 +12,16 @@ import {
   specGapDecision,
   specGapNote,
   specGapQuestion,
-} from '../domain/fleet/blocked-report';
-import type { TaskReport } from '../domain/fleet/fleet';
-import { ASKED_STREAK, retainedAfterEscalation, specChangeOf } from '../domain/fleet/fleet-run';
-import { specChangeDecision, withSpecChange } from '../domain/fleet/spec-changes';
-import { specEditChange } from '../domain/fleet/spec-edit';
-import type { Answer, SpecChange, TaskState } from '../domain/contract/state';
-import { quickActivities } from './activity-proxies';
-import { ask } from './ask';
+} from '../../domain/fleet/blocked-report';
+import type { TaskReport } from '../../domain/fleet/fleet';
+import { ASKED_STREAK, retainedAfterEscalation, specChangeOf } from '../../domain/fleet/fleet-run';
+import { specChangeDecision, withSpecChange } from '../../domain/fleet/spec-changes';
+import { specEditChange } from '../../domain/fleet/spec-edit';
+import type { Answer, SpecChange, TaskState } from '../../domain/contract/state';
+import { quickActivities } from '../activity-proxies';
+import { ask } from '../ask';
 import type { Fleet } from './fleet';
-import { PATCHES } from './patches';
+import { PATCHES } from '../patches';
 
 /** The user's answers about blocked tasks, for the fleet (its `answers` part). */
 export class FleetAnswers {

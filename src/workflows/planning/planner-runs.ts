@@ -4,7 +4,7 @@
  * invalid answers.
  */
 import { log, setCurrentDetails } from '@temporalio/workflow';
-import { addUsage } from '../domain/agents/usage';
+import { addUsage } from '../../domain/agents/usage';
 import {
   budgetAnswerLine,
   budgetInteraction,
@@ -14,13 +14,13 @@ import {
   raisedLimit,
   remainingUsd,
   runCapUsd,
-} from '../domain/fleet/budget';
-import type { SagaContext } from '../domain/saga/saga-input';
-import type { Usage } from '../domain/contract/state';
-import { processEndWhy } from '../domain/text/process-end';
-import { activitiesFor } from './activity-proxies';
-import { ask } from './ask';
-import { plannerProfile, sagaLog } from './shared';
+} from '../../domain/fleet/budget';
+import type { SagaContext } from '../../domain/saga/saga-input';
+import type { Usage } from '../../domain/contract/state';
+import { processEndWhy } from '../../domain/text/process-end';
+import { activitiesFor } from '../activity-proxies';
+import { ask } from '../ask';
+import { plannerProfile, sagaLog } from '../shared';
 
 const MAX_INVALID_OUTPUTS = 3;
 

@@ -5,21 +5,21 @@
  * the user cancelled or did not approve) and what the planner runs spent.
  */
 import { executeChild, patched, workflowInfo } from '@temporalio/workflow';
-import type { Environment } from '../domain/planning/environment';
-import { announceModes } from '../domain/request/mode-resolution';
-import { resolveRunModes, type RunModes } from '../domain/request/run-modes';
-import { confirmNamePrompt } from '../domain/request/intake';
-import type { CorrectableDecision } from '../domain/planning/memory';
-import { phaseWorkflowId } from '../domain/contract/naming';
-import type { Plan } from '../domain/plan';
-import type { SagaContext, SagaInput } from '../domain/saga/saga-input';
-import { SagaName } from '../domain/contract/search-attributes';
-import type { Answer, InteractionRequest, ProgressEvent, Usage } from '../domain/contract/state';
-import { noUsage } from '../domain/agents/usage';
-import { quickActivities } from './activity-proxies';
-import { planningWorkflow } from './planning';
-import { CONFIRM_NAME_CHOICE } from '../domain/contract/answer-choices';
-import { PATCHES } from './patches';
+import type { Environment } from '../../domain/planning/environment';
+import { announceModes } from '../../domain/request/mode-resolution';
+import { resolveRunModes, type RunModes } from '../../domain/request/run-modes';
+import { confirmNamePrompt } from '../../domain/request/intake';
+import type { CorrectableDecision } from '../../domain/planning/memory';
+import { phaseWorkflowId } from '../../domain/contract/naming';
+import type { Plan } from '../../domain/plan';
+import type { SagaContext, SagaInput } from '../../domain/saga/saga-input';
+import { SagaName } from '../../domain/contract/search-attributes';
+import type { Answer, InteractionRequest, ProgressEvent, Usage } from '../../domain/contract/state';
+import { noUsage } from '../../domain/agents/usage';
+import { quickActivities } from '../activity-proxies';
+import { planningWorkflow } from '../planning/planning';
+import { CONFIRM_NAME_CHOICE } from '../../domain/contract/answer-choices';
+import { PATCHES } from '../patches';
 
 /** The first question of every saga; open before the update handler exists, so an early answer finds it. */
 export const confirmNameRequest = (input: SagaInput): InteractionRequest => ({

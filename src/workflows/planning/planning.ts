@@ -5,19 +5,19 @@
  * state lives in a PlanningSession.
  */
 import { CancellationScope, setHandler } from '@temporalio/workflow';
-import type { Plan } from '../domain/plan';
-import type { SagaContext } from '../domain/saga/saga-input';
-import { interactionAnsweredSignal } from '../domain/saga/messages';
-import type { ProgressEvent } from '../domain/contract/state';
-import { noUsage } from '../domain/agents/usage';
-import { quickActivities } from './activity-proxies';
-import { recordAnswer } from './ask';
+import type { Plan } from '../../domain/plan';
+import type { SagaContext } from '../../domain/saga/saga-input';
+import { interactionAnsweredSignal } from '../../domain/saga/messages';
+import type { ProgressEvent } from '../../domain/contract/state';
+import { noUsage } from '../../domain/agents/usage';
+import { quickActivities } from '../activity-proxies';
+import { recordAnswer } from '../ask';
 import type { PlanningSpend } from './planner-runs';
 import { approvalGate } from './planning-approval';
 import { closeAmbiguity } from './planning-questions';
 import { PlanningSession, type PlanningResult } from './planning-session';
 import { draftPlan } from './planning-steps';
-import { planningWorktree, reportAll } from './shared';
+import { planningWorktree, reportAll } from '../shared';
 
 export type { PlanningResult } from './planning-session';
 

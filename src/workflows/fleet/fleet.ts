@@ -12,19 +12,19 @@
  * Workflow state (deterministic, no I/O but activities and child workflows).
  */
 import { patched, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
-import { INTEGRATION_REDOS, integrationEscalation } from '../domain/fleet/fleet-run';
-import type { Plan, PlanMilestone } from '../domain/plan';
-import type { SagaContext } from '../domain/saga/saga-input';
-import type { MilestoneState, Usage } from '../domain/contract/state';
-import { quickActivities } from './activity-proxies';
-import { ask } from './ask';
+import { INTEGRATION_REDOS, integrationEscalation } from '../../domain/fleet/fleet-run';
+import type { Plan, PlanMilestone } from '../../domain/plan';
+import type { SagaContext } from '../../domain/saga/saga-input';
+import type { MilestoneState, Usage } from '../../domain/contract/state';
+import { quickActivities } from '../activity-proxies';
+import { ask } from '../ask';
 import { FleetAnswers } from './fleet-answers';
 import { FleetBudget } from './fleet-budget';
 import { FleetLauncher } from './fleet-launch';
 import { FleetState, type CarriedFleet } from './fleet-state';
 import { integrateMilestone, type Redelegation } from './integration';
 import { MilestoneTasks } from './milestone-tasks';
-import { PATCHES } from './patches';
+import { PATCHES } from '../patches';
 import { CheckQuestions } from './unrunnable-checks';
 
 /** What the fleet starts from: the saga, the plan, the round's settings and the carried state. */

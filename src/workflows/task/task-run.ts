@@ -4,16 +4,20 @@
  * (deterministic, no I/O); the report it ends with goes to the fleet.
  */
 import { patched } from '@temporalio/workflow';
-import type { PreparedTask, TaskHandoff } from '../activities/task-attempt';
-import { addUsage, noUsage } from '../domain/agents/usage';
-import { sagaSpentReason, taskRunCapUsd, type BudgetGrant } from '../domain/fleet/budget';
-import type { TaskReport } from '../domain/fleet/fleet';
-import { currentTaskSpec } from '../domain/fleet/spec-changes';
-import { reviewEnd, type AttemptCheck, type AttemptOutcome } from '../domain/fleet/task-outcome';
-import { unrunnableChecks, unrunnableReason, type UnrunnableCheck } from '../domain/fleet/unrunnable-checks';
-import type { SpecChange, Usage } from '../domain/contract/state';
-import { PATCHES } from './patches';
-import type { TaskInput } from './task';
+import type { PreparedTask, TaskHandoff } from '../../activities/task-attempt';
+import { addUsage, noUsage } from '../../domain/agents/usage';
+import { sagaSpentReason, taskRunCapUsd, type BudgetGrant } from '../../domain/fleet/budget';
+import type { TaskReport } from '../../domain/fleet/fleet';
+import { currentTaskSpec } from '../../domain/fleet/spec-changes';
+import { reviewEnd, type AttemptCheck, type AttemptOutcome } from '../../domain/fleet/task-outcome';
+import {
+  unrunnableChecks,
+  unrunnableReason,
+  type UnrunnableCheck,
+} from '../../domain/fleet/unrunnable-checks';
+import type { SpecChange, Usage } from '../../domain/contract/state';
+import { PATCHES } from '../patches';
+import type { TaskInput } from './task-input';
 
 export class TaskRun {
   spec;

@@ -4,22 +4,22 @@
  * plan under review; with the steps that write them down (SAGA.md's spec tree, decisions.md).
  */
 import { setCurrentDetails } from '@temporalio/workflow';
-import type { Plan } from '../domain/plan';
+import type { Plan } from '../../domain/plan';
 import {
   autonomousDecisionEntries,
   rationaleBullets,
   type AdoptedDefault,
-} from '../domain/planning/autonomous-decisions';
-import type { PlannerAnswer } from '../domain/planning/elicitation';
-import type { Environment } from '../domain/planning/environment';
-import type { CorrectableDecision } from '../domain/planning/memory';
-import { summarizePlan, type PlannerDecision } from '../domain/planning/planner';
-import { SAGA_FILES } from '../domain/contract/saga-dir';
-import type { SagaContext } from '../domain/saga/saga-input';
-import type { PlanSummary, ProgressEvent, Usage } from '../domain/contract/state';
-import { activitiesFor } from './activity-proxies';
+} from '../../domain/planning/autonomous-decisions';
+import type { PlannerAnswer } from '../../domain/planning/elicitation';
+import type { Environment } from '../../domain/planning/environment';
+import type { CorrectableDecision } from '../../domain/planning/memory';
+import { summarizePlan, type PlannerDecision } from '../../domain/planning/planner';
+import { SAGA_FILES } from '../../domain/contract/saga-dir';
+import type { SagaContext } from '../../domain/saga/saga-input';
+import type { PlanSummary, ProgressEvent, Usage } from '../../domain/contract/state';
+import { activitiesFor } from '../activity-proxies';
 import { PlannerRuns, type Planner, type PlanningSpend } from './planner-runs';
-import { report, sagaLog } from './shared';
+import { report, sagaLog } from '../shared';
 
 export interface PlanningResult {
   approved: boolean;

@@ -4,24 +4,24 @@
  * re-delegated with its spec adjusted, or the user asked) while the others keep running.
  */
 import { CancellationScope, condition, isCancellation, patched } from '@temporalio/workflow';
-import { nextStepWhenBlocked } from '../domain/fleet/blocked-report';
+import { nextStepWhenBlocked } from '../../domain/fleet/blocked-report';
 import {
   blockedTask,
   budgetStoppedTask,
   passedTask,
   schedView,
   type TaskReport,
-} from '../domain/fleet/fleet';
-import { BUDGET_STOPPED_NOTE } from '../domain/fleet/budget';
-import { judgedReport } from '../domain/fleet/fleet-run';
-import { readyTasks } from '../domain/fleet/schedule';
-import { adjustmentHow, adjustmentPlan, currentTaskSpec } from '../domain/fleet/spec-changes';
-import { ownsWarning, type PlanMilestone } from '../domain/plan';
-import type { TaskState } from '../domain/contract/state';
-import { addUsage, noUsage } from '../domain/agents/usage';
+} from '../../domain/fleet/fleet';
+import { BUDGET_STOPPED_NOTE } from '../../domain/fleet/budget';
+import { judgedReport } from '../../domain/fleet/fleet-run';
+import { readyTasks } from '../../domain/fleet/schedule';
+import { adjustmentHow, adjustmentPlan, currentTaskSpec } from '../../domain/fleet/spec-changes';
+import { ownsWarning, type PlanMilestone } from '../../domain/plan';
+import type { TaskState } from '../../domain/contract/state';
+import { addUsage, noUsage } from '../../domain/agents/usage';
 import type { Fleet } from './fleet';
 import type { FleetEvent } from './fleet-state';
-import { PATCHES } from './patches';
+import { PATCHES } from '../patches';
 
 /** One milestone's tasks, run by the fleet (its `tasks` part). */
 export class MilestoneTasks {

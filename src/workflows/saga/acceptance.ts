@@ -10,27 +10,27 @@ import {
   ISSUE_SYNTAX_EXAMPLE,
   parseIssueLines,
   type AcceptanceIssue,
-} from '../domain/planning/acceptance-issues';
+} from '../../domain/planning/acceptance-issues';
 import { patched, setHandler } from '@temporalio/workflow';
-import { issuesMilestone } from '../domain/fleet/fleet';
-import { withCorrectionScopes } from '../domain/saga/decision-fixes';
-import { autoRunPromptLine, type AutoRunFile } from '../domain/record/auto-run-files';
-import { reconciliationPromptLines } from '../domain/record/reconciliation';
+import { issuesMilestone } from '../../domain/fleet/fleet';
+import { withCorrectionScopes } from '../../domain/saga/decision-fixes';
+import { autoRunPromptLine, type AutoRunFile } from '../../domain/record/auto-run-files';
+import { reconciliationPromptLines } from '../../domain/record/reconciliation';
 import {
   acceptanceCorrectionLines,
   parseDecisionCorrections,
   type CorrectableDecision,
-} from '../domain/planning/memory';
-import type { PlanMilestone, PlanOutline } from '../domain/plan';
-import { interactionAnsweredSignal } from '../domain/saga/messages';
-import type { SagaContext } from '../domain/saga/saga-input';
-import type { Answer, InteractionRequest } from '../domain/contract/state';
-import { activitiesFor } from './activity-proxies';
-import { PATCHES } from './patches';
-import { ask, askAll, recordAnswer } from './ask';
-import { byHandAcceptanceLine } from '../domain/planning/unachievable';
+} from '../../domain/planning/memory';
+import type { PlanMilestone, PlanOutline } from '../../domain/plan';
+import { interactionAnsweredSignal } from '../../domain/saga/messages';
+import type { SagaContext } from '../../domain/saga/saga-input';
+import type { Answer, InteractionRequest } from '../../domain/contract/state';
+import { activitiesFor } from '../activity-proxies';
+import { PATCHES } from '../patches';
+import { ask, askAll, recordAnswer } from '../ask';
+import { byHandAcceptanceLine } from '../../domain/planning/unachievable';
 import type { ValidationResult } from './validation';
-import { ACCEPTANCE_CHOICE } from '../domain/contract/answer-choices';
+import { ACCEPTANCE_CHOICE } from '../../domain/contract/answer-choices';
 
 export interface AcceptanceInput {
   ctx: SagaContext;

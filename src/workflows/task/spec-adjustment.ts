@@ -14,18 +14,18 @@ import {
   autonomousAdjustmentEntry,
   decidingFields,
   rejectedAdjustment,
-} from '../domain/fleet/adjustment-approval';
-import { specEditChange } from '../domain/fleet/spec-edit';
-import { validatePlan } from '../domain/plan';
-import { adjustmentNote, adjustmentOf, describeAdjustment } from '../domain/fleet/spec-changes';
-import type { SpecChange, Usage } from '../domain/contract/state';
-import { noUsage } from '../domain/agents/usage';
-import { processEndWhy } from '../domain/text/process-end';
-import { activitiesFor } from './activity-proxies';
-import { ask } from './ask';
-import { PATCHES } from './patches';
-import { plannerProfile, sagaLog } from './shared';
-import type { TaskInput } from './task';
+} from '../../domain/fleet/adjustment-approval';
+import { specEditChange } from '../../domain/fleet/spec-edit';
+import { validatePlan } from '../../domain/plan';
+import { adjustmentNote, adjustmentOf, describeAdjustment } from '../../domain/fleet/spec-changes';
+import type { SpecChange, Usage } from '../../domain/contract/state';
+import { noUsage } from '../../domain/agents/usage';
+import { processEndWhy } from '../../domain/text/process-end';
+import { activitiesFor } from '../activity-proxies';
+import { ask } from '../ask';
+import { PATCHES } from '../patches';
+import { plannerProfile, sagaLog } from '../shared';
+import type { TaskInput } from './task-input';
 import type { TaskRun } from './task-run';
 
 type Adjust = NonNullable<TaskInput['adjustSpec']>;
