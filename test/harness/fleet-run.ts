@@ -94,9 +94,10 @@ export interface TaskSketch {
   id: number;
   owns: string[];
   check?: string;
+  dependsOn?: string[];
 }
 
-/** A valid plan of one milestone with these tasks (no dependencies) and `npm test` as its validation. */
+/** A valid plan of one milestone with these tasks and `npm test` as its validation. */
 export function fleetPlan(tasks: TaskSketch[]): Plan {
   const raw = {
     name: 'fleet',
@@ -115,7 +116,7 @@ export function fleetPlan(tasks: TaskSketch[]): Plan {
           id: t.id,
           slug: `t${t.id}`,
           title: `Task ${t.id}`,
-          depends_on: [],
+          depends_on: t.dependsOn ?? [],
           scope: `Write ${t.owns.join(', ')}.`,
           owns: t.owns,
           interfaces: 'none',
@@ -134,7 +135,7 @@ export function fleetPlan(tasks: TaskSketch[]): Plan {
 let sagas = 0;
 
 /** The context a saga gives its phases; no file is touched (every activity is a stand-in). */
-function fleetContext(fx: FleetTestEnv, args: string, attempts: number): SagaContext {
+function fleetContext(fx: FleetTestEnv, scenario: FleetScenario): SagaContext {
   const name = `fleet${++sagas}-${Date.now() % 100_000}`;
   return {
     name,
@@ -145,16 +146,24 @@ function fleetContext(fx: FleetTestEnv, args: string, attempts: number): SagaCon
     sagaDir: `/stand-in/sagas/${name}`,
     worktreeRoot: '/stand-in',
     hostQueue: QUEUE,
-    flags: parseFlags(args, {}),
+    flags: parseFlags(`${scenario.args ?? ''} Fleet decisions`.trim(), {}),
     executionMode: 'inline',
-    settings: { ...fx.settings, attempts },
+    settings: {
+      ...fx.settings,
+      attempts: scenario.attempts ?? 1,
+      budget: { ...fx.settings.budget, sagaUsd: scenario.budgetUsd ?? null },
+    },
     agent: null,
   };
 }
 
 /** The running saga as a test drives it: wait for a question, answer it. */
 export class FleetSaga {
-  constructor(private readonly handle: WorkflowHandle) {}
+  constructor(
+    private readonly handle: WorkflowHandle,
+    /** The activity calls so far (the stand-ins append as the workflows call them). */
+    readonly calls: Call[],
+  ) {}
 
   view(): Promise<FleetParentView> {
     return this.handle.query(fleetParentViewQuery);
@@ -188,6 +197,8 @@ export interface FleetScenario {
   args?: string;
   /** `attempts` per delegation (default 1: every failed attempt ends the delegation). */
   attempts?: number;
+  /** `budget.saga_usd` (default: none). Every stand-in agent run costs $0.01. */
+  budgetUsd?: number;
   drive?: (saga: FleetSaga) => Promise<void>;
 }
 
@@ -199,7 +210,7 @@ export interface FleetOutcome {
 }
 
 export async function runFleet(fx: FleetTestEnv, scenario: FleetScenario): Promise<FleetOutcome> {
-  const ctx = fleetContext(fx, `${scenario.args ?? ''} Fleet decisions`.trim(), scenario.attempts ?? 1);
+  const ctx = fleetContext(fx, scenario);
   const { activities, calls } = standInActivities(scenario.script);
   const worker = await Worker.create({
     connection: fx.env.nativeConnection,
@@ -220,8 +231,12 @@ export async function runFleet(fx: FleetTestEnv, scenario: FleetScenario): Promi
       workflowId: ctx.sagaWorkflowId,
       args: [input],
     });
-    await scenario.drive?.(new FleetSaga(handle));
+    await scenario.drive?.(new FleetSaga(handle, calls));
     const result = (await handle.result()) as ImplementationResult;
     return { result, calls, view: await handle.query(fleetParentViewQuery), ctx };
   });
 }
+
+/** The phase's log lines, oldest first, without their timestamps. */
+export const loggedLines = (outcome: Pick<FleetOutcome, 'result'>): string[] =>
+  (outcome.result.progress?.log ?? []).map((line) => line.replace(/^\S+ /, '')).reverse();

@@ -194,6 +194,10 @@ export function standInActivities(script: FleetScript) {
       record('prependDecision', input);
       return { added: true };
     },
+    async notifyNotice(input: Input<'notifyNotice'>) {
+      record('notifyNotice', input);
+      return { sent: false };
+    },
     async updateManifest(input: Input<'updateManifest'>) {
       record('updateManifest', input);
       return { front: {} };
