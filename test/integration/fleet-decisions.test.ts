@@ -51,6 +51,35 @@ describe('fleet decisions on a blocked task (time-skipping test server)', () => 
       'recordMilestone',
     ]);
   });
+  test('an agent that reports a spec gap stops at once; the gap is asked (gap-m1t1-d1) and the answer re-delegates', async () => {
+    const { result, calls, view } = await runFleet(fx, {
+      plan: fleetPlan([{ id: 1, owns: ['src/a.ts'] }]),
+      attempts: 3,
+      script: { attempts: { '1.1': [{ blocked: 'SPEC GAP: which language to greet in' }, 'pass'] } },
+      drive: async (saga) => {
+        const asked = await saga.question('gap-m1t1-d1');
+        expect(asked.options).toEqual(['answer', 'skip', 'abort']);
+        await saga.respond('gap-m1t1-d1', 'answer', 'English');
+      },
+    });
+    expect(result.outcome).toBe('integrated');
+    expect(view.opened.map((i) => i.id)).toEqual(['gap-m1t1-d1']);
+    // One attempt of three (another paid run would not close the gap), then the answer's delegation.
+    expect(calls.map((c) => c.name).slice(0, 4)).toEqual([
+      'runTaskAttempt',
+      'handoffTask',
+      'prependDecision',
+      'runTaskAttempt',
+    ]);
+    expect(inputsOf(calls, 'prependDecision')[0]!.entry.title).toBe(
+      'Deviation: task 1.1 spec gap: which language to greet in — answered by tester: English',
+    );
+    expect(inputsOf(calls, 'runTaskAttempt')[1]!.agent.context?.notes).toEqual([
+      expect.stringContaining('The user (tester) clarified: English.'),
+    ]);
+    expect(inputsOf(calls, 'runRoleAgent')).toEqual([]);
+  });
+
   /** A task whose first two delegations fail their checks; `adjust`: the planner's change before the third. */
   const twiceBlocked = (adjust: Record<string, unknown>, third: ('pass' | 'fail')[] = ['pass']) => ({
     plan: fleetPlan([{ id: 1, owns: ['src/a.ts'] }]),
