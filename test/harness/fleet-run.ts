@@ -232,7 +232,11 @@ export async function runFleet(fx: FleetTestEnv, scenario: FleetScenario): Promi
       args: [input],
     });
     await scenario.drive?.(new FleetSaga(handle, calls));
-    const result = (await handle.result()) as ImplementationResult;
+    const result = (await handle.result().catch((error: Error) => {
+      // What the workflows had done when they failed or stalled (a stall times out as time skips ahead).
+      const done = calls.map((c) => c.name).join(', ');
+      throw new Error(`${error.message}; activities called: ${done || 'none'}`, { cause: error });
+    })) as ImplementationResult;
     return { result, calls, view: await handle.query(fleetParentViewQuery), ctx };
   });
 }

@@ -23,6 +23,8 @@ export interface FleetScript {
   attempts: Record<string, AttemptScript[]>;
   /** The planner's adjustment of a blocked task: the fields it changes (absent: it changes nothing). */
   adjust?: (task: PlanTask) => Partial<PlanTask>;
+  /** A task ref whose branch conflicts at the first integration's merge (the resolver leaves markers). */
+  conflictsOnce?: string;
   /** Each integration's milestone validation in turn; the last one repeats (default: it passes). */
   integrations?: IntegrationScript[];
 }
@@ -113,7 +115,9 @@ function revisedPlan(plan: Plan, adjust: FleetScript['adjust']): Plan {
 export function standInActivities(script: FleetScript) {
   const calls: Call[] = [];
   const attemptsOf = new Map<string, number>();
+  /** Integrations started (each prepares the integration worktree) and milestone validations run. */
   let integrations = 0;
+  let validations = 0;
   const record = (name: Name, input: unknown) =>
     calls.push({ name, input: input as Record<string, unknown> });
   const task = (agent: Input<'runTaskAttempt'>['agent']) => (agent.context as { task: PlanTask }).task;
@@ -151,6 +155,7 @@ export function standInActivities(script: FleetScript) {
     },
     async runRoleAgent(input: Input<'runRoleAgent'>): Promise<Result<'runRoleAgent'>> {
       record('runRoleAgent', input);
+      if (input.role === 'resolver') return agentRun(input.runLabel, null);
       if (input.stage !== 'revise')
         throw ApplicationFailure.nonRetryable(`no stand-in for the ${input.role} (${input.stage})`);
       const plan = (input.context as { plan: Plan }).plan;
@@ -158,11 +163,23 @@ export function standInActivities(script: FleetScript) {
     },
     async prepareWorktree(input: Input<'prepareWorktree'>) {
       record('prepareWorktree', input);
-      return { ...prepared(input), head: `pre-integration-${integrations + 1}` };
+      return { ...prepared(input), head: `pre-integration-${++integrations}` };
     },
     async mergeBranches(input: Input<'mergeBranches'>): Promise<Result<'mergeBranches'>> {
       record('mergeBranches', input);
-      return { merged: input.merges.length, conflict: null, head: 'merged' };
+      const ref = script.conflictsOnce;
+      const at = input.merges.findIndex((m) => ref && m.message.includes(` ${ref} `));
+      if (integrations > 1 || at < 0) return { merged: input.merges.length, conflict: null, head: 'merged' };
+      const conflict = { branch: input.merges[at]!.branch, conflictedFiles: ['src/shared.ts'] };
+      return { merged: at, conflict, head: 'merged' };
+    },
+    async completeMerge(input: Input<'completeMerge'>) {
+      record('completeMerge', input);
+      return { ok: false, remainingMarkers: ['src/shared.ts'], head: 'merged', committed: false, notes: [] };
+    },
+    async abortMerge(input: Input<'abortMerge'>) {
+      record('abortMerge', input);
+      return { aborted: true, head: 'merged' };
     },
     async setUpWorktree(input: Input<'setUpWorktree'>) {
       record('setUpWorktree', input);
@@ -170,7 +187,7 @@ export function standInActivities(script: FleetScript) {
     },
     async runChecks(input: Input<'runChecks'>): Promise<Result<'runChecks'>> {
       record('runChecks', input);
-      const outcome = nth<IntegrationScript>(script.integrations ?? ['pass'], integrations++);
+      const outcome = nth<IntegrationScript>(script.integrations ?? ['pass'], validations++);
       const tail = typeof outcome === 'object' ? outcome.fail : 'sh: 1: not found';
       return checkResults(input.label, input.checks, exitOf(outcome), tail);
     },

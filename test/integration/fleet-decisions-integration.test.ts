@@ -73,6 +73,34 @@ describe('fleet decisions at integration, on checks that cannot run and at the s
     );
   });
 
+  test('a merge conflict the resolver cannot fix: reverted, the task redone on top of what merged', async () => {
+    const run = await runFleet(fx, { plan: twoTasks(), script: { attempts: {}, conflictsOnce: '1.2' } });
+    const { result, calls } = run;
+    expect(result.outcome).toBe('integrated');
+    const [resolver] = inputsOf(calls, 'runRoleAgent');
+    expect(resolver).toMatchObject({ role: 'resolver', taskId: '1.2' });
+    expect(calls.map((c) => c.name).slice(2, 11)).toEqual([
+      'prepareWorktree',
+      'mergeBranches',
+      'runRoleAgent',
+      'completeMerge',
+      'abortMerge',
+      'headCommit',
+      'resetHard',
+      'removeWorktree',
+      'resetTaskBranch',
+    ]);
+    // 1.2's branch is moved to the state that merged cleanly (1.1's), its old tip archived, and redone.
+    const [moved] = inputsOf(calls, 'resetTaskBranch');
+    expect(moved).toMatchObject({ to: 'integrated-1', archiveRef: expect.stringContaining('m1t2-d2') });
+    const redo = inputsOf(calls, 'runTaskAttempt')[2]!;
+    expect(redo.agent.runLabel).toBe('m1t2-d2-a2');
+    expect(redo.agent.context?.notes).toEqual([
+      'Your branch conflicted with the integration branch in src/shared.ts; redo the task on top of the integrated state.',
+    ]);
+    expect(inputsOf(calls, 'resetHard').map((r) => r.commit)).toEqual(['pre-integration-1']);
+  });
+
   test('a third failed integration in a row asks the user (esc-m1-integration-r1-3); retry carries the note', async () => {
     const { result, calls, view } = await runFleet(fx, {
       plan: twoTasks(),
