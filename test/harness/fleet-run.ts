@@ -11,8 +11,8 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { createArtifactActivities } from '../../src/activities/artifacts';
 import { createSagaSetupActivities } from '../../src/activities/planning/saga-setup';
 import { validatePlan, type Plan } from '../../src/domain/plan';
@@ -22,18 +22,10 @@ import { SAGA_SEARCH_ATTRIBUTES } from '../../src/domain/saga/search-attributes'
 import type { LiveProgress } from '../../src/domain/saga/phase-progress';
 import type { RunSettings, SagaContext } from '../../src/domain/saga/saga-input';
 import type { Answer, Interaction, Usage } from '../../src/domain/saga/state';
+import { createTimeSkippingEnv } from './time-skipping';
 import { standInActivities, type Call, type FleetScript } from './fleet-stand-ins';
 import { fleetParentViewQuery, fleetParentWorkflow, type FleetParentView } from './workflows/fleet-parent';
 
-const TEST_SERVER = path.resolve(
-  __dirname,
-  '..',
-  '..',
-  'tools',
-  'temporal-test-server',
-  'bin',
-  'temporal-test-server',
-);
 const QUEUE = 'fleet-decisions';
 
 /** The implementation workflow's input and result, as the saga passes and takes them. */
@@ -57,14 +49,7 @@ export interface FleetTestEnv {
 }
 
 export async function createFleetTestEnv(): Promise<FleetTestEnv> {
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    /* installed already in this process */
-  }
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: TEST_SERVER } },
-  });
+  const env = await createTimeSkippingEnv();
   // The task children are started with the saga's SagaName attribute (listed with their saga).
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
