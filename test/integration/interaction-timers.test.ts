@@ -5,22 +5,13 @@
  * (test/harness/workflows/interaction-timers.ts); the activities stand in for the chat notify activities and
  * record when, in workflow time, each notification was sent.
  */
-import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { CHAT_RECHECK_MS } from '../../src/workflows/saga/interaction-effects';
+import { createTimeSkippingEnv } from '../harness/time-skipping';
 import { answerSignal, interactionTimersWorkflow } from '../harness/workflows/interaction-timers';
 
-const TEST_SERVER = path.resolve(
-  __dirname,
-  '..',
-  '..',
-  'tools',
-  'temporal-test-server',
-  'bin',
-  'temporal-test-server',
-);
 const HOUR = 3_600_000;
 const QUEUE = 'interaction-timers';
 
@@ -41,14 +32,7 @@ describe('question timers (time-skipping test server)', () => {
   let startedAt: number;
 
   beforeAll(async () => {
-    try {
-      Runtime.install({ logger: new DefaultLogger('WARN') });
-    } catch {
-      /* installed already in this process */
-    }
-    env = await TestWorkflowEnvironment.createTimeSkipping({
-      server: { executable: { type: 'existing-path', path: TEST_SERVER } },
-    });
+    env = await createTimeSkippingEnv();
     workflowBundle = await bundleWorkflowCode({
       workflowsPath: require.resolve('../harness/workflows/interaction-timers'),
       logger: new DefaultLogger('WARN'),
