@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Debian's Chromium for the Web UI test (test/integration/web-ui.test.ts drives it with playwright-core): installed with
+# Debian's Chromium for the Web UI test (test/integration/client/web-ui.test.ts drives it with playwright-core): installed with
 # apt when missing (sudo when not root). Elsewhere, say how; SAGA_SKIP_CHROMIUM=1 skips this step.
 set -euo pipefail
 if [ -n "${SAGA_SKIP_CHROMIUM:-}" ] || command -v chromium >/dev/null 2>&1; then exit 0; fi

@@ -88,7 +88,7 @@ cmd_build() {
   log "built: temporal-server $SERVER_VERSION, temporal-sql-tool, ui-server $UI_VERSION ($((SECONDS - started))s)"
 }
 
-# What the stack shares with docker-compose.yml (test/unit/server-stack-config.test.ts compares them).
+# What the stack shares with docker-compose.yml (test/unit/worker/server-stack-config.test.ts compares them).
 cmd_config() {
   printf '%s\n' "TEMPORAL_VERSION=$SERVER_VERSION" "TEMPORAL_UI_VERSION=$UI_VERSION" \
     "SERVER_CONFIG=$SERVER_CONFIG" "DYNAMIC_CONFIG=$DYNAMIC_CONFIG" "SAGA_SEARCH_ATTRIBUTES=$SEARCH_ATTRIBUTES"

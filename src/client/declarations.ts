@@ -1,6 +1,6 @@
 /**
  * Every `saga` command, argument and option, declared once (README "Real use"). The parser (args.ts), `--help`,
- * shell completion (completion.ts) and the README check (test/integration/cli-help.test.ts) are generated from
+ * shell completion (completion.ts) and the README check (test/integration/client/cli-help.test.ts) are generated from
  * it, and each command's `load` imports its handler only when that command runs: reading the table loads no
  * command module, so `saga flags ...` does not pay for the Temporal client nor `saga status` for the worker.
  */

@@ -6,7 +6,7 @@
  * constructor writes to itself). Zod writes to a schema when it parses in two ways: it fills a cache on the
  * first parse (filled here, before the freeze, by parsing once) and resets a regex check's lastIndex.
  *
- * test/unit/workflow-preload.test.ts checks this list against the domain modules the workflows import.
+ * test/unit/workflows/workflow-preload.test.ts checks this list against the domain modules the workflows import.
  */
 import { ZodEnum, ZodNativeEnum, ZodObject, ZodString, ZodType } from 'zod';
 import * as acceptanceIssues from '../domain/planning/acceptance-issues';

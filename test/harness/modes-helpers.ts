@@ -100,7 +100,7 @@ export async function startModesSaga(env: SagaTestEnv, opts: ModesSagaOptions): 
     script: opts.script,
     configExtra:
       // The wrapper logs every run to a file outside its worktree, which confinement would not let it
-      // write: these tests of the modes run unconfined (confinement: test/integration/rogue-agent.test.ts and others).
+      // write: these tests of the modes run unconfined (confinement: test/integration/activities/sandbox/rogue-agent.test.ts and others).
       'sandbox: none\n' +
       'agents:\n' +
       `  demo:\n    command: ${command}\n    subagent_dispatch: true\n${opts.demoProfile ?? ''}` +

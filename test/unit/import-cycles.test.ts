@@ -6,8 +6,9 @@
 import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { PROJECT_ROOT } from '../../src/project-root';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = PROJECT_ROOT;
 const SRC = path.join(ROOT, 'src');
 
 function sourceFiles(dir: string, out: string[] = []): string[] {

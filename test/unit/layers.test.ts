@@ -5,8 +5,9 @@
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/project-root';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = PROJECT_ROOT;
 const ESLINT = path.join(ROOT, 'node_modules', '.bin', 'eslint');
 
 /** The layer-rule messages ESLint gives `source` as if it were `file` (the real config, as `npm test` runs it). */

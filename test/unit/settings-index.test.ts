@@ -7,8 +7,9 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/project-root';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = PROJECT_ROOT;
 const NAME = '[A-Z][A-Z0-9_]*';
 
 function filesUnder(dir: string, ext: RegExp): string[] {

@@ -2,7 +2,7 @@
  * The built-in agent presets: for each common coding-agent CLI, the headless command that lets it edit
  * files and run commands in its worktree (and nothing broader than that needs), how it takes its prompt,
  * which machine-readable output it prints, and what `saga doctor` checks about it. Each was run for real
- * against a local stand-in of its model API (test/integration/agent-clis.test.ts); flags were checked with the versions
+ * against a local stand-in of its model API (test/integration/activities/agents/agent-clis.test.ts); flags were checked with the versions
  * in `verifiedVersions` (see ../shared/AGENT-CLI-NOTES.md). Pure data.
  */
 import type { AgentProfile } from './config';

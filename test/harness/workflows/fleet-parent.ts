@@ -1,6 +1,6 @@
 /**
  * A stand-in for the saga workflow around the implementation phase, for the fleet-decision tests on the
- * time-skipping test server (test/integration/fleet-decisions*.test.ts). It starts `implementationWorkflow`
+ * time-skipping test server (test/integration/workflows/fleet/fleet-decisions*.test.ts). It starts `implementationWorkflow`
  * as its child, the way the saga does, and is the address the fleet's questions go to: it takes the
  * opened-interaction signal, answers by the real `respond` update (forwarded to the asking workflow as the
  * answered signal) and keeps the log lines its children send. It knows the fleet only by the workflow type
