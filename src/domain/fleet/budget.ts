@@ -2,7 +2,7 @@
  * The budget's rules (`budget.task_usd`, `budget.saga_usd`, `budget.on_exhausted`), in one place: what
  * counts, when a budget is exhausted, what a task is granted and may spend on its next run, when the
  * warning and the question come, what a raise means, and the reasons and lines that say so. Pure: the
- * fleet (workflows/fleet-budget.ts), the task (workflows/task-run.ts), the resolver, reviewer and planner
+ * fleet (workflows/fleet/fleet-budget.ts), the task (workflows/task/task-run.ts), the resolver, reviewer and planner
  * gates only apply them; the settings come from saga.config.yaml through `budgetSettings`.
  */
 import { z } from 'zod';

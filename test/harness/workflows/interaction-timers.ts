@@ -1,5 +1,5 @@
 /**
- * A workflow around the saga's own InteractionEffects (src/workflows/interaction-effects.ts): it opens the
+ * A workflow around the saga's own InteractionEffects (src/workflows/saga/interaction-effects.ts): it opens the
  * interactions it is given (each at its offset of workflow time) and waits until all are answered, so the
  * time-skipping test drives the real reminder and chat-recheck timers through hours of workflow time.
  */
