@@ -1,5 +1,5 @@
 /**
- * Issues reported at acceptance (the Saga procedure, Phase 3 step 3) and the checks that show each one fixed. Pure: the
+ * Issues reported at acceptance (docs/PROCEDURE.md §6.2, §6.3) and the checks that show each one fixed. Pure: the
  * interaction validator (CLI and chat answers) and the acceptance workflow share it.
  *
  * One issue per line of the answer's text, optionally with its check after a standalone `::`:
@@ -112,7 +112,7 @@ function shellSyntaxProblem(command: string): string | null {
 
 const clip = (text: string, max = 60): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
-/** Formats an interaction's answer text is checked against (DESIGN 2: bad input changes nothing). */
+/** Formats an interaction's answer text is checked against (bad input changes nothing: the validator refuses it before history). */
 export const TEXT_FORMATS = ['acceptance-issues', 'check-command', 'budget-amount', 'spec-edit'] as const;
 export type TextFormat = (typeof TEXT_FORMATS)[number];
 

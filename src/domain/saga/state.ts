@@ -88,7 +88,7 @@ export type Usage = z.infer<typeof UsageSchema>;
 /**
  * A change to a task's agreed spec after planning (a spec gap's clarification, the user's `edit`, or the
  * saga's adjustment after a blocked delegation): every later attempt gets it, and the task's spec file
- * lists it (seed: the spec is updated and the deviation recorded, never silently re-scoped).
+ * lists it (docs/PROCEDURE.md §3.12: the spec is updated and the deviation recorded, never silently re-scoped).
  */
 export const SpecChangeSchema = z.object({
   source: z.enum(['spec-gap', 'edit', 'adjusted']),
