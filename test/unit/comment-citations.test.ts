@@ -26,6 +26,15 @@ function walk(dir: string, keep: (file: string) => boolean, out: string[] = []):
 
 const isSource = (file: string): boolean => /\.(ts|js|mjs)$/.test(file) && !file.endsWith('.d.ts');
 
+const parse = (file: string, text: string): ts.SourceFile =>
+  ts.createSourceFile(
+    file,
+    text,
+    ts.ScriptTarget.Latest,
+    false,
+    file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS,
+  );
+
 interface Comment {
   /** 1-based line of the comment's first character. */
   line: number;
@@ -33,9 +42,8 @@ interface Comment {
 }
 
 /** Every comment of a source file (from the parser, so `//` in a string or a regex is no comment). */
-function commentsOf(file: string, text: string): Comment[] {
-  const kind = file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS;
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, kind);
+function commentsOf(source: ts.SourceFile): Comment[] {
+  const text = source.text;
   const ranges = new Map<number, ts.CommentRange>();
   const visit = (node: ts.Node): void => {
     // A JSDoc node lies inside its comment: the comment itself is found at the node it documents.
@@ -54,9 +62,7 @@ function commentsOf(file: string, text: string): Comment[] {
 }
 
 /** The string and template texts of a source file: the `.md` names the code itself reads or writes. */
-function stringsOf(file: string, text: string): string[] {
-  const kind = file.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS;
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, kind);
+function stringsOf(source: ts.SourceFile): string[] {
   const out: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) out.push(node.text);
@@ -93,12 +99,17 @@ const OUTSIDE: ReadonlyArray<[RegExp, string]> = [
 ];
 
 const MD_NAME = /(?:[\w./*-]|<[\w-]+>)+\.md\b/g;
+/** A source file's name: `notify.ts`, `../chat/config.ts`, `src/domain/plan/schema.ts`. */
+const SOURCE_NAME = /(?<![\w@/.-])(?:[\w./*-]|<[\w-]+>)*[\w>*]\.(?:ts|js|mjs|cjs)\b(?![\w-])/g;
 
 interface Context {
   sections: Set<string>;
   /** Basenames of the repository's own .md files. */
   repoMarkdown: Set<string>;
-  /** `.md` names the code uses in strings (the saga directory's files, agents' config files, ...). */
+  /** Every file of the repository, relative to its root, and the folders that hold them. */
+  repoSources: string[];
+  dirs: Set<string>;
+  /** File names the code uses in strings (the saga directory's files, agents' config files, ...). */
   productNames: Set<string>;
 }
 
@@ -122,6 +133,28 @@ function mdProblem(name: string, file: string, ctx: Context): string | null {
   return `names ${name}, which is not in the repository`;
 }
 
+/**
+ * Why the source file a comment names is missing; null when it exists, is one the code names in its strings,
+ * or is a path in some other repository given as an example (`src/theme.ts`, `/tmp/wt/app.js`): only a bare
+ * module name or a path into a folder this repository has counts as a citation.
+ */
+function sourceProblem(name: string, file: string, ctx: Context): string | null {
+  if (/[<*{]/.test(name) || ctx.productNames.has(name) || ctx.productNames.has(path.basename(name)))
+    return null;
+  const problem = `names ${name}, which is not in the repository`;
+  if (!name.includes('/')) return ctx.repoSources.some((f) => path.basename(f) === name) ? null : problem;
+  const dir = path.dirname(name);
+  if (path.isAbsolute(name) || dir === '.') return null;
+  const candidates = [
+    path.normalize(dir),
+    path.join('src', dir),
+    path.relative(ROOT, path.resolve(path.dirname(file), dir)),
+  ];
+  const known = candidates.find((c) => c !== 'src' && !c.startsWith('..') && ctx.dirs.has(c));
+  if (!known) return null;
+  return exists(path.join(ROOT, known, path.basename(name))) ? null : problem;
+}
+
 function findings(file: string, comment: Comment, ctx: Context): string[] {
   const out: string[] = [];
   const at = (index: number, message: string): void => {
@@ -139,38 +172,43 @@ function findings(file: string, comment: Comment, ctx: Context): string[] {
     const problem = mdProblem(m[0], file, ctx);
     if (problem) at(m.index, problem);
   }
+  for (const m of comment.text.matchAll(SOURCE_NAME)) {
+    const problem = sourceProblem(m[0], file, ctx);
+    if (problem) at(m.index, problem);
+  }
   return out;
 }
 
-function context(sources: string[], texts: Map<string, string>): Context {
+function context(parsed: ts.SourceFile[]): Context {
   const productNames = new Set<string>();
-  for (const file of sources)
-    for (const s of stringsOf(file, texts.get(file)!))
-      for (const m of s.matchAll(MD_NAME)) {
+  for (const source of parsed)
+    for (const s of stringsOf(source))
+      for (const m of [...s.matchAll(MD_NAME), ...s.matchAll(SOURCE_NAME)]) {
         productNames.add(m[0]);
         productNames.add(path.basename(m[0]));
       }
+  const repoSources = walk(ROOT, () => true).map((f) => path.relative(ROOT, f));
   return {
     sections: procedureSections(readFileSync(PROCEDURE, 'utf8')),
-    repoMarkdown: new Set(walk(ROOT, (f) => f.endsWith('.md')).map((f) => path.basename(f))),
+    repoMarkdown: new Set(repoSources.filter((f) => f.endsWith('.md')).map((f) => path.basename(f))),
+    repoSources,
+    dirs: new Set(repoSources.map((f) => path.dirname(f))),
     productNames,
   };
 }
 
 describe('comments in src/ cite what is in the repository', () => {
-  const sources = walk(SRC, isSource);
-  const texts = new Map(sources.map((f) => [f, readFileSync(f, 'utf8')]));
+  const parsed = walk(SRC, isSource).map((f) => parse(f, readFileSync(f, 'utf8')));
+  const ctx = context(parsed);
 
   test('no seed, issue number, outside document, missing .md file or missing § section', () => {
-    const ctx = context(sources, texts);
-    const found = sources.flatMap((file) =>
-      commentsOf(file, texts.get(file)!).flatMap((c) => findings(file, c, ctx)),
+    const found = parsed.flatMap((source) =>
+      commentsOf(source).flatMap((c) => findings(source.fileName, c, ctx)),
     );
     expect(found).toEqual([]);
   });
 
   test('the checker finds each kind, at its line', () => {
-    const ctx = context(sources, texts);
     const file = path.join(SRC, 'example.ts');
     const text = [
       'const a = "// seed 003, not a comment";',
@@ -179,8 +217,9 @@ describe('comments in src/ cite what is in the repository', () => {
       ' */',
       'const b = 1; // docs/PROCEDURE.md §3.10 and §99.1; DESIGN §4.4',
       '// ../shared/AGENT-CLI-NOTES.md; SAGA.md and templates/implementer.md are fine',
+      '// notify-records.ts and domain/fleet/gone.ts are gone; records.ts, src/theme.ts (an example) are fine',
     ].join('\n');
-    const found = commentsOf(file, text).flatMap((c) => findings(file, c, ctx));
+    const found = commentsOf(parse(file, text)).flatMap((c) => findings(file, c, ctx));
     expect(found.map((f) => f.replace(/: .*/, ''))).toEqual([
       'src/example.ts:3',
       'src/example.ts:3',
@@ -190,6 +229,8 @@ describe('comments in src/ cite what is in the repository', () => {
       'src/example.ts:5',
       'src/example.ts:6',
       'src/example.ts:6',
+      'src/example.ts:7',
+      'src/example.ts:7',
     ]);
     expect(found.join('\n')).toContain('§99.1, which it does not have');
     expect(found.join('\n')).toContain('board-api.md, which is not in the repository');
