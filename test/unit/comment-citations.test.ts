@@ -1,8 +1,8 @@
 /**
  * Comments in src/ cite only what a reader can open in this repository: docs/PROCEDURE.md by section
  * (`docs/PROCEDURE.md §3.10`), README and ARCHITECTURE sections, files that exist. Not the documents the
- * product was first written from (the procedure's seed, a design note, a notes file beside the repo), nor an
- * issue number (say the reason instead). Each finding names the file and line.
+ * product was first written from (a procedure prompt, design notes, notes files beside the repository), nor
+ * an issue number (say the reason instead). Each finding names the file and line.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
