@@ -246,6 +246,18 @@ describe('docs/PROCEDURE.md', () => {
     expect([...new Set(named)].filter((f) => !exists(path.join(ROOT, f)))).toEqual([]);
   });
 
+  test('cites only sections it has, as README and ARCHITECTURE do', () => {
+    const sections = procedureSections(readFileSync(PROCEDURE, 'utf8'));
+    const missing = (text: string, pattern: RegExp): string[] =>
+      [...text.matchAll(pattern)].map((m) => m[1]!).filter((n) => !sections.has(n));
+    expect(missing(readFileSync(PROCEDURE, 'utf8'), /§(\d+(?:\.\d+)?)/g)).toEqual([]);
+    for (const doc of ['README.md', 'docs/ARCHITECTURE.md'])
+      expect([
+        doc,
+        missing(readFileSync(path.join(ROOT, doc), 'utf8'), /PROCEDURE\.md\)?,? §(\d+(?:\.\d+)?)/g),
+      ]).toEqual([doc, []]);
+  });
+
   test('numbers its sections and steps', () => {
     const sections = procedureSections(readFileSync(PROCEDURE, 'utf8'));
     for (const cited of ['1.3', '2.4', '3.10', '4.4', '6.3', '9.9', '10.7'])
