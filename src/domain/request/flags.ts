@@ -4,7 +4,7 @@ import { z } from 'zod';
  * The flags contract (README, Real use; docs/ARCHITECTURE.md, Contracts). Pure: imported by workflow code.
  *
  * Parity matters more than taste here: the same arguments must give the same JSON as the other
- * implementations of this contract (sage_flags.py), so whitespace, error texts and key order follow it.
+ * implementations of this contract (the Python reference parser; docs/PROCEDURE.md §10.5), so whitespace, error texts and key order follow it.
  */
 
 /** The parser's JSON contract (the flags contract): twelve keys, always present, in this order. */
