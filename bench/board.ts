@@ -1,5 +1,5 @@
 /**
- * `npm run bench:board` (node dist/bench/board.js): the saga board (issue 32) on the 1,000-task saga of
+ * `npm run bench:board` (node dist/bench/board.js): the saga board on the 1,000-task saga of
  * `npm run bench:server` (BENCH_MILESTONES × BENCH_TASKS timed-agent tasks of BENCH_AGENT_MS on BENCH_LANES
  * lanes; 20 × 50, 1 s, 4 lanes), measured while its implementation runs, with `bin/saga board` from the
  * build in its own process and headless Chromium (playwright-core) as the user's browser:

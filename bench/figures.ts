@@ -8,7 +8,7 @@ export interface Figure {
   stat: string;
   value: number;
   unit: string;
-  /** null: the issue sets no target for this figure; it is shown for information. */
+  /** null: no target is set for this figure; it is shown for information. */
   target: number | null;
   better: 'lower' | 'higher';
   ok: boolean | null;

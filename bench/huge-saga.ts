@@ -1,5 +1,5 @@
 /**
- * The saga past the old payload cliff (issue 33): BENCH_HUGE_MILESTONES × BENCH_HUGE_TASKS instant tasks
+ * The saga past the old payload cliff: BENCH_HUGE_MILESTONES × BENCH_HUGE_TASKS instant tasks
  * (60 × 50 = 3,000 by default; 0 skips it) taken to acceptance, then every history of it read: the largest
  * payload as the server holds it (target < 512 KB, the SDK's warning) and before the payload store replaced
  * it (its logical size, for information), and the longest history (target < 10,240 events).

@@ -1,5 +1,5 @@
 /**
- * Many sagas at once on one host (issue 33): BENCH_FLEET_SAGAS (50) sagas of BENCH_FLEET_TASKS (10) tasks,
+ * Many sagas at once on one host: BENCH_FLEET_SAGAS (50) sagas of BENCH_FLEET_TASKS (10) tasks,
  * BENCH_FLEET_AGENT_MS (1 s) timed agents on BENCH_FLEET_LANES (2) lanes each, started together and taken
  * to acceptance on one worker process, then the same on two (both serve the same workflow and host queues,
  * as two `saga worker` processes for one host do). Each run has queues and workers of its own, so the

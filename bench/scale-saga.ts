@@ -19,8 +19,8 @@ export const lanesEnv = (name: string): number =>
   Math.min(numberEnv(name, FLAG_VOCABULARY.maxLanes), FLAG_VOCABULARY.maxLanes);
 
 /**
- * The big saga's size: 20 milestones × 50 tasks of 1-s agents unless told otherwise, on 4 lanes (issue 19 asked
- * for 8; `--parallel=N` is clamped to FLAG_VOCABULARY.maxLanes, so more would be labelled but not run).
+ * The big saga's size: 20 milestones × 50 tasks of 1-s agents unless told otherwise, on 4 lanes (runs before
+ * 2026-12-04 asked for 8; `--parallel=N` is clamped to FLAG_VOCABULARY.maxLanes, so more would be labelled but not run).
  */
 export const SCALE = {
   milestones: numberEnv('BENCH_MILESTONES', 20),

@@ -114,7 +114,7 @@ async function openCheckpoint<T>(ctx: SagaContext, opts: ReviewLoopOptions<T>): 
     checkpoint: opts.checkpoint,
     flags: ctx.flags,
   });
-  // The seed's notice in place of the prompt: the progress log and the CLI's watch show it.
+  // The auto-pick notice in place of the prompt (docs/PROCEDURE.md §9.9): the progress log and the CLI's watch show it.
   const notice = { name: ctx.name, sagaDir: ctx.sagaDir, checkpoint: opts.checkpoint, flags: ctx.flags };
   await sagaLog(ctx, autoPickLogLine(notice));
   return 'review';

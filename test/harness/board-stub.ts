@@ -1,5 +1,5 @@
 /**
- * A stand-in for the board server (issue 32, board-api.md contract with its session-2 additions) so the
+ * A stand-in for the board server (the saga board API contract: src/client/board/routes.ts, views.ts) so the
  * page can be tested in Chromium without it: serves src/client/board/public, the vendor files VENDOR.md
  * lists (and no others), and a stubbed /api with SagaStatus fixtures and live `agents`, an SSE endpoint the
  * test pushes to, and a recorded respond.
@@ -26,7 +26,7 @@ export function vendorFiles(): string[] {
   );
 }
 
-/** A task as the board shows it: the status's TaskState and the fields board-api.md's "Additions" name. */
+/** A task as the board shows it: the status's TaskState and the fields the board adds (dependencies, run times). */
 export type BoardTask = TaskState & {
   dependsOn?: string[];
   startedAt?: string | null;

@@ -1,7 +1,7 @@
 /**
  * Chat notifications of a saga worker: when the saga starts waiting (and on each reminder) post to Slack
  * and/or SAGA_NOTIFY_URL (signed with SAGA_NOTIFY_SECRET); when it is answered, update the Slack messages to
- * show who answered what. Idempotent per interaction: a record (notify-records.ts) remembers what was sent,
+ * show who answered what. Idempotent per interaction: a record (records.ts) remembers what was sent,
  * so a retried activity never posts twice. Configuration comes from the worker's environment.
  */
 import { ApplicationFailure, log } from '@temporalio/activity';

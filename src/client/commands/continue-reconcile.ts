@@ -1,5 +1,5 @@
 /**
- * `saga continue`, the Saga procedure, "Continuing" step 3: the record is checked against reality (task branches,
+ * `saga continue`, docs/PROCEDURE.md §7.3: the record is checked against reality (task branches,
  * worktrees and merges into the integration branch; the validation evidence finished tasks cite), and what
  * differs goes to the saga itself, so PROGRESS.md and `saga status` show it, not only this command's output.
  */

@@ -1,6 +1,6 @@
 /**
  * `saga start --repo R` with an empty goal picks up the repository's unfinished saga, as `saga continue`
- * would (the Saga procedure's "auto-pickup"): one unfinished saga of R is continued, saying so; several are
+ * would (docs/PROCEDURE.md §7.1): one unfinished saga of R is continued, saying so; several are
  * listed and asked about at a terminal (refused with their names in a script); none is the usual error.
  */
 import { existsSync } from 'node:fs';

@@ -3,7 +3,7 @@
  * files and run commands in its worktree (and nothing broader than that needs), how it takes its prompt,
  * which machine-readable output it prints, and what `saga doctor` checks about it. Each was run for real
  * against a local stand-in of its model API (test/integration/activities/agents/agent-clis.test.ts); flags were checked with the versions
- * in `verifiedVersions` (see ../shared/AGENT-CLI-NOTES.md). Pure data.
+ * in `verifiedVersions`. Pure data.
  */
 import type { AgentProfile } from './config';
 
@@ -98,7 +98,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = {
       env: { DISABLE_AUTOUPDATER: '1' },
     },
     resume: { args: ['--resume', '{session}'] },
-    // Checked between turns, so a run can overshoot by one turn (../shared/AGENT-CLI-NOTES.md).
+    // The CLI checks it between turns, so a run can overshoot the cap by one turn.
     budgetArgs: ['--max-budget-usd', '{usd}'],
     passEnv: ['ANTHROPIC_*', 'CLAUDE_CODE_*', 'CLAUDE_CONFIG_DIR', 'DISABLE_AUTOUPDATER'],
     network: ['api.anthropic.com:443'],

@@ -1,5 +1,5 @@
 /**
- * Which saga.config.yaml settings a repository may set (DESIGN §4.4 "Trust"), and the limits no config file
+ * Which saga.config.yaml settings a repository may set (README, Security model: "Trusted config only from you"), and the limits no config file
  * lifts: a profile HOME that would bind the host's home, saga home or repository writable, and routes to
  * the Temporal server, the board, the codec server and the chat bridge. Pure: the loader and the sandbox
  * pass in the paths and addresses of their own machine.

@@ -29,7 +29,7 @@ export function assertSagaName(name: string): string {
   return name;
 }
 
-/** `<feature-slug>-<YYYYMMDD-HHMM>` (UTC), as in the Saga procedure. */
+/** `<feature-slug>-<YYYYMMDD-HHMM>` (UTC): docs/PROCEDURE.md §1.2. */
 export function proposeSagaName(goal: string, at: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   const stamp =

@@ -30,7 +30,7 @@ export const INTERACTION_KINDS = [
 export const InteractionKindSchema = z.enum(INTERACTION_KINDS);
 export type InteractionKind = z.infer<typeof InteractionKindSchema>;
 
-/** Formats an interaction's answer text is checked against (DESIGN 2: bad input changes nothing). */
+/** Formats an interaction's answer text is checked against (bad input changes nothing: the validator refuses it before history). */
 export const TEXT_FORMATS = ['acceptance-issues', 'check-command', 'budget-amount', 'spec-edit'] as const;
 export type TextFormat = (typeof TEXT_FORMATS)[number];
 
@@ -91,7 +91,7 @@ export type Usage = z.infer<typeof UsageSchema>;
 /**
  * A change to a task's agreed spec after planning (a spec gap's clarification, the user's `edit`, or the
  * saga's adjustment after a blocked delegation): every later attempt gets it, and the task's spec file
- * lists it (seed: the spec is updated and the deviation recorded, never silently re-scoped).
+ * lists it (docs/PROCEDURE.md §3.12: the spec is updated and the deviation recorded, never silently re-scoped).
  */
 export const SpecChangeSchema = z.object({
   source: z.enum(['spec-gap', 'edit', 'adjusted']),

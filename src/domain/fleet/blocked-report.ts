@@ -1,5 +1,5 @@
 /**
- * An implementer's blocked report (templates/implementer.md, the Saga procedure, Phase 2 step 4): the agent writes
+ * An implementer's blocked report (templates/implementer.md, docs/PROCEDURE.md §3.9): the agent writes
  * `{"status": "blocked", "reason": "SPEC GAP: ..."}` to $SAGA_REPORT_FILE when it cannot finish. Pure.
  */
 import type { Answer, InteractionRequest } from '../contract/state';
@@ -39,7 +39,7 @@ export function describeAgentBlocker(agentReason: string): string {
 /** The options of the question a spec gap becomes: the clarification (in the answer's text), skip, abort. */
 export const SPEC_GAP_OPTIONS = ['answer', 'skip', 'abort'] as const;
 
-/** The question a spec gap becomes (the Saga procedure: escalate spec gaps to the user, do not proceed until resolved). */
+/** The question a spec gap becomes (docs/PROCEDURE.md §3.10: only the user closes a spec gap; the task waits for the answer). */
 export const specGapPrompt = (ref: string, title: string, gap: string, offered?: GapOptions | null): string =>
   `Task ${ref} (${title}) found a spec gap: ${gap}. ` +
   (offered
@@ -62,7 +62,7 @@ export const specGapNote = (gap: string, user: string, answer: string): string =
 
 /**
  * The progress log line that records how a spec gap was resolved; lines starting with "Deviation: " are the
- * saga's deviations from the agreed spec (the Saga procedure, Continuing step 5: never silent re-scoping).
+ * saga's deviations from the agreed spec (docs/PROCEDURE.md §3.12: never silent re-scoping).
  */
 export function specGapDeviation(
   ref: string,
@@ -150,7 +150,7 @@ export const specGapDecision = (
 });
 
 /**
- * What the fleet does with a task that ended blocked (seed: Worker blocked, Non-converged result): the
+ * What the fleet does with a task that ended blocked (docs/PROCEDURE.md §3.10, §12.3): the
  * first time, re-delegate with the retained context; the second, when its checks failed or its agent timed
  * out, hung or crashed (something a clearer or smaller spec may resolve), re-delegate with the spec
  * adjusted by the planner; otherwise the user decides. A blocker no delegation can fix (a spec gap, an

@@ -1,5 +1,5 @@
 /**
- * The fleet's decisions between task delegations (Saga procedure Phase 2): where a run taken over from an
+ * The fleet's decisions between task delegations (docs/PROCEDURE.md §3, §4.5, §7.4): where a run taken over from an
  * earlier one starts, how a task's report is judged, and what the user is asked when a milestone keeps
  * failing integration. Pure, for the implementation workflow.
  */

@@ -1,5 +1,5 @@
 /**
- * Which tasks a failed milestone validation points at (Saga procedure Phase 2, step 5): only those are
+ * Which tasks a failed milestone validation points at (docs/PROCEDURE.md §4.4): only those are
  * re-delegated, the others stay passed and are merged again as they are. Pure, for workflow code.
  *
  * Rules, per failing check, first that picks any task wins:

@@ -1,5 +1,5 @@
 /**
- * Changes to a task's spec after planning (seed, Continuing step 5 and Phase 2 step 4): each is kept with
+ * Changes to a task's spec after planning (docs/PROCEDURE.md §3.12, §7.5): each is kept with
  * the task's state, so every later attempt and delegation works from the current spec, the task's spec file
  * shows it, and it is logged as a deviation. Pure, for workflow code.
  */

@@ -1,7 +1,7 @@
 /**
  * The answers an implementer offers with its spec gap (templates/implementer.md: `"options": [...]`,
- * `"recommended": <index>` next to the blocked reason), and the question they become: the Saga procedure
- * escalates a spec gap "with options", the recommended one marked. The agent's text is untrusted: options
+ * `"recommended": <index>` next to the blocked reason), and the question they become: a spec gap
+ * is asked with options, the recommended one marked (docs/PROCEDURE.md §3.11). The agent's text is untrusted: options
  * are cut to a few short lines without control characters, and each is labelled by the saga ([A], [B]...)
  * so it can never pose as one of the saga's own answers. Pure.
  */

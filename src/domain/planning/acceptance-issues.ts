@@ -1,5 +1,5 @@
 /**
- * Issues reported at acceptance (the Saga procedure, Phase 3 step 3) and the checks that show each one fixed. Pure: the
+ * Issues reported at acceptance (docs/PROCEDURE.md §6.2, §6.3) and the checks that show each one fixed. Pure: the
  * interaction validator (CLI and chat answers) and the acceptance workflow share it.
  *
  * One issue per line of the answer's text, optionally with its check after a standalone `::`:

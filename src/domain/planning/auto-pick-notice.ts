@@ -1,6 +1,6 @@
 /**
  * The notice printed in place of an approval checkpoint's prompt when both --autonomous and --quality-locked
- * pick [A] Review (the Saga procedure's "How to render the auto-pick": Reason / Logged to / Override). The
+ * pick [A] Review (docs/PROCEDURE.md §9.9; its lines: Reason / Logged to / Override). The
  * workflow logs it as one line (the progress log, PROGRESS.md); the CLI shows it as the block it is. Pure.
  */
 import type { FlagsResult } from '../contract/flags-result';

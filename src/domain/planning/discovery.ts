@@ -1,5 +1,5 @@
 /**
- * Environment discovery, the part that runs nothing (Saga Phase 1, step 2): from the contents of the repo's
+ * Environment discovery, the part that runs nothing (docs/PROCEDURE.md §2.2): from the contents of the repo's
  * own files (package.json, pyproject.toml, Cargo.toml, go.mod, Makefile, Dockerfile) learn the program type
  * and the candidate test/build/lint/typecheck commands. Pure; activities/planning/discovery.ts reads the files and
  * confirms each command by running it.

@@ -1,5 +1,5 @@
 /**
- * Closing ambiguity with the planner (Saga procedure step 3), as pure functions: which of an autonomous
+ * Closing ambiguity with the planner (docs/PROCEDURE.md §2.4, §9), as pure functions: which of an autonomous
  * planner's decisions stand and which are asked back, what a user's reply records, the note when autonomy
  * proves insufficient, and the plan approval question. Pure: also runs in workflow code.
  */

@@ -11,7 +11,7 @@ export const PlannerQuestionSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'ids are 1-40 letters, digits, _ or -'),
   text: z.string().min(1),
   options: z.array(z.string().min(1)).min(2, 'a question needs at least 2 options'),
-  // The Saga procedure, Phase 1 step 3: every question comes with the option the planner recommends.
+  // docs/PROCEDURE.md §2.4: every question comes with the option the planner recommends.
   recommended: z
     .number({ required_error: RECOMMENDED_REQUIRED, invalid_type_error: RECOMMENDED_REQUIRED })
     .int()
@@ -35,7 +35,7 @@ export type PlannerDecision = z.infer<typeof PlannerDecisionSchema>;
 export const PlannerQuestionsOutputSchema = z
   .object({
     problem: z.string().default(''),
-    /** Intake restatement (the Saga procedure, Phase 1 step 1), round 1: the feature's rough shape and its major unknowns. */
+    /** The planner's restatement (docs/PROCEDURE.md §2.3), round 1: the feature's rough shape and its major unknowns. */
     shape: z.string().default(''),
     unknowns: z.array(z.string()).default([]),
     questions: z.array(PlannerQuestionSchema).default([]),
@@ -68,7 +68,7 @@ export const PlannerQuestionsOutputSchema = z
 export type PlannerQuestionsOutput = z.infer<typeof PlannerQuestionsOutputSchema>;
 
 /**
- * Planner stage `criteria` (the Saga procedure, Phase 1 step 4, before decomposing): the saga's exit criteria. A whole plan is
+ * Planner stage `criteria` (docs/PROCEDURE.md §2.5, before decomposing): the saga's exit criteria. A whole plan is
  * accepted too (its `exit_criteria` are taken), so a planner that answers every stage with its plan still works.
  */
 export const PlannerCriteriaOutputSchema = z
@@ -76,7 +76,7 @@ export const PlannerCriteriaOutputSchema = z
   .passthrough();
 
 /**
- * The decomposition keeps the exit criteria agreed in step 4: they replace whatever the `plan` stage's answer
+ * The decomposition keeps the exit criteria agreed in §2.5 of docs/PROCEDURE.md: they replace whatever the `plan` stage's answer
  * says (or omits), before the plan is validated.
  */
 export function withAgreedCriteria(raw: unknown, criteria: ExitCriterion[]): unknown {
@@ -89,7 +89,7 @@ export const zodErrors = (error: z.ZodError): string[] => zodIssueLines(error, '
 
 export const QUESTION_BATCH = 4;
 
-/** Splits questions into batches of at most 4 (the Saga procedure's limit per ask). */
+/** Splits questions into batches of at most 4 (docs/PROCEDURE.md §2.4: the limit per ask). */
 export function batches<T>(items: T[], size = QUESTION_BATCH): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));

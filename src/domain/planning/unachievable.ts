@@ -1,5 +1,5 @@
 /**
- * The Saga procedure's "Unachievable validation": a saga exit criterion whose check cannot run with the tools at hand.
+ * Unachievable validation (docs/PROCEDURE.md §5.2): a saga exit criterion whose check cannot run with the tools at hand.
  * The finding goes into the spec (the criterion's `finding`) and the progress log, and the user decides: a
  * check that can run, verification by hand at acceptance, or dropping the criterion. Pure.
  */

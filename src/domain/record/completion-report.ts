@@ -1,5 +1,5 @@
 /**
- * REPORT.md, the completion report (the saga directory contract; the Saga procedure): what was built, the exit criteria with their
+ * REPORT.md, the completion report (the saga directory contract; docs/PROCEDURE.md §5.3): what was built, the exit criteria with their
  * evidence, how to verify by hand, and what is left open. Pure and deterministic, like render.ts.
  */
 import { z } from 'zod';
@@ -136,7 +136,7 @@ function manualVerificationSteps(input: ReportInput): string[] {
   return steps;
 }
 
-/** Seed: "Summarize evidence against each criterion": what ran, where, its result and its output's end. */
+/** The evidence of one criterion (docs/PROCEDURE.md §5.3): what ran, where, its result and its output's end. */
 function criterionEvidence(
   criterion: Plan['exit_criteria'][number],
   result: ExitCriterionResult | undefined,

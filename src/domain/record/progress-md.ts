@@ -1,5 +1,5 @@
 /**
- * PROGRESS.md (the Saga procedure): phase, current milestone, every worker's ids and task status with its evidence,
+ * PROGRESS.md (docs/PROCEDURE.md §11.1): phase, current milestone, every worker's ids and task status with its evidence,
  * open questions, integration notes, decisions and deviations, what `saga continue` found when it
  * reconciled the record with reality, and the whole log. Pure and deterministic, like render.ts.
  */
@@ -31,8 +31,8 @@ function currentMilestone(status: SagaStatus): string {
 }
 
 /**
- * The worker's ids, kept after its task ended (seed: "record each worker's agent/run ID, task, branch, and
- * worktree"; continuing relies on them): its workflow and run, its agent and session, where it worked.
+ * The worker's ids, kept after its task ended (docs/PROCEDURE.md §3.9: each worker's run ids, task, branch and
+ * worktree; continuing relies on them): its workflow and run, its agent and session, where it worked.
  */
 function workerIds(t: TaskState): string[] {
   const ids: string[] = [];

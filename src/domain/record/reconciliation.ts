@@ -1,6 +1,6 @@
 /**
- * What `saga continue` found when it compared the saga's record with reality (the Saga procedure, "Continuing" step
- * 3): git (branches, worktrees, merges into the integration branch) and the validation evidence of finished
+ * What `saga continue` found when it compared the saga's record with reality (docs/PROCEDURE.md
+ * §7.3): git (branches, worktrees, merges into the integration branch) and the validation evidence of finished
  * tasks. The saga keeps the latest finding so PROGRESS.md and `saga status` show it. Pure.
  */
 import type { MilestoneState, TaskState } from '../contract/state';

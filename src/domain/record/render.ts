@@ -1,5 +1,5 @@
 /**
- * Markdown projections of saga state (the saga directory contract; the Saga procedure): SAGA.md, MILESTONE.md, task specs and
+ * Markdown projections of saga state (the saga directory contract; docs/PROCEDURE.md §2.7, §11): SAGA.md, MILESTONE.md, task specs and
  * decisions.md entries (PROGRESS.md is progress-md.ts, REPORT.md completion-report.ts, manifest.md
  * manifest.ts).
  * Pure and deterministic: the same state always renders the same bytes, so rewriting a file after every

@@ -6,7 +6,7 @@ import { PYTHON_WHITESPACE, pythonStrip } from '../text/python-whitespace';
  * The flags contract (README, Real use; docs/ARCHITECTURE.md, Contracts). Pure: imported by workflow code.
  *
  * Parity matters more than taste here: the same arguments must give the same JSON as the other
- * implementations of this contract (sage_flags.py), so whitespace, error texts and key order follow it.
+ * implementations of this contract (the Python reference parser; docs/PROCEDURE.md §10.5), so whitespace, error texts and key order follow it.
  */
 
 /**

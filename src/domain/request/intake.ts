@@ -1,5 +1,5 @@
 /**
- * Intake (Saga procedure, Phase 1 step 1). Before anything runs, the name confirmation shows the request as
+ * Intake (docs/PROCEDURE.md §1.3). Before anything runs, the name confirmation shows the request as
  * given, the saga's rough shape and the unknowns visible in the request (derived from the input alone: nothing
  * is read or created before the user confirms). The restatement proper comes from the planner, which has read
  * the repository: its first questions run returns it and the user sees it with the first question.

@@ -1,5 +1,5 @@
 /**
- * The user's part in a blocked task (Saga procedure, "Worker blocked"): the escalation or spec gap question
+ * The user's part in a blocked task (docs/PROCEDURE.md §3.10-§3.12): the escalation or spec gap question
  * the fleet asks while the other tasks keep running, and what it does with the answer. A change of the
  * agreed spec is kept with the task, logged as a deviation and written to decisions.md, never applied
  * silently.

@@ -1,5 +1,5 @@
 /**
- * Phase 2 (Saga procedure): the worker fleet. Milestones run in dependency order; for each one, its tasks
+ * Implementation (docs/PROCEDURE.md §3, §4): the worker fleet. Milestones run in dependency order; for each one, its tasks
  * are scheduled into lanes (started as soon as their dependencies are done, never two with overlapping
  * `owns` at once) and run as child workflows; blocked tasks are re-delegated, adjusted or escalated while
  * the rest keeps running. Then the milestone is integrated and validated (integration.ts); what integration

@@ -1,5 +1,5 @@
 /**
- * Milestone integration (Saga procedure Phase 2, step 5): merge the milestone's task branches into the
+ * Milestone integration (docs/PROCEDURE.md §4): merge the milestone's task branches into the
  * integration branch in dependency order, hand conflicts to a resolver agent, run milestone validation,
  * and revert to the pre-integration commit when it fails (the branches and commits stay in git).
  */

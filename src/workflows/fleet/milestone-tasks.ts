@@ -1,5 +1,5 @@
 /**
- * One milestone's tasks (Saga procedure Phase 2, steps 1-4): ready tasks start as child workflows up to the
+ * One milestone's tasks (docs/PROCEDURE.md §3.1-§3.14): ready tasks start as child workflows up to the
  * lane count; each ended delegation is judged (passed, stopped by the budget, or blocked: re-delegated,
  * re-delegated with its spec adjusted, or the user asked) while the others keep running.
  */

@@ -1,5 +1,5 @@
 /**
- * The approval gate (Saga procedure step 6): each plan version is written to SAGA.md, reviewed first when
+ * The approval gate (docs/PROCEDURE.md §2.8, §2.9): each plan version is written to SAGA.md, reviewed first when
  * quality-locked, and put to the user, who approves, rejects, or asks for a revision (and may correct an
  * autonomous decision by its number, a learning for the repo's next sagas).
  */

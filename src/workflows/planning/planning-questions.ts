@@ -1,5 +1,5 @@
 /**
- * Closing ambiguity (Saga procedure step 3): rounds of planner questions until it has none left. In
+ * Closing ambiguity (docs/PROCEDURE.md §2.4): rounds of planner questions until it has none left. In
  * autonomous mode the planner decides what it can from conventions, principles and prior decisions; what
  * it is not confident of is asked back, and the decisions are remembered for the repo's next sagas.
  */

@@ -75,7 +75,7 @@ export class PlanningSession {
     this.autonomous = ctx.flags.autonomous;
   }
 
-  /** Step 2: what the target repo is and which of its commands run (in the scratch worktree). */
+  /** Discovery (docs/PROCEDURE.md §2.2): what the target repo is and which of its commands run (in the scratch worktree). */
   async discover(): Promise<void> {
     const { ctx } = this;
     setCurrentDetails('Discovering the environment of the target repo');

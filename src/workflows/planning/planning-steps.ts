@@ -1,7 +1,7 @@
 /**
  * Planning steps kept out of the planning workflow's loop: the planner's intake restatement (recorded, and
- * shown with the first question); the saga's exit criteria written by their own planner step (procedure step 4)
- * before the decomposition (step 5), which must keep them; memory-versus-codebase conflicts in autonomous
+ * shown with the first question); the saga's exit criteria written by their own planner step (docs/PROCEDURE.md §2.5)
+ * before the decomposition (§2.6), which must keep them; memory-versus-codebase conflicts in autonomous
  * decisions resolved newer-wins.
  */
 import { plannerRestatement } from '../../domain/request/intake';
@@ -52,7 +52,7 @@ const CRITERIA_FROM_PLAN =
   'criteria are taken from its plan, as before.';
 
 /**
- * Step 4, then step 5: the exit criteria from the planner's `criteria` stage, then the milestones and tasks
+ * docs/PROCEDURE.md §2.5, then §2.6: the exit criteria from the planner's `criteria` stage, then the milestones and tasks
  * from its `plan` stage, told the criteria and held to them. Null when the user aborted or the budget stopped.
  */
 export async function draftPlan(

@@ -1,5 +1,5 @@
 /**
- * Phase 1 (Saga procedure steps 2-6): discovery, closing ambiguity with the planner, exit criteria and
+ * Planning (docs/PROCEDURE.md §2.1-§2.9): discovery, closing ambiguity with the planner, exit criteria and
  * decomposition, the spec tree on disk, and the approval gate. Intake (name confirmation) happens in the
  * saga workflow before this phase, so nothing is created on disk before the user confirms. The phase's
  * state lives in a PlanningSession.

@@ -1,5 +1,5 @@
 /**
- * Phase 3, acceptance: the user accepts, or reports issues that become a new milestone of tasks for a
+ * Acceptance (docs/PROCEDURE.md §6): the user accepts, or reports issues that become a new milestone of tasks for a
  * focused implementation round. The final acceptance always belongs to the user, in every mode.
  * Each issue comes with the check that shows it fixed (`ISSUE :: check: COMMAND`); for an issue without one
  * the user is asked for one, or says `none` (review only), so a fix is never judged by checks that already

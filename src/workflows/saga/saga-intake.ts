@@ -1,5 +1,5 @@
 /**
- * Intake and planning (Saga procedure steps 1-6) as the saga runs them: the name is confirmed before
+ * Intake and planning (docs/PROCEDURE.md §1, §2) as the saga runs them: the name is confirmed before
  * anything is created on disk, then the run settings and execution modes are fixed, the saga directory is
  * made, and the planning phase runs as a child. Returns the approved plan with its context (null when
  * the user cancelled or did not approve) and what the planner runs spent.

@@ -1,6 +1,6 @@
 /**
  * The saga: one workflow per feature (`saga-<name>`), the single address for every user interaction. It
- * runs the Saga procedure: intake and planning (a child), then rounds of implementation and validation
+ * runs docs/PROCEDURE.md: intake and planning (a child), then rounds of implementation and validation
  * (children) and acceptance (which only asks the user, so the saga asks itself), a round again for each set
  * of reported issues. Its state, and the status `saga status` and the Web UI show, live in a SagaRun.
  */

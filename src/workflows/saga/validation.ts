@@ -1,5 +1,5 @@
 /**
- * Phase 3: every saga exit criterion runs on a fresh checkout of the integration branch; the completion
+ * Final validation (docs/PROCEDURE.md §5): every saga exit criterion runs on a fresh checkout of the integration branch; the completion
  * report says how each was validated. A criterion whose command cannot run is "not checkable", never passed.
  */
 import { isNotRunnable } from '../../domain/fleet/unrunnable-checks';

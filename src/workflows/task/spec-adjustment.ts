@@ -1,5 +1,5 @@
 /**
- * A blocked task's spec, adjusted (Saga procedure Phase 2, "Worker blocked": re-delegate with retained
+ * A blocked task's spec, adjusted (docs/PROCEDURE.md §3.10 and §3.12: re-delegate with retained
  * context, or adjust the task spec; escalate when the blocker is not resolvable from the spec). Before the
  * delegation that follows a re-delegation that stayed blocked, the planner revises the task's spec from the
  * blocker in the task's fresh worktree (it sees the work so far), through its `revise` step (the same step

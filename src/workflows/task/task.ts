@@ -1,5 +1,5 @@
 /**
- * One worker task (Saga procedure Phase 2, steps 2-4): its own worktree and branch, the agent in a
+ * One worker task (docs/PROCEDURE.md §3.3-§3.9): its own worktree and branch, the agent in a
  * fix→validate loop (attempt → checks), the quality-locked review, a durable handoff (a commit on the task
  * branch), and only then the worktree's removal. A task that stays blocked goes back to the fleet, which
  * re-delegates it, adjusts its spec or asks the user (implementation.ts).

@@ -1,5 +1,5 @@
 /**
- * `saga start --repo R` with an empty goal (the Saga procedure's auto-pickup), through bin/saga against the
+ * `saga start --repo R` with an empty goal (docs/PROCEDURE.md §7.1), through bin/saga against the
  * real server: the one unfinished saga of R is continued, saying so; several are asked about at a terminal
  * and listed in a script; none is the missing-goal error; options that only shape a new saga are refused.
  */

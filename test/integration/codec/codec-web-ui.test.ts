@@ -1,5 +1,5 @@
 /**
- * Issue 29 item 3, the Web UI side: a dev server WITH its UI and `--ui-codec-endpoint` pointing at a real
+ * The payload codec, the Web UI side: a dev server WITH its UI and `--ui-codec-endpoint` pointing at a real
  * `bin/saga codec serve`, a saga started with SAGA_CODEC_KEY set, and headless Chromium (playwright-core)
  * on the saga's page: the decoded input (the goal) is shown. With the codec endpoint unreachable the same
  * page says the codec server could not be reached and shows no goal, only the ciphertext the server stores.

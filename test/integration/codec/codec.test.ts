@@ -1,5 +1,5 @@
 /**
- * Issue 29 item 3: on a shared server, histories must not show the saga's payloads. A whole saga runs with
+ * On a shared server, histories must not show the saga's payloads. A whole saga runs with
  * SAGA_CODEC_KEY set (workers from the environment, a client with the codec): every payload of every history
  * of the saga, read with a client that has no codec, is `binary/encrypted` and none holds the goal or the
  * saga's name; with the codec the status reads as usual, through the library and through bin/saga (whose

@@ -1,5 +1,5 @@
 /**
- * Issue 33 end to end, on the real server with the demo agent and bin/saga: with the store threshold set
+ * No payload cliff at any saga size, end to end, on the real server with the demo agent and bin/saga: with the store threshold set
  * low, the saga's large payloads (its plan, its carried state) travel as references to the payload store,
  * and the saga runs through both milestones of the greeting plan (2.1 depends on 1.1, of a milestone whose
  * task states have left the carried state); every integrated milestone's task states are in their record

@@ -1,5 +1,5 @@
 /**
- * Replays the newest kept histories of Phase 1 (the saga's first run: intake, then the planning workflow with
+ * Replays the newest kept histories of planning (the saga's first run: intake, then the planning workflow with
  * discovery, two question rounds, a revise and approval, then continue-as-new at the phase boundary) on the
  * current workflow code, offline, and checks they are the run they claim to be. A change that breaks replay
  * fails here and in replay.test.ts, which replays every kept version (README: Versioning).
@@ -29,7 +29,7 @@ describe('replay of the recorded planning phase', () => {
   const saga = loadHistory(latestHistoryFile('sagaWorkflow'));
   const planning = loadHistory(latestHistoryFile('planningWorkflow'));
 
-  test('the fixtures are the Phase 1 run they claim to be', () => {
+  test('the fixtures are the planning run they claim to be', () => {
     expect(workflowType(saga)).toBe('sagaWorkflow');
     expect(workflowType(planning)).toBe('planningWorkflow');
     // Planner: three question rounds (the last one empty), the exit criteria, one plan, one revise;

@@ -1,5 +1,5 @@
 /**
- * The AES-256-GCM payload codec (issue 29) and its keys from the environment: round trip, the wire format of
+ * The AES-256-GCM payload codec and its keys from the environment: round trip, the wire format of
  * Temporal's encryption sample, unencrypted payloads passing through, wrong keys and altered ciphertext
  * refused with errors that name the key id and what to set, rotation, and bad settings named.
  */

@@ -1,5 +1,5 @@
 /**
- * The payload store (issue 33: no payload cliff at any saga size): payloads over the threshold go to a
+ * The payload store (no payload cliff at any saga size): payloads over the threshold go to a
  * content-addressed file and travel as a small reference; smaller ones pass untouched; a store another
  * process cannot read, or an altered file, is refused naming what to set; with a key the store holds only
  * ciphertext; bad settings are named.

@@ -1,5 +1,5 @@
 /**
- * Issue 20 item 3 and 5: agents, checks, worktree setup and discovery commands run with an allow-listed
+ * Agents, checks, worktree setup and discovery commands run with an allow-listed
  * environment (never the worker's Temporal, Slack or webhook secrets); profile `env` values may be `${VAR}`
  * references resolved when the agent runs; saga.config.yaml refuses entries that would hand a worker secret
  * to an agent, and loadRunSettings keeps secret-looking literals out of what it returns (workflow history).

@@ -1,5 +1,5 @@
 /**
- * Issue 30, item 12: a profile of the user's own (`command:` without `output:`) whose CLI prints Claude
+ * A profile of the user's own (`command:` without `output:`) whose CLI prints Claude
  * Code's JSON envelope (a wrapper around `claude -p --output-format json`) is read as Claude's output: a
  * quality-locked reviewer's findings inside the envelope's `result` count, instead of reading as zero and
  * passing the plan unreviewed, and the envelope's session is kept.

@@ -1,5 +1,5 @@
 /**
- * Issue 20, item 6: git never hangs an activity and never looks like a dead worker. A command that runs past
+ * Git never hangs an activity and never looks like a dead worker. A command that runs past
  * its timeout is killed with everything it started (here a child of a slow `git status`), with an error
  * naming the timeout; a slow git command heartbeats, so a heartbeat timeout shorter than the work does not
  * start a second attempt beside it; quick activities' start-to-close leaves room for git's own timeout.

@@ -1,5 +1,5 @@
 /**
- * Issue 20 (items 1, 2, 7, 9): the handoff commits only on the task branch, never a `worktree.copy` file nor
+ * The handoff (docs/PROCEDURE.md §3.8) commits only on the task branch, never a `worktree.copy` file nor
  * more than the configured limits, runs the user's commit hooks, keeps activity results small; plans refuse
  * long slugs and a task that changed files outside its `owns` gets a warning. Real git repos, real agent
  * processes and a real Temporal server for the task workflow runs.

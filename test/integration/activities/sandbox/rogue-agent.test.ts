@@ -1,5 +1,5 @@
 /**
- * Issue 29: an agent that tries every escape, in a real saga (real Temporal server, real repo, real
+ * An agent that tries every escape, in a real saga (real Temporal server, real repo, real
  * processes), confined by the sandbox: it reads other processes' environment, plants hooks, fsmonitor and
  * config in the shared git dir, writes the saga home, the user's checkout and a sibling worktree, starts a
  * setsid helper meant to outlive it, and reaches for the Temporal server to accept its own saga. Every

@@ -1,5 +1,5 @@
 /**
- * Issue 20 item 5: an agent profile's secrets never enter workflow history. A real saga runs with a profile
+ * An agent profile's secrets never enter workflow history. A real saga runs with a profile
  * whose `env` holds a `${MY_API_KEY}` reference (the value lives only in the worker's environment) and a
  * secret-looking literal in saga.config.yaml; the agent gets both values, and the raw histories of every
  * workflow of the saga (saga, phases, task) contain neither.

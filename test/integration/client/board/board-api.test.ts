@@ -1,5 +1,5 @@
 /**
- * The saga board's API (issue 32, README "The saga board") over real HTTP against the real Temporal server and a
+ * The saga board's API (README "The saga board") over real HTTP against the real Temporal server and a
  * real saga: the list and live events show what it waits for; answers are refused without the token, with a
  * wrong choice (the Update's own error) or from another site, and change nothing; a good answer moves the
  * saga on; ten open pages cost Temporal no more queries than one; agent-written text stays a JSON string.

@@ -1,5 +1,5 @@
 /**
- * The saga board end to end, as a user runs it (issue 32): a saga started through `bin/saga start`, the board
+ * The saga board end to end, as a user runs it: a saga started through `bin/saga start`, the board
  * from `bin/saga board`, both on the real Temporal server with a real worker and the demo agent, the page in
  * real Chromium. The confirm-name and planner questions appear as cards; clicking the recommended option
  * moves the saga on (seen on the page and in `saga status`); a wrong answer and an answer without the token

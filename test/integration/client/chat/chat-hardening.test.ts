@@ -1,5 +1,5 @@
 /**
- * Hardening of the chat bridge (issue 20, item 8) over real HTTP against the real Temporal server: webhook
+ * Hardening of the chat bridge over real HTTP against the real Temporal server: webhook
  * callers are identified by their own key and may answer only as themselves; notifications are signed with
  * SAGA_NOTIFY_SECRET, which must differ from every answer secret; a replayed request is refused; reminders
  * back off and stop after SAGA_REMIND_MAX; the HTTP server drops slow requests and caps its connections.

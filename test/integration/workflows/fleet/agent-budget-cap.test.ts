@@ -1,5 +1,5 @@
 /**
- * The saga's remaining budget reaches the real Claude Code CLI as `--max-budget-usd` (issue 16): with a cap
+ * The saga's remaining budget reaches the real Claude Code CLI as `--max-budget-usd` (docs/PROCEDURE.md §3.14): with a cap
  * below what one model call costs, the CLI stops itself at its cap and saga reads that as a budget stop;
  * with room left, the same preset run edits as usual. The Anthropic stand-in prices nothing: the CLI prices
  * the stand-in's reported tokens itself.

@@ -1,5 +1,5 @@
 /**
- * An implementer's blocked report (templates/implementer.md, seed 003 P2.4), against the real server with
+ * An implementer's blocked report (templates/implementer.md, docs/PROCEDURE.md §3.9), against the real server with
  * the demo agent: `{"status":"blocked","reason":"SPEC GAP: ..."}` with work that fails the task's check
  * ends the task after one paid run, blocked with the agent's reason, and goes straight to the user as a
  * question naming the spec gap; the answer reaches the re-delegated agent's notes and is recorded as a

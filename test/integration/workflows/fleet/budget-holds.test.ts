@@ -1,5 +1,5 @@
 /**
- * Budgets that hold (issue 16 item 4), against a real server, real git and the demo agent: the saga budget
+ * Budgets that hold (docs/PROCEDURE.md §3.14), against a real server, real git and the demo agent: the saga budget
  * gates every agent run (a running task's next attempt too), running agents finish their run or, with
  * `budget.on_exhausted: stop`, are stopped with their work committed; the saga waits with the `budget`
  * interaction (raise with a checked amount, or stop); the 80 % warning goes out once.

@@ -1,5 +1,5 @@
 /**
- * Issue 30, item 11: a milestone's integration worktree is set up (`worktree.setup`) after its task branches
+ * A milestone's integration worktree is set up (`worktree.setup`) after its task branches
  * are merged, so a dependency a task added is installed for the milestone's checks. The repo's "installer"
  * (`node install.js`, confined like every set-up command) installs what `deps.txt` lists into node_modules;
  * the task adds `leftpad` to deps.txt and code that needs it (installing it in its own worktree, as an

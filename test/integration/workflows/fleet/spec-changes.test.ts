@@ -1,5 +1,5 @@
 /**
- * Spec changes stick (seed: the spec is updated, the deviation recorded, workers always get the current
+ * Spec changes stick (docs/PROCEDURE.md §3.12: the spec is updated, the deviation recorded, workers always get the current
  * spec): a spec gap's clarification and an `edit` answer reach the task's spec file and the prompt of every
  * later attempt, re-delegations included; the edit is a deviation in the log and in decisions.md.
  * Real server, real git, the demo agent.

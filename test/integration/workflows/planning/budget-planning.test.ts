@@ -1,5 +1,5 @@
 /**
- * The saga budget during planning and the plan's cost estimate (issue 16 item 4), against a real server, real
+ * The saga budget during planning and the plan's cost estimate (docs/PROCEDURE.md §3.14), against a real server, real
  * git and the demo agent (its planner runs report a cost): a planner run that would start over the saga
  * budget asks the same `budget` question (raise / stop); planner spend counts in the saga's total (and in the
  * fleet's budget); each finished saga writes its cost record, and a later plan's approval shows the estimate

@@ -1,6 +1,6 @@
 /**
- * Issue 21, the planning side of the procedure, against the real server with the demo agent as the planner:
- * the intake restatement and unknowns in the name confirmation (seed 003 P1.1); seed 001's memory (a user's
+ * The planning side of docs/PROCEDURE.md, against the real server with the demo agent as the planner:
+ * the intake restatement and unknowns in the name confirmation (§1.3); autonomous mode's memory (§9.6: a user's
  * correction of an autonomous decision stored as `[LRN:correction]`, shown with its citation to the next
  * saga's planner in the same repo); and the degrade to interactive elicitation when every substantive
  * decision needs asking.

@@ -1,5 +1,5 @@
 /**
- * Issue 20, item 4: planning never touches the user's checkout. Discovery's commands (an `npm test` that
+ * Planning never touches the user's checkout. Discovery's commands (an `npm test` that
  * writes a marker) and the planner (an agent that writes a file in its working directory) run in a scratch
  * worktree of the base commit; the worktree is removed when planning ends and the main checkout's HEAD and
  * `git status` are the same as before. An `npx X` whose X is not installed is not run.
@@ -126,7 +126,7 @@ describe('planning runs in a scratch worktree, never in the user checkout', () =
 });
 
 /**
- * Issue 30, item 11: the repo's installed node_modules (git-ignored) is lent to the scratch worktree as a
+ * The repo's installed node_modules (git-ignored) is lent to the scratch worktree as a
  * copy of its own: a discovery `npm test` that writes into node_modules (a cache, as vite or babel do)
  * passes there, in every sandbox mode, and the user's node_modules is left as it was.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 30, item 8: seed 001's learning, against the real server with the demo agent as planner and worker:
+ * Autonomous mode's learning (docs/PROCEDURE.md §9.5, §9.6), against the real server with the demo agent as planner and worker:
  * a memory-versus-codebase conflict in an autonomous decision is resolved newer-wins with both sources logged,
  * and a correction of an autonomous decision reported at acceptance is stored as a `[LRN:correction]`.
  */

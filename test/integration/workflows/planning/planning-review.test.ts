@@ -1,5 +1,5 @@
 /**
- * Issue 30, item 9: the plan's approval checkpoint under --quality-locked as seed 001 has it, against the real
+ * The plan's approval checkpoint under --quality-locked (docs/PROCEDURE.md §2.8), against the real
  * server with the demo agent as planner and reviewer: [A] Review / [S] Skip review / [R] Revise / [N] New
  * session; an escalated review is honoured at the approval; MILESTONE.md and the task specs carry the
  * rationale block of --autonomous, as SAGA.md does.

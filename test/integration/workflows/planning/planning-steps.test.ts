@@ -1,5 +1,5 @@
 /**
- * Issue 30, item 10: the planning steps of the Saga seed in their order, against the real server with the
+ * The planning steps of docs/PROCEDURE.md §2 in their order, against the real server with the
  * demo agent as the planner: the planner's restatement of the request shown with its first question and
  * recorded; the exit criteria written by their own planner step before the decomposition, which keeps them;
  * a question without a recommended option refused and asked again.
@@ -17,7 +17,7 @@ import { runContext, startModesSaga } from '../../../harness/modes-helpers';
 
 const AGREED = [{ id: 'E1', text: 'greet() greets by name', check: 'node --test test/greet.test.js' }];
 
-describe('planning steps in the seed order', () => {
+describe('planning steps in the order of docs/PROCEDURE.md §2', () => {
   let env: SagaTestEnv;
   beforeAll(async () => {
     env = await createInProcessSagaEnv('planning-steps');

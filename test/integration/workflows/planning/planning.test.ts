@@ -1,5 +1,5 @@
 /**
- * Phase 1 end to end against the real server, real git and the demo agent as the planner (a real process
+ * Planning (docs/PROCEDURE.md §2) end to end against the real server, real git and the demo agent as the planner (a real process
  * answering from the repo's `.saga/demo-script.json`): intake, discovery, question rounds in batches,
  * decomposition, a revise, approval, and every bad input refused without moving the saga.
  */
@@ -64,7 +64,7 @@ function revisedPlan(): Record<string, unknown> {
 
 const pendingIds = (s: SagaStatus) => s.pending.map((p) => p.id).sort();
 
-describe('planning phase (Phase 1 as a workflow)', () => {
+describe('planning phase (docs/PROCEDURE.md §2 as a workflow)', () => {
   let env: SagaTestEnv;
   beforeAll(async () => {
     env = await createSagaTestEnv('planning');

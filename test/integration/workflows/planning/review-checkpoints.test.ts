@@ -1,5 +1,5 @@
 /**
- * A task's quality-locked review checkpoints stop for the user's judgement (seed: cap-reached and stuck
+ * A task's quality-locked review checkpoints stop for the user's judgement (docs/PROCEDURE.md §8.3: cap-reached and stuck
  * checkpoints wait; Abort aborts, Escalate escalates): after [A] Abort or [E] Escalate no other agent run
  * of the task starts on its own (no re-delegation, no new review rounds). Real server, the demo agent.
  */

@@ -1,5 +1,5 @@
 /**
- * Acceptance fixes are validated (issue 21, seed 003 Phase 3 step 3), against the real server with the demo
+ * Acceptance fixes are validated (docs/PROCEDURE.md §6.2, §6.3), against the real server with the demo
  * agent: an issue reported with its check becomes a task whose check runs (a first no-op attempt fails it,
  * the fix passes it); an issue reported without one is asked for one, and answered `none` (review only); its
  * no-op agent ends blocked "made no changes" after one re-delegation and is escalated, never integrated.

@@ -1,6 +1,6 @@
 /**
  * The auto-pick notice (--autonomous --quality-locked pick [A] Review at a normal approval checkpoint),
- * through bin/saga against the real server: `saga start --wait` prints it as the Saga procedure renders it
+ * through bin/saga against the real server: `saga start --wait` prints it as docs/PROCEDURE.md §9.9 has it
  * (Reason / Logged to / Override) in place of the checkpoint's prompt, `saga status` shows it, and
  * PROGRESS.md's log keeps it.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 21, "honest projections": the markdown tree follows the saga after planning (SAGA.md, MILESTONE.md
+ * Honest projections (docs/PROCEDURE.md §11.2): the markdown tree follows the saga after planning (SAGA.md, MILESTONE.md
  * and task specs re-rendered from its status, the acceptance milestone gets its folder, PROGRESS.md keeps
  * the whole log newest first with decisions, deviations and integration notes); a failed saga tells chat
  * why; `saga status` shows the --config file. Real server, real git, the demo agent, a local HTTP receiver.

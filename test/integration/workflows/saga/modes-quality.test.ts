@@ -1,5 +1,5 @@
 /**
- * Quality-locked reviews inside the workflows (issue 8, the execution modes), against the real server with scripted
+ * Quality-locked reviews inside the workflows (the execution modes, docs/PROCEDURE.md §8), against the real server with scripted
  * planner and reviewer runs of the demo agent: REVISE loops back to the author with the findings, the
  * history goes to manifest.md, CAP_REACHED and ESCALATE wait for the user with their option sets, and with
  * --autonomous as well the [A] Review checkpoint is auto-picked while exceptions and acceptance still wait.

@@ -1,5 +1,5 @@
 /**
- * Modes at the start of a saga (issue 8, the flags contract and the execution modes), against the real server with the demo agent:
+ * Modes at the start of a saga (the flags contract and the execution modes, docs/PROCEDURE.md §10), against the real server with the demo agent:
  * flags parsed, persisted to manifest.md before any artifact and restored from history; the loud refusal
  * of `--subagents` by a profile that sets `subagent_dispatch: false`, and `--parallel` running its lanes; autonomous planning (decisions, [D] default, rationale block, counts);
  * and, with both modes on, the auto-pick logged before a review that then fails.
@@ -26,7 +26,7 @@ import {
 } from '../../../harness/saga-env';
 import { manifestFlagsOf, oneTaskPlan, runContext, startModesSaga } from '../../../harness/modes-helpers';
 
-/** The seed 001 rationale block of SAGA.md, split into its parts. */
+/** The rationale block of SAGA.md (docs/PROCEDURE.md §9.4), split into its parts. */
 function rationaleBlock(sagaDir: string) {
   const md = readFileSync(path.join(sagaDir, 'SAGA.md'), 'utf8');
   const start = md.indexOf('## Recommendation Rationale');

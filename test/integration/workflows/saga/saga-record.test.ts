@@ -1,5 +1,5 @@
 /**
- * The Saga seed's record of a saga, end to end (issue 30, items 4, 5, 7): REPORT.md summarises each exit
+ * The record of a saga (docs/PROCEDURE.md §5.3, §11), end to end: REPORT.md summarises each exit
  * criterion's evidence and gives steps that can be followed as written; PROGRESS.md keeps every worker's ids
  * after its task ended and its log in time order; `saga continue` reconciles the record with git and the
  * evidence and the saga keeps what it found, so PROGRESS.md and `saga status` show it.

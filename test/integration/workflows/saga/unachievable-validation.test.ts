@@ -1,5 +1,5 @@
 /**
- * Issue 30, item 6: seed 003's "Unachievable validation", against the real server, real git and the demo
+ * Unachievable validation (docs/PROCEDURE.md §5.2), against the real server, real git and the demo
  * agent: an exit criterion whose check cannot run is noted (PROGRESS.md's Decisions & Deviations,
  * decisions.md), escalated to the user, and the spec (SAGA.md, `saga status`) carries the finding and the
  * user's decision; a replaced check is run before acceptance.

@@ -1,5 +1,5 @@
 /**
- * A worker SIGKILLed while the real Claude Code CLI works on a task (issue 16): the retried attempt, on a
+ * A worker SIGKILLed while the real Claude Code CLI works on a task: the retried attempt, on a
  * new worker for the same host, resumes the interrupted session in the same worktree — its argv names the
  * session the killed try had started, and the stand-in receives that run's earlier turns — and the task
  * passes without its agent starting over.

@@ -1,5 +1,5 @@
 /**
- * Agent sessions across attempts (issue 16), with the real Claude Code and Codex CLIs against their scripted
+ * Agent sessions across attempts (docs/PROCEDURE.md §3.5), with the real Claude Code and Codex CLIs against their scripted
  * stand-ins: a task whose check fails once gets a fix attempt that RESUMES the agent's session (the
  * stand-in receives the first attempt's turns), and with `resume: false` the fix attempt starts cold, said
  * so in the task's status. A session the CLI does not know is run fresh in the same attempt, logged. While

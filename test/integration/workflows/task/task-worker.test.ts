@@ -1,5 +1,5 @@
 /**
- * One worker task (issue #5) as a child workflow against the real server: real git repos, the demo agent
+ * One worker task (docs/PROCEDURE.md §3.3-§3.9) as a child workflow against the real server: real git repos, the demo agent
  * as a real process, real checks. Each test starts `taskWorkflow` directly with a saga context whose
  * saga workflow does not exist (progress signals are best effort).
  */

@@ -1,5 +1,5 @@
 /**
- * The codec's key stays the worker's (issue 29): never in an agent's or a check's environment, and the key
+ * The codec's key stays the worker's: never in an agent's or a check's environment, and the key
  * file SAGA_CODEC_KEY_FILE names is absent inside the sandbox (real bubblewrap), even to a process that
  * knows its path.
  */

@@ -1,5 +1,5 @@
 /**
- * The sandbox around agents, checks and set-up commands (issue 29), with real bubblewrap and real
+ * The sandbox around agents, checks and set-up commands, with real bubblewrap and real
  * processes in a real git worktree: what a confined process can see, write and reach, and that nothing it
  * starts outlives its run.
  */

@@ -1,5 +1,5 @@
 /**
- * The saga board's page (issue 32) in real Chromium (Debian's `chromium`, driven by playwright-core)
+ * The saga board's page in real Chromium (Debian's `chromium`, driven by playwright-core)
  * against a stub of the board server (test/harness/board-stub.ts; the real server's end-to-end test is
  * separate): the sagas list with its waiting badge, the confirm-name card with the recommended option,
  * an answer POSTed with the Bearer token, a refusal's text on the card, agent text shown as text, a task

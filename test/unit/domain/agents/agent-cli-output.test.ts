@@ -242,7 +242,7 @@ describe('diagnosis', () => {
   });
 });
 
-describe("a plain-text profile printing Claude's JSON (issue 30, item 12)", () => {
+describe("a plain-text profile printing Claude's JSON", () => {
   const asText = (transcript: string) =>
     readAgentOutcome({ profile: 'mine', format: 'text', transcript, exitCode: 0 });
 

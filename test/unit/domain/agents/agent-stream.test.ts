@@ -1,5 +1,5 @@
 /**
- * The incremental reader of an agent CLI's JSON stream (the live view and crash resume, issue 16), fed the
+ * The incremental reader of an agent CLI's JSON stream (the live view and crash resume), fed the
  * captured real runs of test/fixtures/agent-cli/ one line at a time: the session id is known from the line
  * that names it, tokens and cost grow while the run goes on, and at the end they agree with the reader of
  * the whole transcript.

@@ -1,4 +1,4 @@
-/** Issue 30 items 6 and 8-10, the pure side: planner answers, intake, checkpoints, learning, unachievable checks. */
+/** The planning steps of docs/PROCEDURE.md §2, §5.2 and §9, the pure side: planner answers, intake, checkpoints, learning, unachievable checks. */
 import {
   confirmNamePrompt,
   plannerRestatement,
@@ -108,7 +108,7 @@ describe('intake restatement', () => {
 });
 
 describe('plan approval checkpoint (quality-locked)', () => {
-  test("seed 001's four options; [R] and [N] only where the author can", () => {
+  test("the checkpoint's four options; [R] and [N] only where the author can", () => {
     expect(checkpointOptions({ revise: true, newSession: true })).toEqual([
       '[A] Review',
       '[S] Skip review',
@@ -156,7 +156,7 @@ describe('plan approval checkpoint (quality-locked)', () => {
   });
 });
 
-describe('learning (seed 001)', () => {
+describe('learning (autonomous mode)', () => {
   const conflict = {
     memory: { choice: 'ESM', citation: 'memory: a/decisions.md' },
     codebase: { choice: 'CJS', citation: 'codebase: package.json', path: 'package.json' },
@@ -193,7 +193,7 @@ describe('learning (seed 001)', () => {
   });
 });
 
-describe('unachievable validation (seed 003)', () => {
+describe('unachievable validation', () => {
   const criteria = [
     { id: 'E1', text: 'works', check: 'npm test' },
     { id: 'E2', text: 'kiosk', check: 'kiosk-tool' },

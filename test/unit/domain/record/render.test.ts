@@ -99,7 +99,7 @@ const environment: Environment = {
 };
 
 describe('SAGA.md', () => {
-  test('has the Saga seed sections, environment, exit criteria and a linked milestone index', () => {
+  test('has the problem, environment, exit criteria and a linked milestone index', () => {
     const plan = loadPlan();
     const md = renderSagaMd({
       name: 'add-greeting',
@@ -134,7 +134,7 @@ describe('SAGA.md', () => {
     expect(md).not.toContain('Recommendation Rationale');
   });
 
-  test('carries the seed 001 rationale block when the plan has one', () => {
+  test('carries the autonomous rationale block when the plan has one', () => {
     const plan = {
       ...loadPlan(),
       rationale: ['**Module format:** CommonJS — codebase pattern: src/*.js use require'],
@@ -442,7 +442,7 @@ describe('manifest.md', () => {
 });
 
 describe('decision entries', () => {
-  test('seed 001 format, in UTC', () => {
+  test('heading, then lines, timestamped in UTC', () => {
     expect(
       renderDecisionEntry({
         at: '2026-05-15T16:23:18+02:00',

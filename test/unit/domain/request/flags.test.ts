@@ -110,7 +110,7 @@ describe('resolveParallel', () => {
 });
 
 describe('announceModes', () => {
-  it('renders the seed example', () => {
+  it('renders the announcement of both modes', () => {
     const parsed = parseFlags('--autonomous --quality-locked Ship dark mode for the dashboard', {});
     expect(announceModes(parsed)).toBe(
       'Sage → build workflow.\nModes: --quality-locked, --autonomous\nGoal: Ship dark mode for the dashboard',

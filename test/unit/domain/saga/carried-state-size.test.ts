@@ -1,5 +1,5 @@
 /**
- * Compact carried state (issue 33): an integrated milestone's task states leave the carried state for their
+ * Compact carried state (no payload grows with the saga): an integrated milestone's task states leave the carried state for their
  * record file, so what crosses continue-as-new, results and queries stays small at any saga size. The budget
  * is measured on the state of a 10,000-task saga (200 milestones × 50 tasks) with its last milestone
  * running: every finished task as a real run leaves it (commit, evidence, files, usage, agent, times).

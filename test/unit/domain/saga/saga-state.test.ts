@@ -64,7 +64,7 @@ describe('saga state migrations', () => {
     expect(migrated.ctx.settings.handoff).toEqual({
       maxFiles: 2000,
       maxFileBytes: 5 * 1024 * 1024,
-      skipHooks: true, // hooks run only with handoff.run_hooks (issue 29)
+      skipHooks: true, // hooks run only with handoff.run_hooks
     });
     expect(migrated.ctx.settings.passEnv).toEqual([]);
     expect(migrated.ctx.settings.budget.onExhausted).toBe('finish');
