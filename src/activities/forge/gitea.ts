@@ -35,7 +35,11 @@ import type { CiState, Forge, ForgeTarget, MergeMethod, PullRequest, ReviewComme
 export interface GiteaForgeOptions {
   /** Per HTTP call; 30 s when absent. */
   timeoutMs?: number;
+  /** How long a merge waits out Gitea's background mergeability check; 20 s when absent. */
+  mergeWaitMs?: number;
 }
+
+const DEFAULT_MERGE_WAIT_MS = 20_000;
 
 const enc = encodeURIComponent;
 /** Merge refusals Gitea answers with a reason (not allowed, WIP, conflict, head out of date, ...). */
@@ -48,7 +52,8 @@ export function giteaForge(
   options: GiteaForgeOptions = {},
 ): Forge {
   if (target.kind !== 'gitea') throw new Error(`giteaForge was given a '${target.kind}' forge target`);
-  return new GiteaForge(target, new GiteaClient(target, env, options.timeoutMs ?? DEFAULT_FORGE_TIMEOUT_MS));
+  const client = new GiteaClient(target, env, options.timeoutMs ?? DEFAULT_FORGE_TIMEOUT_MS);
+  return new GiteaForge(target, client, options.mergeWaitMs ?? DEFAULT_MERGE_WAIT_MS);
 }
 
 class GiteaForge implements Forge {
@@ -57,6 +62,7 @@ class GiteaForge implements Forge {
   constructor(
     readonly target: ForgeTarget,
     private readonly client: GiteaClient,
+    private readonly mergeWaitMs: number,
   ) {
     this.repo = client.repoPath();
   }
@@ -221,24 +227,35 @@ class GiteaForge implements Forge {
     });
   }
 
+  /**
+   * Gitea checks a pull's mergeability in the background after a push or an edit and answers "Please try
+   * again later" meanwhile: that answer is waited out (a few seconds), any other refusal is the answer.
+   */
   async merge(
     number: number,
     method: MergeMethod,
     expectedHeadSha: string,
   ): Promise<{ merged: boolean; message: string }> {
-    const answer = await this.client.request({
-      call: 'merge pull request',
-      method: 'POST',
-      path: `${this.repo}/pulls/${number}/merge`,
-      // The branch stays: in a stack, the next pull's base is this pull's head.
-      body: { do: method, head_commit_id: expectedHeadSha, delete_branch_after_merge: false },
-      schema: z.unknown(),
-      acceptStatuses: MERGE_REFUSALS,
-    });
-    if (answer.kind === 'refused') {
-      return { merged: false, message: `HTTP ${answer.status}: ${answer.message}` };
+    const started = Date.now();
+    for (;;) {
+      const answer = await this.client.request({
+        call: 'merge pull request',
+        method: 'POST',
+        path: `${this.repo}/pulls/${number}/merge`,
+        // The branch stays: in a stack, the next pull's base is this pull's head.
+        body: { do: method, head_commit_id: expectedHeadSha, delete_branch_after_merge: false },
+        schema: z.unknown(),
+        acceptStatuses: MERGE_REFUSALS,
+      });
+      if (answer.kind !== 'refused') {
+        return { merged: true, message: `merged pull request #${number} (${method})` };
+      }
+      const checking = answer.status === 405 && /try again later/i.test(answer.message);
+      if (!checking || Date.now() - started > this.mergeWaitMs) {
+        return { merged: false, message: `HTTP ${answer.status}: ${answer.message}` };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    return { merged: true, message: `merged pull request #${number} (${method})` };
   }
 
   async whoAmI(): Promise<{ login: string; canPush: boolean }> {
