@@ -204,7 +204,10 @@ describe('the Gitea forge', () => {
     expect(config).not.toContain(token);
     expect(config).not.toMatch(/\/\/[^/\s]*@/);
     const trace = readFileSync(traceFile, 'utf8');
-    expect(trace).toMatch(/git-remote-http|run_command/); // the trace is real, and the helper ran
+    // The trace is real: git ran our helper (its text names the variable, never the value) and curl's
+    // trace shows the Authorization header redacted.
+    expect(trace).toContain('$SAGA_FORGE_TOKEN');
+    expect(trace).toMatch(/Authorization: Basic <redacted>/);
     expect(trace).not.toContain(token);
     expect(git(['log', '--all', '-p'])).not.toContain(token);
   });

@@ -2,8 +2,12 @@
  * Errors of the Gitea adapter and the push name the call, the HTTP status and the forge's message, and
  * never the token: against a real local HTTP server that echoes what it was sent (no fetch mock).
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { giteaForge } from '../../../../src/activities/forge/gitea';
 import { checkRemoteUrl, pushBranch, pushEnv } from '../../../../src/activities/forge/push';
 import type { ForgeTarget } from '../../../../src/activities/forge/port';
@@ -81,5 +85,27 @@ describe('push', () => {
     expect(env.GIT_CONFIG_VALUE_1).not.toContain(TOKEN);
     expect(env.GIT_CONFIG_VALUE_1).toContain('$SAGA_FORGE_TOKEN');
     expect(env.SAGA_FORGE_TOKEN).toBe(TOKEN);
+  });
+});
+
+describe('the push’s credential helper, run by real git', () => {
+  it('answers git with the token and lets no helper of the user’s (store) keep it', () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'saga-push-helper-'));
+    const stored = path.join(home, 'stored-credentials');
+    try {
+      writeFileSync(path.join(home, '.gitconfig'), `[credential]\n\thelper = store --file ${stored}\n`);
+      const run = (action: string, input: string) =>
+        execFileSync('git', ['credential', action], {
+          input,
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH, HOME: home, GIT_TERMINAL_PROMPT: '0', ...pushEnv(TOKEN) },
+        });
+      const filled = run('fill', 'protocol=https\nhost=gitea.test\npath=o/r.git\n\n');
+      expect(filled).toContain(`password=${TOKEN}`);
+      run('approve', filled);
+      expect(existsSync(stored)).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
