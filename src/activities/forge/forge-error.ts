@@ -20,3 +20,13 @@ export function scrubSecret(text: string, secret: string | undefined): string {
   if (!secret || secret.length < 4) return text;
   return text.split(secret).join('***');
 }
+
+/**
+ * Whether trying the call again may help: no answer (network, timeout), a server error, or a rate limit.
+ * Any other 4xx (bad token, no right, unknown pull) stays as it is until someone changes something.
+ */
+export function isRetryableForgeError(error: unknown): boolean {
+  if (!(error instanceof ForgeCallError)) return false;
+  if (error.call === 'token' || error.call === 'push') return false;
+  return error.status === null || error.status >= 500 || error.status === 429;
+}

@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { ForgeCallError, isRetryableForgeError } from '../../../../src/activities/forge/forge-error';
 import { giteaForge } from '../../../../src/activities/forge/gitea';
 import { checkRemoteUrl, pushBranch, pushEnv } from '../../../../src/activities/forge/push';
 import type { ForgeTarget } from '../../../../src/activities/forge/port';
@@ -58,7 +59,17 @@ describe('Gitea adapter errors', () => {
   it('a missing token names the variable; a call that hangs times out', async () => {
     await expect(giteaForge(target(), {}).whoAmI()).rejects.toThrow(/T_GITEA \(forge.token_env\)/);
     const forge = giteaForge(target('slow'), { T_GITEA: TOKEN }, { timeoutMs: 300 });
-    await expect(forge.findPullRequest('x')).rejects.toThrow(/no answer: timed out after 300 ms/);
+    const timedOut = await forge.findPullRequest('x').catch((e: unknown) => e);
+    expect((timedOut as Error).message).toMatch(/no answer: timed out after 300 ms/);
+    expect(isRetryableForgeError(timedOut)).toBe(true);
+  });
+
+  it('only a missing answer, a server error or a rate limit is worth retrying', () => {
+    expect(isRetryableForgeError(new ForgeCallError('get', 502, 'x'))).toBe(true);
+    expect(isRetryableForgeError(new ForgeCallError('get', 429, 'x'))).toBe(true);
+    expect(isRetryableForgeError(new ForgeCallError('get', 403, 'x'))).toBe(false);
+    expect(isRetryableForgeError(new ForgeCallError('token', null, 'x'))).toBe(false);
+    expect(isRetryableForgeError(new Error('x'))).toBe(false);
   });
 });
 
