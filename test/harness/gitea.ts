@@ -79,12 +79,12 @@ const TOKEN_SCOPES = ['write:repository', 'write:issue', 'write:user', 'read:org
 const execFileAsync = promisify(execFile);
 
 /** The binary, or an Error saying how to build it (the forge tests fail rather than skip without it). */
-export function giteaBinary(): string {
-  if (!existsSync(GITEA_BINARY))
+export function giteaBinary(binary = GITEA_BINARY): string {
+  if (!existsSync(binary))
     throw new Error(
-      `Gitea ${GITEA_VERSION} is not built (${GITEA_BINARY} is missing): run scripts/install-gitea.sh`,
+      `Gitea ${GITEA_VERSION} is not built (${binary} is missing): run scripts/install-gitea.sh`,
     );
-  return GITEA_BINARY;
+  return binary;
 }
 
 /** The child's environment: nothing of the test process's but PATH; the root override only here. */
