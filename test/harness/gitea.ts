@@ -178,6 +178,10 @@ function launch(binary: string, dir: string): ChildProcess {
     stdio: ['ignore', logFd, logFd],
   });
   closeSync(logFd);
+  // A test process that ends without stop() (a crash, a timeout) takes its Gitea with it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
   return child;
 }
 
