@@ -3,7 +3,7 @@
  * run headless on 127.0.0.1 on a free port with its own temp work dir, sqlite database and app.ini. Users:
  * `alice` (admin, owns the repo), `bob` (collaborator with write), `carol` (collaborator, read only), each
  * with an API token created through the API; the private repo `alice/demo` (branch `main`, one commit).
- * Starts in about 2 s. `stop()` kills it and removes its folder.
+ * Starts in 2-3 s on 2 cores; `stop()` (0.1 s) kills it and removes its folder.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
