@@ -17,7 +17,8 @@ fi
 
 if ! command -v go >/dev/null 2>&1; then
   echo "install-gitea.sh: Go is not installed (no 'go' on PATH), so Gitea ${GITEA_VERSION} cannot be built." >&2
-  echo "Install Go (https://go.dev/dl/, 1.24 or later) and run scripts/install-gitea.sh again," >&2
+  echo "Install Go (https://go.dev/dl/; Gitea ${GITEA_VERSION} needs the version its go.mod names, 1.26.4 for 1.27.3)" >&2
+  echo "and run scripts/install-gitea.sh again," >&2
   echo "or set SAGA_SKIP_GITEA=1 for scripts/setup.sh to skip it (the forge tests then fail)." >&2
   exit 1
 fi
