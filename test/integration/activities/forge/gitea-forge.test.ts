@@ -172,6 +172,12 @@ describe('the Gitea forge', () => {
       threadId: bob.threadId,
       path: 'a.txt',
     });
+
+    // Resolving the conversation resolves every comment of the thread, and nothing of carol's.
+    await gitea.api('alice', 'POST', `/repos/alice/demo/pulls/comments/${bob.id}/resolve`);
+    const resolved = await forge.reviewComments(pr.number);
+    expect(resolved.filter((c) => c.threadId === bob.threadId).map((c) => c.resolved)).toEqual([true, true]);
+    expect(resolved.find((c) => c.id === carol.id)?.resolved).toBe(false);
   });
 
   it('merges only a ready PR at the expected head, through the merge API', async () => {
