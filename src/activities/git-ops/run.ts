@@ -53,7 +53,15 @@ function activityTimeLeftMs(): number {
 const heartbeatEveryMs = (timeoutMs: number | undefined) =>
   Math.max(100, Math.min(GIT_HEARTBEAT_MS, Math.floor((timeoutMs ?? Infinity) / 3)));
 
-export async function execGit(cwd: string, args: string[]): Promise<GitOutput> {
+/**
+ * `extraEnv`: variables for this one command on top of the worker's minimal git environment (push.ts
+ * supplies a credential helper and its token this way, for the push alone).
+ */
+export async function execGit(
+  cwd: string,
+  args: string[],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<GitOutput> {
   const timeoutMs = Math.min(gitTimeoutMs(), activityTimeLeftMs());
   const context = asyncLocalStorage.getStore();
   const started = Date.now();
@@ -79,7 +87,7 @@ export async function execGit(cwd: string, args: string[]): Promise<GitOutput> {
     });
     const out = await runCommand('git', [...SAFE_GIT_CONFIG, ...args], {
       cwd,
-      env: { ...gitEnv(), ...drivers },
+      env: { ...gitEnv(), ...drivers, ...extraEnv },
       maxBuffer: 64 * 1024 * 1024,
       timeoutMs,
     });
@@ -136,18 +144,28 @@ async function removeStaleLock(cwd: string, stderr: string): Promise<string | nu
  * Runs git and returns its output whatever the exit code, recovering once from a stale lock file.
  * Notes about recoveries are appended to `notes` so activities can report them.
  */
-export async function runGitRaw(cwd: string, args: string[], notes?: string[]): Promise<GitOutput> {
-  const first = await execGit(cwd, args);
+export async function runGitRaw(
+  cwd: string,
+  args: string[],
+  notes?: string[],
+  extraEnv?: NodeJS.ProcessEnv,
+): Promise<GitOutput> {
+  const first = await execGit(cwd, args, extraEnv);
   if (first.code === 0) return first;
   const note = await removeStaleLock(cwd, first.stderr);
   if (!note) return first;
   notes?.push(note);
-  return execGit(cwd, args);
+  return execGit(cwd, args, extraEnv);
 }
 
 /** Runs git with an argument array and returns stdout; throws GitError (with stderr) on failure. */
-export async function runGit(cwd: string, args: string[], notes?: string[]): Promise<string> {
-  const out = await runGitRaw(cwd, args, notes);
+export async function runGit(
+  cwd: string,
+  args: string[],
+  notes?: string[],
+  extraEnv?: NodeJS.ProcessEnv,
+): Promise<string> {
+  const out = await runGitRaw(cwd, args, notes, extraEnv);
   if (out.code !== 0) throw new GitError(args, cwd, out.code, out.stderr || out.stdout);
   return out.stdout;
 }
