@@ -5,6 +5,7 @@ import {
   type PrBodyInput,
 } from '../../../../src/domain/delivery/pr-body';
 import { DeliveryConfigSchema, forgeTarget } from '../../../../src/domain/delivery/delivery-config';
+import { mergeSteps, prStack } from '../../../../src/domain/delivery/stack';
 
 const input: PrBodyInput = {
   saga: 'add-greeting',
@@ -86,5 +87,31 @@ describe('the delivery settings', () => {
       forge: { kind: 'github', repo: 'acme/app', token_env: 'ghp_abc123secret' },
     });
     expect(token.success).toBe(false);
+  });
+});
+
+describe('the PR stack', () => {
+  const saga = { name: 'add-greeting', base: 'main' };
+  test('stacks one PR per integrated milestone, or proposes the integration branch once', () => {
+    expect(prStack(saga, [1, 2], 'stacked')).toEqual([
+      { milestone: 1, head: 'saga/add-greeting/deliver-m1', base: 'main' },
+      { milestone: 2, head: 'saga/add-greeting/deliver-m2', base: 'saga/add-greeting/deliver-m1' },
+    ]);
+    expect(prStack(saga, [1, 2], 'single')).toEqual([
+      { milestone: null, head: 'saga/add-greeting/integration', base: 'main' },
+    ]);
+    expect(prStack(saga, [], 'single')).toEqual([]);
+  });
+
+  test('merges down the stack, retargeting each next PR to the base branch first', () => {
+    expect(
+      mergeSteps(
+        [
+          { number: 7, base: 'main' },
+          { number: 8, base: 'saga/add-greeting/deliver-m1' },
+        ],
+        'main',
+      ),
+    ).toEqual([{ merge: 7 }, { retarget: 8, to: 'main' }, { merge: 8 }]);
   });
 });

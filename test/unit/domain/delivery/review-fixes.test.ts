@@ -47,7 +47,8 @@ describe('review comments on a saga PR', () => {
     const text = reviewFixRequest(comment(1, { body: 'Rename it\u001b]0;pwned\u0007 please' }));
     expect(text).toContain('src/greet.ts:3 — Rename it');
     expect(text).toContain('(commit abcdef012345)');
-    expect(text).not.toMatch(/[\u001b\u0007]/);
+    expect(text).not.toContain('\u001b');
+    expect(text).not.toContain('\u0007');
     expect(fixedReply('0123456789abcdef0')).toBe("Addressed in 0123456789ab by the saga's fix task.");
   });
 });
