@@ -37,6 +37,16 @@ export function failureFingerprint(sha: string, check: ForgeCheck): string {
   return `${sha}:${check.name}:${description}`;
 }
 
+/** How long a head commit may show no check at all before the repository is taken to have no CI. */
+export const NO_CI_AFTER_MS = 10 * 60_000;
+
+/** What a look at CI means: go on waiting, act on failures, green, or a repository without CI. */
+export function ciVerdict(ci: CiState, watchedMs: number): 'wait' | 'failed' | 'green' | 'no-ci' {
+  if (ci.checks.length === 0) return watchedMs >= NO_CI_AFTER_MS ? 'no-ci' : 'wait';
+  if (ci.state === 'failure') return 'failed';
+  return ci.state === 'success' ? 'green' : 'wait';
+}
+
 /** The failing checks of `ci` not seen before (`seen`: fingerprints already sent to the fleet). */
 export function newCiFailures(ci: CiState, seen: readonly string[]): ForgeCheck[] {
   const known = new Set(seen);

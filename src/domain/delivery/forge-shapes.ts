@@ -72,8 +72,12 @@ export type ReviewComment = z.infer<typeof ReviewCommentSchema>;
 export const MERGE_METHODS = ['merge', 'squash', 'rebase'] as const;
 export type MergeMethod = (typeof MERGE_METHODS)[number];
 
-/** The overall state of a set of checks: any failure fails; any still running is pending; else success. */
+/**
+ * The overall state of a set of checks: any failure fails; any still running is pending; none at all is
+ * pending too (silence right after a push is never read as green: see `ciVerdict`); else success.
+ */
 export function combinedState(checks: readonly ForgeCheck[]): CiState['state'] {
+  if (checks.length === 0) return 'pending';
   if (checks.some((c) => c.state === 'failure')) return 'failure';
   if (checks.some((c) => c.state === 'pending')) return 'pending';
   return 'success';

@@ -1,5 +1,7 @@
 import {
   ciFixRequest,
+  ciVerdict,
+  NO_CI_AFTER_MS,
   ciPollsIn,
   failureFingerprint,
   newCiFailures,
@@ -32,6 +34,15 @@ describe('watching a PR’s CI', () => {
     );
     expect(combinedState([check('a', 'success'), check('b', 'pending')])).toBe('pending');
     expect(combinedState([check('a', 'failure'), check('b', 'pending')])).toBe('failure');
+    expect(combinedState([])).toBe('pending');
+  });
+
+  test('no check at all is waited for, then taken as a repository without CI', () => {
+    const none: CiState = { sha: 'a', state: 'pending', checks: [], etag: null };
+    expect(ciVerdict(none, 60_000)).toBe('wait');
+    expect(ciVerdict(none, NO_CI_AFTER_MS)).toBe('no-ci');
+    expect(ciVerdict({ ...none, state: 'failure', checks: [check('t', 'failure')] }, 0)).toBe('failed');
+    expect(ciVerdict({ ...none, state: 'success', checks: [check('t', 'success')] }, 0)).toBe('green');
   });
 
   test('a failure seen again (by poll or webhook) is not new; a new commit’s failure is', () => {
