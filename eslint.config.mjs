@@ -69,6 +69,7 @@ const DOMAIN_FLOORS = [
   'planning',
   'fleet',
   'record',
+  'delivery',
   'saga',
 ];
 

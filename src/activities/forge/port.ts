@@ -4,69 +4,24 @@
  * credential helper that reads the token from the environment. The token is read from the environment variable the config names at the moment of a call, sent
  * in an Authorization header only, and never appears in an error, a log, a URL or a return value.
  */
-import { z } from 'zod';
+import type {
+  CiState,
+  ForgeTarget,
+  MergeMethod,
+  PullRequest,
+  ReviewComment,
+} from '../../domain/delivery/forge-shapes';
 
-/** Which forge and which repository: `forge:` in the user's saga.config.yaml. */
-export const ForgeTargetSchema = z.object({
-  kind: z.enum(['github', 'gitea']),
-  /** The API's base: `https://api.github.com`, a GitHub Enterprise `https://HOST/api/v3`, a Gitea `https://HOST`. */
-  url: z.string().url(),
-  owner: z.string().min(1),
-  repo: z.string().min(1),
-  /** The environment variable holding the token (read by the worker, never stored). */
-  tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/),
-});
-export type ForgeTarget = z.infer<typeof ForgeTargetSchema>;
-
-export interface PullRequest {
-  number: number;
-  /** The PR's page for people. */
-  htmlUrl: string;
-  head: string;
-  base: string;
-  title: string;
-  body: string;
-  draft: boolean;
-  state: 'open' | 'closed' | 'merged';
-  headSha: string;
-}
-
-/** One check or commit status on a commit. `neutral` and `skipped` never count as failures. */
-export interface ForgeCheck {
-  name: string;
-  state: 'pending' | 'success' | 'failure' | 'neutral' | 'skipped';
-  description: string;
-  /** Where its log is (a CI page), when the forge says. */
-  targetUrl: string | null;
-  /** The tail of its log, when the forge serves logs (GitHub Actions check runs); null otherwise. */
-  logExcerpt: string | null;
-}
-
-/** The head commit's CI: failure if any check failed, pending while any runs, success when all passed. */
-export interface CiState {
-  sha: string;
-  state: 'pending' | 'success' | 'failure';
-  checks: ForgeCheck[];
-  /** For a conditional request next time (ETag), where the forge supports it. */
-  etag: string | null;
-}
-
-export interface ReviewComment {
-  id: number;
-  /** The thread it belongs to (GitHub: the review thread's node id; Gitea: the first comment's id). */
-  threadId: string;
-  author: string;
-  /** Whether the author may push to the repository (write, maintain or admin); read from the forge. */
-  authorCanWrite: boolean;
-  isBot: boolean;
-  path: string | null;
-  line: number | null;
-  body: string;
-  commitSha: string;
-  resolved: boolean;
-}
-
-export type MergeMethod = 'merge' | 'squash' | 'rebase';
+// The shapes are the domain's (zod schemas, also kept in the saga's state); the port adds the calls.
+export { ForgeTargetSchema } from '../../domain/delivery/forge-shapes';
+export type {
+  CiState,
+  ForgeCheck,
+  ForgeTarget,
+  MergeMethod,
+  PullRequest,
+  ReviewComment,
+} from '../../domain/delivery/forge-shapes';
 
 export interface Forge {
   readonly target: ForgeTarget;

@@ -72,6 +72,12 @@ export const taskBranch = (name: string, milestone: number, task: number, slug: 
   `${sagaBranchPrefix(name)}${taskKey(milestone, task)}-${slug}`;
 
 export const integrationBranch = (name: string): string => `${sagaBranchPrefix(name)}integration`;
+/**
+ * What a milestone's pull request proposes (`delivery: pr`): the integration branch as it stood once that
+ * milestone was integrated. Stacked PRs chain them: m1 on the base branch, m2 on m1, ...
+ */
+export const deliveryBranch = (name: string, milestone: number): string =>
+  `${sagaBranchPrefix(name)}deliver-m${milestone}`;
 
 /** `refs/saga-archive/<path>`: e.g. `<name>/<task key>-d<N>` for a delegation's work. */
 export const archiveRef = (path: string): string => `${ARCHIVE_REF_PREFIX}${path}`;
