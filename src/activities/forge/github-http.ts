@@ -75,74 +75,87 @@ export function forgeMessage(text: string): string {
 const scrub = (message: string, token: string | undefined): string =>
   token ? message.split(token).join('[token]') : message;
 
+interface Connection {
+  target: ForgeTarget;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+}
+
+function tokenOf(c: Connection, call: string): string {
+  const token = c.env[c.target.tokenEnv];
+  if (!token) {
+    throw new Error(`GitHub ${call}: the environment variable ${c.target.tokenEnv} (the token) is not set`);
+  }
+  return token;
+}
+
+/** One HTTP exchange: the token in the Authorization header only, a timeout, no redirects followed. */
+async function send(
+  c: Connection,
+  call: string,
+  url: string,
+  init: { method: string; body?: unknown; etag?: string | null },
+) {
+  const timeoutMs = c.timeoutMs;
+  const token = tokenOf(c, call);
+  const headers: Record<string, string> = {
+    accept: 'application/vnd.github+json',
+    authorization: `Bearer ${token}`,
+    'user-agent': 'saga-on-temporal',
+    'x-github-api-version': API_VERSION,
+  };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  if (init.etag) headers['if-none-match'] = init.etag;
+  try {
+    const response = await fetch(url, {
+      method: init.method,
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'error',
+    });
+    return { response, text: await response.text() };
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const reason =
+      (err as { name?: unknown }).name === 'TimeoutError'
+        ? `no answer within ${timeoutMs} ms`
+        : `${String(err)}${cause ? ` (${cause.code ?? cause.message ?? ''})` : ''}`;
+    throw new Error(scrub(`GitHub ${call} (${init.method} ${new URL(url).pathname}): ${reason}`, token));
+  }
+}
+
+function parse<T>(call: string, what: string, text: string, schema: z.ZodType<T>): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`GitHub ${call} (${what}): the answer is not JSON`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `GitHub ${call} (${what}): unexpected answer at ${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
+  }
+  return parsed.data;
+}
+
 export function gitHubHttp(
   target: ForgeTarget,
   env: NodeJS.ProcessEnv,
   timeoutMs = GITHUB_TIMEOUT_MS,
 ): GitHubHttp {
   const base = target.url.replace(/\/+$/, '');
-  const tokenOf = (call: string): string => {
-    const token = env[target.tokenEnv];
-    if (!token)
-      throw new Error(`GitHub ${call}: the environment variable ${target.tokenEnv} (the token) is not set`);
-    return token;
-  };
-
-  async function send(
-    call: string,
-    url: string,
-    init: { method: string; body?: unknown; etag?: string | null },
-  ) {
-    const token = tokenOf(call);
-    const headers: Record<string, string> = {
-      accept: 'application/vnd.github+json',
-      authorization: `Bearer ${token}`,
-      'user-agent': 'saga-on-temporal',
-      'x-github-api-version': API_VERSION,
-    };
-    if (init.body !== undefined) headers['content-type'] = 'application/json';
-    if (init.etag) headers['if-none-match'] = init.etag;
-    try {
-      const response = await fetch(url, {
-        method: init.method,
-        headers,
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        signal: AbortSignal.timeout(timeoutMs),
-        redirect: 'error',
-      });
-      return { response, text: await response.text() };
-    } catch (err) {
-      const reason =
-        err instanceof Error && err.name === 'TimeoutError'
-          ? `no answer within ${timeoutMs} ms`
-          : String(err);
-      throw new Error(scrub(`GitHub ${call} (${init.method} ${new URL(url).pathname}): ${reason}`, token));
-    }
-  }
-
-  function parse<T>(call: string, what: string, text: string, schema: z.ZodType<T>): T {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new Error(`GitHub ${call} (${what}): the answer is not JSON`);
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new Error(
-        `GitHub ${call} (${what}): unexpected answer at ${issue.path.join('.') || '(root)'}: ${issue.message}`,
-      );
-    }
-    return parsed.data;
-  }
+  const c: Connection = { target, env, timeoutMs };
 
   return {
     async rest<T>(req: RestRequest<T>): Promise<RestAnswer<T>> {
       const url = new URL(base + req.path);
       for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, v);
       const what = `${req.method} ${url.pathname}`;
-      const { response, text } = await send(req.call, url.toString(), req);
+      const { response, text } = await send(c, req.call, url.toString(), req);
       const etag = response.headers.get('etag');
       if (response.status === 304) return { kind: 'not-modified', etag };
       if (!response.ok) {
@@ -157,7 +170,7 @@ export function gitHubHttp(
     async graphql<T>(call: string, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>) {
       const url = graphqlUrl(base);
       const what = `POST ${new URL(url).pathname}`;
-      const { response, text } = await send(call, url, { method: 'POST', body: { query, variables } });
+      const { response, text } = await send(c, call, url, { method: 'POST', body: { query, variables } });
       if (!response.ok) {
         throw new Error(
           `GitHub ${call} (${what}) failed: ${response.status} ${scrub(forgeMessage(text), env[target.tokenEnv])}`,

@@ -53,6 +53,83 @@ function leakedToken(s: GitHubState, req: RecordedRequest): string | undefined {
   return s.users.find((u) => outside.includes(u.token))?.login;
 }
 
+interface Book {
+  spec: GitHubDescription;
+  state: GitHubState;
+  violations: string[];
+  operations: string[];
+}
+
+/** One request: authenticated, matched to its operation, checked, served, and its answer checked. */
+async function handle(book: Book, req: RecordedRequest, res: http.ServerResponse): Promise<void> {
+  const { spec, state, violations, operations } = book;
+  const owner = state.owner;
+  const url = new URL(req.path, 'http://127.0.0.1');
+  const leaked = leakedToken(state, req);
+  if (leaked)
+    violations.push(`${req.method} ${url.pathname}: ${leaked}'s token outside the Authorization header`);
+  const viewer = viewerOf(state, req);
+  if (!viewer) {
+    send(res, 401, {
+      message: 'Requires authentication',
+      documentation_url: 'https://docs.github.com/rest',
+    });
+    return;
+  }
+  if (req.method === 'POST' && url.pathname === '/graphql') {
+    operations.push('graphql');
+    const outcome = await runGraphQL(
+      {
+        owner: owner.login,
+        repo: state.repo.name,
+        pulls: state.pulls,
+        comments: state.comments,
+        resolvedThreads: state.resolvedThreads,
+      },
+      viewer,
+      req.body,
+    );
+    violations.push(...outcome.violations.map((v) => `POST /graphql: ${v}`));
+    send(res, outcome.status, outcome.body);
+    return;
+  }
+  const found = spec.match(req.method, url.pathname);
+  if (!found) {
+    violations.push(`${req.method} ${url.pathname}: no such operation in GitHub's description`);
+    send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
+    return;
+  }
+  const { op, pathParams } = found;
+  operations.push(op.id);
+  const problems = spec.checkRequest(op, pathParams, url.searchParams, req.body);
+  if (problems.length > 0) {
+    violations.push(...problems.map((p) => `${op.id}: ${p}`));
+    send(res, 422, { message: problems.join('; '), documentation_url: 'https://docs.github.com/rest' });
+    return;
+  }
+  const route = routes[op.id];
+  if (!route) {
+    violations.push(`${op.id}: not served by the stand-in`);
+    send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
+    return;
+  }
+  const inm = req.headers['if-none-match'];
+  const answer = route(state, {
+    viewer,
+    params: pathParams,
+    query: url.searchParams,
+    body: (req.body ?? {}) as Record<string, unknown>,
+    ifNoneMatch: typeof inm === 'string' ? inm : undefined,
+  });
+  const wrong = spec.checkResponse(op, answer.status, answer.body);
+  if (wrong.length > 0) {
+    violations.push(...wrong.map((w) => `stand-in answer: ${w}`));
+    send(res, 500, { message: wrong.join('; ') });
+    return;
+  }
+  send(res, answer.status, answer.body, answer.headers);
+}
+
 export async function startGitHubStandIn(opts: {
   owner: string;
   repo: string;
@@ -85,72 +162,8 @@ export async function startGitHubStandIn(opts: {
     nextNumber: 1,
   };
 
-  const server = await startRecordingServer(async (req, res) => {
-    const url = new URL(req.path, 'http://127.0.0.1');
-    const leaked = leakedToken(state, req);
-    if (leaked)
-      violations.push(`${req.method} ${url.pathname}: ${leaked}'s token outside the Authorization header`);
-    const viewer = viewerOf(state, req);
-    if (!viewer) {
-      send(res, 401, {
-        message: 'Requires authentication',
-        documentation_url: 'https://docs.github.com/rest',
-      });
-      return;
-    }
-    if (req.method === 'POST' && url.pathname === '/graphql') {
-      operations.push('graphql');
-      const outcome = await runGraphQL(
-        {
-          owner: owner.login,
-          repo: opts.repo,
-          pulls: state.pulls,
-          comments: state.comments,
-          resolvedThreads: state.resolvedThreads,
-        },
-        viewer,
-        req.body,
-      );
-      violations.push(...outcome.violations.map((v) => `POST /graphql: ${v}`));
-      send(res, outcome.status, outcome.body);
-      return;
-    }
-    const found = spec.match(req.method, url.pathname);
-    if (!found) {
-      violations.push(`${req.method} ${url.pathname}: no such operation in GitHub's description`);
-      send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
-      return;
-    }
-    const { op, pathParams } = found;
-    operations.push(op.id);
-    const problems = spec.checkRequest(op, pathParams, url.searchParams, req.body);
-    if (problems.length > 0) {
-      violations.push(...problems.map((p) => `${op.id}: ${p}`));
-      send(res, 422, { message: problems.join('; '), documentation_url: 'https://docs.github.com/rest' });
-      return;
-    }
-    const route = routes[op.id];
-    if (!route) {
-      violations.push(`${op.id}: not served by the stand-in`);
-      send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
-      return;
-    }
-    const inm = req.headers['if-none-match'];
-    const answer = route(state, {
-      viewer,
-      params: pathParams,
-      query: url.searchParams,
-      body: (req.body ?? {}) as Record<string, unknown>,
-      ifNoneMatch: typeof inm === 'string' ? inm : undefined,
-    });
-    const wrong = spec.checkResponse(op, answer.status, answer.body);
-    if (wrong.length > 0) {
-      violations.push(...wrong.map((w) => `stand-in answer: ${w}`));
-      send(res, 500, { message: wrong.join('; ') });
-      return;
-    }
-    send(res, answer.status, answer.body, answer.headers);
-  });
+  const book: Book = { spec, state, violations, operations };
+  const server = await startRecordingServer((req, res) => handle(book, req, res));
   state.api = server.url;
 
   return {

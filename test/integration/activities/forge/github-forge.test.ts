@@ -2,10 +2,13 @@
  * The GitHub forge adapter against the GitHub stand-in (test/standins/github/), which checks every request
  * and answer against GitHub's published OpenAPI description and GraphQL schema: a call the description
  * rejects lands in `violations`, asserted empty after each test. CI and reviewers act through the same API
- * with their own tokens, as they would on GitHub. The live test at the end runs only when a repository and
- * a token are given.
+ * with their own tokens, as they would on GitHub. The live test is github-forge-live.test.ts.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
 import { githubForge } from '../../../../src/activities/forge/github';
+import { gitHubHttp } from '../../../../src/activities/forge/github-http';
 import type { Forge, ForgeTarget } from '../../../../src/activities/forge/port';
 import { type GitHubStandIn, startGitHubStandIn } from '../../../standins/github/server';
 
@@ -269,4 +272,20 @@ test("the stand-in refuses what GitHub's description refuses (422, recorded)", a
   expect(bad.status).toBe(422);
   expect(gh.violations.length).toBeGreaterThanOrEqual(2);
   gh.violations.length = 0; // seen: the validator works
+});
+
+test('every call has a timeout: a forge that never answers is an error naming the call', async () => {
+  const silent = http.createServer(() => undefined); // takes the request, never answers
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const { port } = silent.address() as AddressInfo;
+  try {
+    const client = gitHubHttp(targetOf(`http://127.0.0.1:${port}`), { [TOKEN_ENV]: 'ghp_secret' }, 300);
+    const error = await errorOf(
+      client.rest({ call: 'read authenticated user', method: 'GET', path: '/user', schema: z.unknown() }),
+    );
+    expect(error.message).toBe('GitHub read authenticated user (GET /user): no answer within 300 ms');
+  } finally {
+    silent.closeAllConnections();
+    await new Promise((resolve) => silent.close(resolve));
+  }
 });
