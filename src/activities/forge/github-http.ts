@@ -20,7 +20,7 @@ export interface RestRequest<T> {
   query?: Record<string, string>;
   body?: unknown;
   schema: z.ZodType<T>;
-  /** Sent as If-None-Match; a 304 answer gives `notModified`. */
+  /** Sent as If-None-Match; a 304 answer gives `not-modified`. */
   etag?: string | null;
   /** Statuses answered with GitHub's message instead of thrown (merge: 405, 409, 422). */
   tolerate?: number[];
@@ -112,7 +112,7 @@ async function send(
       headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       signal: AbortSignal.timeout(timeoutMs),
-      redirect: 'error',
+      redirect: 'error', // a moved repository is an error to fix in the config, not a hop with the token
     });
     return { response, text: await response.text() };
   } catch (err) {
