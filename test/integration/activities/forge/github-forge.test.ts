@@ -125,7 +125,10 @@ test('CI: statuses and check runs make the state; neutral and skipped never fail
   ]);
   expect(green.checks.find((c) => c.name === 'build')?.targetUrl).toBe('https://ci.example/build');
   expect(green.etag).not.toBeNull();
+  const before = gh.operations.length;
   expect(await forge.ciState(SHA1, green.etag)).toBe('not-modified');
+  // A poll that finds nothing new is two conditional reads (GitHub does not count a 304 against the limit).
+  expect(gh.operations.slice(before)).toEqual(['repos/get-combined-status-for-ref', 'checks/list-for-ref']);
 
   await run('test', 'failure', {
     title: '2 tests failed',
