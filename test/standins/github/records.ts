@@ -1,0 +1,91 @@
+/** The GitHub stand-in's state: what it holds, before it is shaped as GitHub serves it (fixtures.ts). */
+export interface UserRecord {
+  login: string;
+  id: number;
+  type: 'User' | 'Bot';
+  /** The token this user calls the API with. */
+  token: string;
+  /** The repository role: admin, maintain, write, triage, read or none. */
+  role: 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
+}
+
+export interface PullRecord {
+  number: number;
+  id: number;
+  head: string;
+  headSha: string;
+  base: string;
+  title: string;
+  body: string | null;
+  draft: boolean;
+  state: 'open' | 'closed';
+  merged: boolean;
+  mergeCommitSha: string | null;
+  author: UserRecord;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StatusRecord {
+  id: number;
+  sha: string;
+  state: 'error' | 'failure' | 'pending' | 'success';
+  context: string;
+  description: string | null;
+  targetUrl: string | null;
+  creator: UserRecord;
+  at: string;
+}
+
+export interface CheckRunRecord {
+  id: number;
+  sha: string;
+  name: string;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: string | null;
+  detailsUrl: string | null;
+  title: string | null;
+  summary: string | null;
+  text: string | null;
+  at: string;
+}
+
+export interface CommentRecord {
+  id: number;
+  pull: number;
+  threadId: string;
+  inReplyTo: number | null;
+  path: string;
+  line: number | null;
+  commitId: string;
+  body: string;
+  author: UserRecord;
+  at: string;
+}
+
+export interface RepoRecord {
+  id: number;
+  owner: UserRecord;
+  name: string;
+  defaultBranch: string;
+}
+
+/** Everything the stand-in holds for its one repository. */
+export interface GitHubState {
+  /** The API's base URL (http://127.0.0.1:PORT). */
+  api: string;
+  owner: UserRecord;
+  repo: RepoRecord;
+  users: UserRecord[];
+  /** Branch name → head commit sha (the test "pushes" by setting one). */
+  branches: Map<string, string>;
+  pulls: PullRecord[];
+  statuses: StatusRecord[];
+  checkRuns: CheckRunRecord[];
+  comments: CommentRecord[];
+  resolvedThreads: Set<string>;
+  /** Branch protection: status contexts that must be `success` before a merge. */
+  requiredContexts: string[];
+  nextId: number;
+  nextNumber: number;
+}
