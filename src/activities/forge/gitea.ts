@@ -30,7 +30,15 @@ import {
   type GiteaCommitStatus,
   type GiteaReviewComment,
 } from './gitea-schemas';
-import type { CiState, Forge, ForgeTarget, MergeMethod, PullRequest, ReviewComment } from './port';
+import type {
+  CiState,
+  Forge,
+  ForgeTarget,
+  MergeMethod,
+  PullRequest,
+  ReviewComment,
+  NewPullRequest,
+} from './port';
 
 export interface GiteaForgeOptions {
   /** Per HTTP call; 30 s when absent. */
@@ -97,13 +105,7 @@ class GiteaForge implements Forge {
     return null;
   }
 
-  async createPullRequest(input: {
-    head: string;
-    base: string;
-    title: string;
-    body: string;
-    draft: boolean;
-  }): Promise<PullRequest> {
+  async createPullRequest(input: NewPullRequest): Promise<PullRequest> {
     const created = await this.client.call({
       call: 'create pull request',
       method: 'POST',

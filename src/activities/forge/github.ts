@@ -9,7 +9,15 @@ import { z } from 'zod';
 import { CheckRunsSchema, CombinedStatusSchema, ciStateOf, joinEtags, splitEtags } from './github-ci';
 import { type GitHubHttp, type RestAnswer, gitHubHttp } from './github-http';
 import { type Repo, RestCommentRootSchema, authorCanWrite, reviewCommentsOf } from './github-review';
-import type { CiState, Forge, ForgeTarget, MergeMethod, PullRequest, ReviewComment } from './port';
+import type {
+  CiState,
+  Forge,
+  ForgeTarget,
+  MergeMethod,
+  PullRequest,
+  ReviewComment,
+  NewPullRequest,
+} from './port';
 
 const PullSchema = z.object({
   number: z.number(),
@@ -96,13 +104,7 @@ class GitHubForge implements Forge {
     return chosen ? toPullRequest(chosen) : null;
   }
 
-  async createPullRequest(input: {
-    head: string;
-    base: string;
-    title: string;
-    body: string;
-    draft: boolean;
-  }): Promise<PullRequest> {
+  async createPullRequest(input: NewPullRequest): Promise<PullRequest> {
     const answer = await this.http.rest({
       call: 'create pull request',
       method: 'POST',

@@ -23,17 +23,20 @@ export type {
   ReviewComment,
 } from '../../domain/delivery/forge-shapes';
 
+/** A pull request to open: `draft` where the forge has drafts (Gitea marks it in the title). */
+export interface NewPullRequest {
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  draft: boolean;
+}
+
 export interface Forge {
   readonly target: ForgeTarget;
   /** The open (or merged) PR whose head is `head`, or null: always asked before one is created. */
   findPullRequest(head: string): Promise<PullRequest | null>;
-  createPullRequest(input: {
-    head: string;
-    base: string;
-    title: string;
-    body: string;
-    draft: boolean;
-  }): Promise<PullRequest>;
+  createPullRequest(input: NewPullRequest): Promise<PullRequest>;
   updatePullRequest(
     number: number,
     change: { title?: string; body?: string; base?: string },
