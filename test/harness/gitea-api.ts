@@ -5,6 +5,7 @@
  * remote URL and no trace.
  */
 import { z } from 'zod';
+import { pushEnv } from '../../src/activities/forge/push';
 
 export interface GiteaUser {
   login: string;
@@ -142,21 +143,10 @@ export async function reviewComment(
 }
 
 /**
- * The environment for a git process that authenticates to the forge as `login` with `token`: the token is
- * only in an environment variable, and `credential.helper` (set through GIT_CONFIG_COUNT/KEY/VALUE, after
- * an empty value that drops any helper the user's own git config names, so nothing stores it) prints it
- * when git asks. The helper is a fixed script: neither the login nor the token is part of it.
+ * The environment for a git process that authenticates to the forge with `token`: the product's own push
+ * environment (pushEnv: the token only in a variable, printed by a fixed credential helper after an empty
+ * entry that drops the user's helpers), and no prompt if the forge refuses it.
  */
-export function gitAuthEnv(login: string, token: string): Record<string, string> {
-  return {
-    SAGA_FORGE_GIT_LOGIN: login,
-    SAGA_FORGE_GIT_TOKEN: token,
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_CONFIG_COUNT: '2',
-    GIT_CONFIG_KEY_0: 'credential.helper',
-    GIT_CONFIG_VALUE_0: '',
-    GIT_CONFIG_KEY_1: 'credential.helper',
-    GIT_CONFIG_VALUE_1:
-      '!f() { test "$1" = get && printf "username=%s\\npassword=%s\\n" "$SAGA_FORGE_GIT_LOGIN" "$SAGA_FORGE_GIT_TOKEN"; }; f',
-  };
+export function gitAuthEnv(token: string): Record<string, string> {
+  return { ...(pushEnv(token) as Record<string, string>), GIT_TERMINAL_PROMPT: '0' };
 }

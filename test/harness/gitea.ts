@@ -254,7 +254,7 @@ function handle(s: {
       setCommitStatus(s.apiUrl, s.users.alice, fullName, { sha, state, context, description, targetUrl }),
     combinedStatus: (ref) => combinedStatus(s.apiUrl, s.users.alice, fullName, ref),
     reviewComment: (as, input) => reviewComment(s.apiUrl, s.users[as], fullName, input),
-    gitEnv: (as) => gitAuthEnv(s.users[as].login, s.users[as].token),
+    gitEnv: (as) => gitAuthEnv(s.users[as].token),
     stop: async () => {
       await stopChild(s.child);
       rmSync(s.dir, { recursive: true, force: true });

@@ -108,12 +108,12 @@ test('alice pushes a branch with her token from the environment, and no token is
   expect(branch.commit.id).toBe(head);
 
   const token = gitea.users.alice.token;
-  const basic = Buffer.from(`alice:${token}`).toString('base64');
+  const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
   expect(gitOk(clone, ['remote', 'get-url', 'origin'])).toBe(gitea.repo.cloneUrl);
   const gitConfig = readFileSync(path.join(clone, '.git', 'config'), 'utf8');
   const trace = readFileSync(traces.GIT_TRACE!, 'utf8');
   const curl = readFileSync(traces.GIT_TRACE_CURL!, 'utf8');
-  expect(trace).toContain('"$SAGA_FORGE_GIT_TOKEN"; }; f get'); // the helper ran...
+  expect(trace).toContain('"password=$SAGA_FORGE_TOKEN"; }; f get'); // the helper ran...
   expect(curl).toContain('Authorization: Basic <redacted>'); // ...and git sent what it printed
   for (const text of [gitConfig, trace, curl]) {
     expect(text).not.toContain(token);
