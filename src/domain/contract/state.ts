@@ -207,6 +207,35 @@ export const ExitResultSchema = z.object({
 });
 export type ExitResult = z.infer<typeof ExitResultSchema>;
 
+/**
+ * One of the saga's pull requests (`delivery: pr`) as status, PROGRESS.md, REPORT.md and the board show it:
+ * the PR, its head commit's CI as last seen, and what the saga did about CI failures and review comments.
+ */
+export const PullRequestStatusSchema = z.object({
+  /** The milestone it delivers; null for the one PR of `pr: single`. */
+  milestone: z.number().int().nullable(),
+  number: z.number().int().positive(),
+  url: z.string(),
+  head: z.string(),
+  base: z.string(),
+  headSha: z.string(),
+  draft: z.boolean(),
+  state: z.enum(['open', 'closed', 'merged']),
+  /** The head commit's CI as last seen; `no-ci` when no check showed up in time. */
+  ci: z.enum(['pending', 'success', 'failure', 'no-ci']).default('pending'),
+  /** The failing checks' names, as last seen. */
+  failing: z.array(z.string()).default([]),
+  /** CI fix tasks run for this PR (at most `ci_fix_attempts` before the user is asked). */
+  ciFixes: z.number().int().nonnegative().default(0),
+  /** Review comments acted on: a fix task each, then a reply in the thread. */
+  reviewFixes: z.number().int().nonnegative().default(0),
+  /** Review comments listed but not acted on, with why (no write access, a bot). */
+  listedComments: z
+    .array(z.object({ id: z.number().int(), author: z.string(), place: z.string(), why: z.string() }))
+    .default([]),
+});
+export type PullRequestStatus = z.infer<typeof PullRequestStatusSchema>;
+
 export const SagaStatusSchema = z.object({
   name: z.string(),
   workflowId: z.string(),
@@ -239,6 +268,8 @@ export const SagaStatusSchema = z.object({
   exitResults: z.array(ExitResultSchema).optional(),
   /** The saga budget (`budget.saga_usd`) as planning left it; null when there is none or before planning. */
   budgetUsd: z.number().nullable().optional(),
+  /** The saga's pull requests (`delivery: pr`), bottom of the stack first; absent with `delivery: local`. */
+  pullRequests: z.array(PullRequestStatusSchema).optional(),
 });
 export type SagaStatus = z.infer<typeof SagaStatusSchema>;
 
@@ -254,5 +285,7 @@ export const ProgressEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('log'), line: z.string() }),
   z.object({ type: z.literal('plan'), summary: PlanSummarySchema }),
+  /** A pull request opened or changed (found by its number). */
+  z.object({ type: z.literal('pullRequest'), pullRequest: PullRequestStatusSchema }),
 ]);
 export type ProgressEvent = z.infer<typeof ProgressEventSchema>;

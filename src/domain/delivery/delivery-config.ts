@@ -4,7 +4,7 @@
  * local ending (`saga accept`); `delivery: pr` needs a `forge:`.
  */
 import { z } from 'zod';
-import { ForgeTargetSchema, type ForgeTarget } from './forge-shapes';
+import { ForgeTargetSchema, MERGE_METHODS, type ForgeTarget } from './forge-shapes';
 import { REVIEW_BOTS } from './review-fixes';
 
 export const ForgeConfigSchema = z
@@ -53,4 +53,34 @@ export function forgeTarget(forge: z.infer<typeof ForgeConfigSchema>): ForgeTarg
     repo,
     tokenEnv: forge.token_env,
   });
+}
+
+/**
+ * The delivery settings a saga runs with (fixed in its history at start, like the other run settings):
+ * absent for `delivery: local`.
+ */
+export const DeliverySettingsSchema = z.object({
+  pr: z.enum(['stacked', 'single']),
+  target: ForgeTargetSchema,
+  /** The git remote that is the forge's copy of the repository. */
+  remote: z.string().min(1),
+  ciFixAttempts: z.number().int().min(0),
+  autoMerge: z.boolean(),
+  reviewBots: z.enum(REVIEW_BOTS),
+  mergeMethod: z.enum(MERGE_METHODS).default('merge'),
+});
+export type DeliverySettings = z.infer<typeof DeliverySettingsSchema>;
+
+/** The run settings for `config`: undefined with `delivery: local`. */
+export function deliverySettings(config: DeliveryConfig): DeliverySettings | undefined {
+  if (config.delivery !== 'pr' || !config.forge) return undefined;
+  return {
+    pr: config.pr,
+    target: forgeTarget(config.forge),
+    remote: config.forge.remote,
+    ciFixAttempts: config.ci_fix_attempts,
+    autoMerge: config.auto_merge,
+    reviewBots: config.review_bots,
+    mergeMethod: 'merge',
+  };
 }

@@ -82,3 +82,12 @@ export function combinedState(checks: readonly ForgeCheck[]): CiState['state'] {
   if (checks.some((c) => c.state === 'pending')) return 'pending';
   return 'success';
 }
+
+/** A forge webhook's news, as `saga chat serve` passes it on once its signature holds. */
+export const ForgeEventSchema = z.object({
+  kind: z.enum(['ci', 'review', 'pull-request']),
+  /** The branch it is about (a saga delivery branch), when the event names one. */
+  head: z.string().nullable(),
+  sha: z.string().nullable(),
+});
+export type ForgeEvent = z.infer<typeof ForgeEventSchema>;

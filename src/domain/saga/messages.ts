@@ -4,6 +4,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BudgetGrant } from '../fleet/budget';
+import type { ForgeEvent } from '../delivery/forge-shapes';
 import type { LiveProgress } from './phase-progress';
 import type { Reconciliation, ReconciliationInput } from '../contract/reconciliation';
 import type { SagaState } from './saga-state';
@@ -39,3 +40,9 @@ export const progressBatchSignal = defineSignal<[ProgressEvent[]]>('progressBatc
 export const taskUsageSignal = defineSignal<[{ ref: string; usage: Usage }]>('taskUsage');
 /** Fleet → task: the saga budget changed (crossed, raised) or running agents are to stop now. */
 export const budgetGrantSignal = defineSignal<[BudgetGrant]>('budgetGrant');
+
+/**
+ * `saga chat serve` (a signed forge webhook) → saga → its delivery watch: a pull request's CI or review
+ * changed, look now instead of at the next timer. Carries nothing the saga trusts: it only wakes the watch.
+ */
+export const forgeEventSignal = defineSignal<[ForgeEvent]>('forgeEvent');

@@ -2,7 +2,14 @@
  * The saga's view of its phases, built from the progress events its children send: the milestones and
  * tasks, the live usage total and the plan summary. A pure reducer, so the workflow only keeps the result.
  */
-import type { MilestoneState, PlanSummary, ProgressEvent, TaskState, Usage } from '../contract/state';
+import type {
+  MilestoneState,
+  PlanSummary,
+  ProgressEvent,
+  PullRequestStatus,
+  TaskState,
+  Usage,
+} from '../contract/state';
 import { addUsage, usageDelta } from '../agents/usage';
 import { cappedLine } from '../text/caps';
 
@@ -13,6 +20,8 @@ export interface ProgressView {
   milestones: MilestoneState[];
   usage: Usage;
   planSummary: PlanSummary | null;
+  /** The saga's pull requests (`delivery: pr`), in the order they were opened; absent before the first. */
+  pullRequests?: PullRequestStatus[];
 }
 
 /** The view after `event`, and the log lines it adds (in order). The given view is not changed. */
@@ -25,6 +34,13 @@ export function reduceProgress(
       return { view, log: [event.line] };
     case 'plan':
       return { view: { ...view, planSummary: event.summary }, log: [] };
+    case 'pullRequest': {
+      const pr = event.pullRequest;
+      const known = view.pullRequests ?? [];
+      const before = known.find((p) => p.number === pr.number);
+      const pullRequests = before ? known.map((p) => (p === before ? pr : p)) : [...known, pr];
+      return { view: { ...view, pullRequests }, log: pullRequestLines(before, pr) };
+    }
     case 'milestones': {
       const known = new Set(view.milestones.map((m) => m.id));
       const added = event.milestones.filter((m) => !known.has(m.id));
@@ -68,6 +84,18 @@ export function reduceProgress(
       };
     }
   }
+}
+
+/** What a pull request's change says in the log: opened, CI turned, merged. */
+function pullRequestLines(before: PullRequestStatus | undefined, pr: PullRequestStatus): string[] {
+  const which = pr.milestone === null ? `PR #${pr.number}` : `Milestone ${pr.milestone}'s PR #${pr.number}`;
+  if (!before) return [`${which} opened: ${pr.url} (${pr.head} → ${pr.base})`];
+  const lines: string[] = [];
+  if (before.ci !== pr.ci)
+    lines.push(`${which}: CI ${pr.ci}${pr.failing.length ? ` (${pr.failing.join(', ')})` : ''}`);
+  if (before.state !== pr.state) lines.push(`${which}: ${pr.state}`);
+  if (before.draft && !pr.draft) lines.push(`${which}: marked ready for review`);
+  return lines;
 }
 
 export function describeTaskChange(t: TaskState): string {

@@ -7,6 +7,7 @@ import { CommandSandboxSchema } from '../config/sandbox';
 import { BUDGET_ON_EXHAUSTED } from '../config/config';
 import { ResolvedAgentProfileSchema } from '../config/profile-resolution';
 import { FlagsResultSchema } from '../contract/flags-result';
+import { DeliverySettingsSchema } from '../delivery/delivery-config';
 import { PlanSchema } from '../plan';
 
 /** Settings read from saga.config.yaml by an activity at start (host-bound), then fixed in history. */
@@ -40,6 +41,8 @@ export const RunSettingsSchema = z.object({
   passEnv: z.array(z.string()),
   /** How checks and worktree set-up run (saga.config.yaml `sandbox` and `network`); older sagas: confined. */
   sandbox: CommandSandboxSchema.default({}),
+  /** `delivery: pr`: the forge and how pull requests are opened, watched and merged; absent: local. */
+  delivery: DeliverySettingsSchema.optional(),
 });
 export type RunSettings = z.infer<typeof RunSettingsSchema>;
 
