@@ -7,6 +7,7 @@ import {
   type RetryPolicy,
 } from '@temporalio/workflow';
 import type { SagaActivities } from '../activities';
+import type { ForgeActivities } from '../activities/forge/delivery-activities';
 import { DEFAULT_HEARTBEAT_TIMEOUT } from '../domain/config/config';
 import { parseDuration } from '../domain/config/units';
 import { projectorTaskQueue } from '../domain/contract/naming';
@@ -145,4 +146,18 @@ export function activitiesFor(ctx: SagaContext, longestRunMs = maxAgentTimeout(c
     quick: quickActivities(ctx.hostQueue),
     long: longActivities(ctx.hostQueue, longestRunMs, ctx.settings.heartbeatTimeoutMs),
   };
+}
+
+/**
+ * The forge calls of delivery (`delivery: pr`), on the host that holds the repository (pushes use its git).
+ * A forge that is down or rate-limits is waited for (retries up to about half an hour), never a failed saga;
+ * what the forge refuses (401, 403, 404, 422) fails at once with its reason (non-retryable).
+ */
+export function forgeActivities(hostQueue: string) {
+  return proxyActivities<ForgeActivities>({
+    taskQueue: hostQueue,
+    startToCloseTimeout: '10m',
+    heartbeatTimeout: '2m',
+    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m', maximumAttempts: 12 },
+  });
 }

@@ -60,6 +60,14 @@ import * as unrunnableChecks from '../domain/fleet/unrunnable-checks';
 import * as units from '../domain/config/units';
 import * as usage from '../domain/agents/usage';
 import * as zodErrors from '../domain/text/zod-errors';
+import * as ciWatch from '../domain/delivery/ci-watch';
+import * as deliveryConfig from '../domain/delivery/delivery-config';
+import * as forgeShapes from '../domain/delivery/forge-shapes';
+import * as prBody from '../domain/delivery/pr-body';
+import * as prLines from '../domain/delivery/pr-lines';
+import * as reviewFixes from '../domain/delivery/review-fixes';
+import * as stack from '../domain/delivery/stack';
+import * as watchRules from '../domain/delivery/watch-rules';
 
 const SHARED_DOMAIN_MODULES = {
   acceptanceIssues,
@@ -113,6 +121,14 @@ const SHARED_DOMAIN_MODULES = {
   units,
   usage,
   zodErrors,
+  ciWatch,
+  deliveryConfig,
+  forgeShapes,
+  prBody,
+  prLines,
+  reviewFixes,
+  stack,
+  watchRules,
 };
 
 /** Parses once through every schema reachable from `value`, so each one's lazy cache exists. */

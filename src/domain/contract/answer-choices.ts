@@ -12,6 +12,10 @@ export const ACCEPTANCE_CHOICE = {
   accept: 'accept',
   acceptAndFastForward: 'accept and fast-forward',
   reportIssues: 'report issues',
+  /** `delivery: pr`: the saga's draft PRs marked ready for review (acceptance is asked again). */
+  markReady: 'mark ready',
+  /** `delivery: pr`: the PRs merged in order through the forge's merge API. */
+  merge: 'merge',
 } as const;
 
 /** The acceptance choice of `accept` with or without `--fast-forward`. */

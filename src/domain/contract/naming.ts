@@ -79,6 +79,15 @@ export const integrationBranch = (name: string): string => `${sagaBranchPrefix(n
 export const deliveryBranch = (name: string, milestone: number): string =>
   `${sagaBranchPrefix(name)}deliver-m${milestone}`;
 
+/**
+ * A delivery fix task (a CI failure or a review comment on a saga pull request): `m<M>fix<N>`, or `prfix<N>`
+ * for the one PR of `pr: single`. The key names its workflow (`saga-<name>-<key>`), branch and worktree.
+ */
+export const fixTaskKey = (milestone: number | null, n: number): string =>
+  milestone === null ? `prfix${n}` : `m${milestone}fix${n}`;
+export const fixTaskBranch = (name: string, key: string): string => `${sagaBranchPrefix(name)}${key}`;
+export const fixTaskWorkflowId = (name: string, key: string): string => `saga-${name}-${key}`;
+
 /** `refs/saga-archive/<path>`: e.g. `<name>/<task key>-d<N>` for a delegation's work. */
 export const archiveRef = (path: string): string => `${ARCHIVE_REF_PREFIX}${path}`;
 

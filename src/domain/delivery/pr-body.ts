@@ -3,7 +3,8 @@
  * their agents and states, the cost, the board link and `Closes …` when the saga came from an issue. It is
  * written between two markers and updated in place: text people add outside the markers stays.
  */
-import type { ExitResult, TaskStatus } from '../contract/state';
+import type { ExitResult, MilestoneState, TaskStatus } from '../contract/state';
+import type { Plan } from '../plan';
 import { oneTerminalLine } from '../text/terminal';
 
 export const PR_BODY_BEGIN =
@@ -68,4 +69,48 @@ export function mergePrBody(existing: string, rendered: string): string {
   const end = existing.indexOf(PR_BODY_END, begin);
   if (begin === -1 || end === -1) return existing.trim() ? `${rendered}\n\n${existing}` : rendered;
   return existing.slice(0, begin) + rendered + existing.slice(end + PR_BODY_END.length);
+}
+
+/** The body of a saga PR from the plan and what the saga knows now (results null before final validation). */
+export function sagaPrBody(input: {
+  saga: string;
+  goal: string;
+  plan: Pick<Plan, 'exit_criteria' | 'milestones'>;
+  /** The milestone the PR delivers; null for `pr: single` (all milestones' tasks). */
+  milestone: number | null;
+  milestones: readonly MilestoneState[];
+  exitResults: readonly Pick<ExitResult, 'id' | 'result'>[] | null;
+  defaultAgent: string | null;
+  stackedOn: number | null;
+  costUsd: number | null;
+  boardUrl: string | null;
+}): string {
+  const specs = input.plan.milestones.filter((m) => input.milestone === null || m.id === input.milestone);
+  const tasks = specs.flatMap((m) => {
+    const state = input.milestones.find((x) => x.id === m.id);
+    return m.tasks.map((t) => {
+      const id = `${m.id}.${t.id}`;
+      // An integrated milestone's landed tasks left its state for its record file: they are integrated.
+      const status =
+        state?.tasks.find((x) => x.id === id)?.status ??
+        (state?.status === 'integrated' ? 'integrated' : 'pending');
+      return { id, title: t.title, agent: t.agent ?? input.defaultAgent, status };
+    });
+  });
+  const title = specs.length === 1 && input.milestone !== null ? specs[0]!.title : null;
+  return renderPrBody({
+    saga: input.saga,
+    goal: input.goal,
+    milestone: title === null ? null : { id: input.milestone!, title },
+    stackedOn: input.stackedOn,
+    exitCriteria: input.plan.exit_criteria.map((c) => ({
+      id: c.id,
+      text: c.text,
+      result: input.exitResults?.find((r) => r.id === c.id)?.result ?? null,
+    })),
+    tasks,
+    costUsd: input.costUsd,
+    boardUrl: input.boardUrl,
+    closes: null,
+  });
 }

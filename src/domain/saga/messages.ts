@@ -46,3 +46,5 @@ export const budgetGrantSignal = defineSignal<[BudgetGrant]>('budgetGrant');
  * changed, look now instead of at the next timer. Carries nothing the saga trusts: it only wakes the watch.
  */
 export const forgeEventSignal = defineSignal<[ForgeEvent]>('forgeEvent');
+/** Saga → its delivery watch: the user answered acceptance; finish the fix at hand, then return. */
+export const deliveryStopSignal = defineSignal('deliveryStop');

@@ -24,6 +24,7 @@ import {
   ExitResultSchema,
   InteractionSchema,
   MilestoneStateSchema,
+  PullRequestStatusSchema,
   UsageSchema,
   type ProgressEvent,
 } from '../contract/state';
@@ -60,6 +61,8 @@ export const SagaStateSchema = z.object({
   exitResults: z.array(ExitResultSchema).optional(),
   /** Autonomous decisions the user may correct at acceptance. Optional: older states have none to offer. */
   decisions: z.array(CorrectableDecisionSchema).optional(),
+  /** The saga's pull requests (`delivery: pr`); absent with `delivery: local` and in older states. */
+  pullRequests: z.array(PullRequestStatusSchema).optional(),
 });
 export type SagaState = z.infer<typeof SagaStateSchema>;
 
@@ -133,7 +136,12 @@ export function withReportedProgress(
   state: SagaState,
   reported: readonly ({ at: string; event: ProgressEvent } | { live: LiveProgress })[],
 ): SagaState {
-  let view: ProgressView = { milestones: state.milestones, usage: state.usage, planSummary: null };
+  let view: ProgressView = {
+    milestones: state.milestones,
+    usage: state.usage,
+    planSummary: null,
+    ...(state.pullRequests ? { pullRequests: state.pullRequests } : {}),
+  };
   let log = [...state.log];
   for (const item of reported) {
     if ('live' in item) {
@@ -146,5 +154,11 @@ export function withReportedProgress(
     view = next.view;
     for (const line of next.log) log.unshift(`${item.at} ${line}`);
   }
-  return { ...state, milestones: view.milestones, usage: view.usage, log: log.slice(0, SAGA_LOG_KEEP) };
+  return {
+    ...state,
+    milestones: view.milestones,
+    usage: view.usage,
+    ...(view.pullRequests ? { pullRequests: view.pullRequests } : {}),
+    log: log.slice(0, SAGA_LOG_KEEP),
+  };
 }

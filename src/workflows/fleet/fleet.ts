@@ -15,7 +15,9 @@ import { patched, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import { INTEGRATION_REDOS, integrationEscalation } from '../../domain/fleet/fleet-run';
 import type { Plan, PlanMilestone } from '../../domain/plan';
 import type { SagaContext } from '../../domain/saga/saga-input';
-import type { MilestoneState, Usage } from '../../domain/contract/state';
+import type { MilestoneState, PullRequestStatus, Usage } from '../../domain/contract/state';
+import { milestoneOrder } from '../../domain/fleet/schedule';
+import { openMilestonePr } from '../delivery/milestone-pr';
 import { quickActivities } from '../activity-proxies';
 import { ask } from '../ask';
 import { FleetAnswers } from './fleet-answers';
@@ -34,6 +36,8 @@ export interface FleetInput {
   round: number;
   lanes: number;
   carried?: CarriedFleet;
+  /** The saga's pull requests so far (`delivery: pr`): a new milestone's PR stacks on the last. */
+  pullRequests?: PullRequestStatus[];
 }
 
 export class Fleet {
@@ -47,9 +51,12 @@ export class Fleet {
   readonly launcher = new FleetLauncher(this);
   readonly answers = new FleetAnswers(this);
   readonly checks = new CheckQuestions(this);
+  /** The saga's pull requests, with those this phase opened (`delivery: pr`). */
+  readonly pullRequests: PullRequestStatus[];
 
-  constructor({ ctx, plan, round, lanes, carried }: FleetInput) {
+  constructor({ ctx, plan, round, lanes, carried, pullRequests }: FleetInput) {
     this.ctx = ctx;
+    this.pullRequests = [...(pullRequests ?? [])];
     this.plan = plan;
     this.round = round;
     this.lanes = lanes;
@@ -80,6 +87,7 @@ export class Fleet {
       if (result.ok) {
         state.integrated(mState, result.head);
         await this.recordMilestone(mState);
+        await this.deliver(mState);
         return 'integrated';
       }
       if (result.unrunnable) {
@@ -117,6 +125,28 @@ export class Fleet {
       milestone: m.id,
     });
     this.state.compact(m);
+  }
+
+  /** `delivery: pr`: the integrated milestone's branch pushed and its draft PR opened (or found). */
+  private async deliver(m: MilestoneState): Promise<void> {
+    if (!this.ctx.settings.delivery) return;
+    const integratedIds = new Set(
+      this.state.milestones.filter((x) => x.status === 'integrated').map((x) => x.id),
+    );
+    const order = milestoneOrder(this.plan.milestones.map((x) => ({ id: x.id, dependsOn: x.depends_on })));
+    const pr = await openMilestonePr({
+      ctx: this.ctx,
+      plan: this.plan,
+      milestone: m,
+      integrated: [...order.filter((id) => integratedIds.has(id) && id !== m.id), m.id],
+      milestones: this.state.milestones,
+      known: this.pullRequests,
+      usage: this.state.usage,
+    });
+    if (!pr) return;
+    const i = this.pullRequests.findIndex((p) => p.number === pr.number);
+    if (i === -1) this.pullRequests.push(pr);
+    else this.pullRequests[i] = pr;
   }
 
   /**

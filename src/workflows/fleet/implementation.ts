@@ -18,7 +18,7 @@ import { milestoneOrder } from '../../domain/fleet/schedule';
 import type { Plan } from '../../domain/plan';
 import type { LiveProgress } from '../../domain/saga/phase-progress';
 import type { SagaContext } from '../../domain/saga/saga-input';
-import type { Usage } from '../../domain/contract/state';
+import type { PullRequestStatus, Usage } from '../../domain/contract/state';
 import {
   implementationProgressQuery,
   interactionAnsweredSignal,
@@ -26,7 +26,7 @@ import {
 } from '../../domain/saga/messages';
 import { recordAnswer } from '../ask';
 import { Fleet } from './fleet';
-import type { CarriedFleet, FleetState } from './fleet-state';
+import type { CarriedFleet } from './fleet-state';
 
 export interface ImplementationInput {
   ctx: SagaContext;
@@ -37,6 +37,8 @@ export interface ImplementationInput {
   lanes: number;
   /** Carried over continue-as-new (`log`: this phase's lines so far, newest first). */
   carried?: CarriedFleet;
+  /** The saga's pull requests so far (`delivery: pr`). */
+  pullRequests?: PullRequestStatus[];
 }
 
 export interface ImplementationResult {
@@ -69,18 +71,20 @@ export async function implementationWorkflow(input: ImplementationInput): Promis
     const outcome = await fleet.runMilestone(input.plan.milestones.find((m) => m.id === id)!);
     if (outcome === 'aborted') return finish('aborted');
     const moreToDo = order.some((m) => runsHere(m) && state.milestone(m).status !== 'integrated');
-    if (moreToDo) await continueAsNewWhenLong(input, state);
+    if (moreToDo) await continueAsNewWhenLong(input, fleet);
   }
   return finish('integrated');
 }
 
 /** Continues as new between milestones once the history is long (the carried state goes with it). */
-async function continueAsNewWhenLong(input: ImplementationInput, state: FleetState): Promise<void> {
+async function continueAsNewWhenLong(input: ImplementationInput, fleet: Fleet): Promise<void> {
+  const { state } = fleet;
   const info = workflowInfo();
   if (!info.continueAsNewSuggested && info.historyLength <= HISTORY_SOFT_LIMIT) return;
   await condition(allHandlersFinished);
   await continueAsNew<typeof implementationWorkflow>({
     ...input,
     carried: { milestones: state.milestones, usage: state.usage, log: state.live.log },
+    ...(fleet.pullRequests.length ? { pullRequests: fleet.pullRequests } : {}),
   });
 }

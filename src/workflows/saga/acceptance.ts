@@ -50,15 +50,30 @@ export interface AcceptanceInput {
   autonomousChanges?: string[];
   /** Task checks that could not run, left to the user to verify by hand; the prompt lists them. */
   byHandChecks?: string[];
+  /**
+   * `delivery: pr`: the PRs as the prompt shows them, and which time acceptance is asked this round (after
+   * `mark ready` or a refused merge it is asked again). The options are then accept, merge, mark ready and
+   * report issues (a local fast-forward would bypass the PRs).
+   */
+  delivery?: { prLines: string[]; ask: number; note?: string };
 }
 
 export type AcceptanceResult =
-  | { accepted: true; fastForward: boolean; by: string }
+  /** `choice`: the option answered (`merge`, `mark ready` with delivery); absent in results of older code. */
+  | { accepted: true; fastForward: boolean; by: string; choice?: string }
   | { accepted: false; issues: string[]; milestone: PlanMilestone; by: string };
 
 export const ACCEPTANCE_OPTIONS = [
   ACCEPTANCE_CHOICE.accept,
   ACCEPTANCE_CHOICE.acceptAndFastForward,
+  ACCEPTANCE_CHOICE.reportIssues,
+] as const;
+
+/** With `delivery: pr`. */
+export const DELIVERY_ACCEPTANCE_OPTIONS = [
+  ACCEPTANCE_CHOICE.accept,
+  ACCEPTANCE_CHOICE.merge,
+  ACCEPTANCE_CHOICE.markReady,
   ACCEPTANCE_CHOICE.reportIssues,
 ] as const;
 
@@ -99,6 +114,7 @@ export async function acceptRound(
     reconciliation = [],
     autonomousChanges = [],
     byHandChecks = [],
+    delivery,
   }: AcceptanceInput,
   asker: Asker,
 ): Promise<AcceptanceResult> {
@@ -107,8 +123,9 @@ export async function acceptRound(
   const notLanded = unresolved.length ? ` Not integrated: ${unresolved.join('; ')}.` : '';
   const autoRun = autoRunPromptLine(autoRunFiles);
   const byHand = byHandAcceptanceLine(validation.criteria);
+  const options = delivery ? [...DELIVERY_ACCEPTANCE_OPTIONS] : [...ACCEPTANCE_OPTIONS];
   const answer = await asker.ask({
-    id: `acceptance-${round}`,
+    id: delivery && delivery.ask > 1 ? `acceptance-${round}-${delivery.ask}` : `acceptance-${round}`,
     kind: 'acceptance',
     prompt:
       `Review ${reportPath} (exit criteria: ${summary}).${notLanded} Accept the saga, or report issues: one per line in ` +
@@ -123,9 +140,11 @@ export async function acceptRound(
         .join('') +
       autonomousChangesLine(autonomousChanges) +
       (byHand ? `\n${byHand}` : '') +
-      byHandChecksLine(byHandChecks),
-    options: [...ACCEPTANCE_OPTIONS],
-    recommended: validation.passed && !unresolved.length ? 0 : 2,
+      byHandChecksLine(byHandChecks) +
+      (delivery ? deliveryLines(delivery) : ''),
+    options,
+    recommended:
+      validation.passed && !unresolved.length ? 0 : options.indexOf(ACCEPTANCE_CHOICE.reportIssues),
     textRequiredFor: [ACCEPTANCE_CHOICE.reportIssues],
     textFormat: 'acceptance-issues',
   });
@@ -134,6 +153,7 @@ export async function acceptRound(
       accepted: true,
       fastForward: answer.choice === ACCEPTANCE_CHOICE.acceptAndFastForward,
       by: answer.user,
+      ...(delivery ? { choice: answer.choice } : {}),
     };
   }
   // The respond validator refused text that does not parse; an answer to an interaction opened before the
@@ -170,6 +190,14 @@ export async function acceptRound(
     by: answer.user,
   };
 }
+
+/** The saga's PRs in the prompt, and what each delivery option does. */
+const deliveryLines = ({ prLines, note }: NonNullable<AcceptanceInput['delivery']>): string =>
+  `\nPull requests (bottom of the stack first; CI and review are watched while you decide):\n` +
+  prLines.map((line) => `  ${line}`).join('\n') +
+  (note ? `\n${note}` : '') +
+  `\n'merge' merges them in order through the forge (branch protection holds); 'mark ready' takes them ` +
+  `out of draft and asks again; 'accept' leaves them open for your team.`;
 
 /** Task checks the user chose to verify by hand: accepting confirms them, as for exit criteria. */
 const byHandChecksLine = (checks: string[]): string =>

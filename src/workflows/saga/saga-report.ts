@@ -8,7 +8,7 @@ import { verifiedByUser } from '../../domain/planning/unachievable';
 import type { AutoRunFile } from '../../domain/record/auto-run-files';
 import { reconciliationSummary } from '../../domain/record/reconciliation';
 import { unresolvedTasks } from '../../domain/saga/phase-progress';
-import { acceptRound, type AcceptanceResult } from './acceptance';
+import { acceptRound, type AcceptanceInput, type AcceptanceResult } from './acceptance';
 import { PATCHES } from '../patches';
 import type { SagaRun } from './saga-run';
 import type { ValidationResult } from './validation';
@@ -18,7 +18,7 @@ export const exitResultsOf = (validation: ValidationResult): ExitResult[] =>
   validation.criteria.map((c) => ({ id: c.id, result: c.result, evidence: c.evidence }));
 
 /** What writing REPORT.md found for the acceptance prompt (results of older workers have neither list). */
-interface Reported {
+export interface Reported {
   autoRunFiles: AutoRunFile[];
   autonomousChanges: string[];
   byHandChecks: string[];
@@ -46,6 +46,7 @@ export async function accept(
   run: SagaRun,
   validation: ValidationResult,
   { autoRunFiles, autonomousChanges, byHandChecks }: Reported,
+  delivery?: AcceptanceInput['delivery'],
 ): Promise<AcceptanceResult> {
   const { ctx, plan, decisions } = run.saga!;
   run.setPhase('acceptance');
@@ -64,6 +65,7 @@ export async function accept(
         : {}),
       ...(autonomousChanges.length ? { autonomousChanges } : {}),
       ...(byHandChecks.length ? { byHandChecks } : {}),
+      ...(delivery ? { delivery } : {}),
     },
     { ask: (request) => run.ask(request), askAll: (requests) => run.askAll(requests) },
   );

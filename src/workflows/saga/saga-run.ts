@@ -87,6 +87,7 @@ export class SagaRun {
       usage: carry?.usage ?? noUsage(),
       // Sent by the planning phase while it runs; a carried run only knows the approved plan.
       planSummary: carry ? this.summary(carry.plan, carry.planVersion) : null,
+      ...(carry?.pullRequests ? { pullRequests: carry.pullRequests } : {}),
     };
     this.round = carry?.round ?? 1;
     this.log = carry?.log ?? [];
@@ -207,6 +208,7 @@ export class SagaRun {
       reconciliation: this.reconciliation,
       ...(this.exitResults ? { exitResults: this.exitResults } : {}),
       budgetUsd: this.saga?.ctx.settings.budget.sagaUsd ?? null,
+      ...(this.progress.pullRequests ? { pullRequests: this.progress.pullRequests } : {}),
     };
   }
 
@@ -227,6 +229,7 @@ export class SagaRun {
       noChatSince: this.effects.carried(),
       reconciliation: this.reconciliation,
       ...(this.exitResults ? { exitResults: this.exitResults } : {}),
+      ...(this.progress.pullRequests ? { pullRequests: this.progress.pullRequests } : {}),
     };
   }
 

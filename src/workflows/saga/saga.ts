@@ -44,6 +44,7 @@ import { type AcceptanceResult } from './acceptance';
 import { toInteraction } from '../ask';
 import { accept, confirmByHand, exitResultsOf, writeReport } from './saga-report';
 import { implementationWorkflow } from '../fleet/implementation';
+import { acceptDelivered, delivering } from './delivered-acceptance';
 import { confirmNameRequest, intakeAndPlan, type PlannedSaga } from './saga-intake';
 import { SagaRun } from './saga-run';
 import { validationWorkflow, type ValidationResult } from './validation';
@@ -124,7 +125,9 @@ async function runRound(run: SagaRun, planned: PlannedSaga): Promise<SagaOutcome
   if ((await implement(run, planned)) === 'aborted') return finish(run, 'cancelled');
   const validation = await validate(run, planned);
   const reported = await writeReport(run, validation);
-  const acceptance = await accept(run, validation, reported);
+  const acceptance = delivering(run)
+    ? await acceptDelivered(run, validation, reported)
+    : await accept(run, validation, reported);
   if (acceptance.accepted) return complete(run, acceptance);
   return nextRound(run, acceptance);
 }
@@ -144,6 +147,7 @@ async function implement(run: SagaRun, { ctx, plan }: PlannedSaga): Promise<'int
         round,
         lanes: run.lanes,
         ...implementationCarry(run.progress),
+        ...(run.progress.pullRequests?.length ? { pullRequests: run.progress.pullRequests } : {}),
       },
     ],
   });

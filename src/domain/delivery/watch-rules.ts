@@ -1,0 +1,178 @@
+/**
+ * The delivery watch's rules (docs/PROCEDURE.md §7): what one look at the saga's pull requests changes in
+ * their status, and which fix comes next. A failing check becomes a fix task once per failure (by
+ * fingerprint), at most `ci_fix_attempts` times per PR before the user is asked; a review comment from
+ * someone with write access becomes a fix task once; the rest is listed. Bottom of the stack first, CI
+ * before review. Pure: the workflow keeps the state, activities do the looking.
+ */
+import type { PullRequestStatus } from '../contract/state';
+import type { Plan, PlanTask } from '../plan';
+import { ciFixRequest, ciVerdict, failureFingerprint, newCiFailures } from './ci-watch';
+import type { CiState, ForgeCheck, PullRequest, ReviewComment } from './forge-shapes';
+import { commentPlace, reviewFixRequest, sortReviewComments, type ReviewBots } from './review-fixes';
+
+/** What the watch remembers about one PR between looks (kept in the workflow, carried over continue-as-new). */
+export interface PrWatch {
+  number: number;
+  /** The head the looks below are about; a new head starts the backoff again. */
+  headSha: string;
+  etag: string | null;
+  looks: number;
+  /** Workflow time (ms) the head was first looked at: a head without any check for long has no CI. */
+  sinceMs: number;
+  /** The head's CI as last read (a `not-modified` answer keeps it). */
+  lastCi: CiState | null;
+  /** Review comments on the PR as last read. */
+  comments: ReviewComment[];
+}
+
+/** What the watch has done, across PRs: failures sent to a fix task or left alone, comments handled. */
+export interface WatchMemory {
+  seenFailures: string[];
+  handledComments: number[];
+  /** Extra CI fix attempts the user granted, by PR number (`fix again`). */
+  extraCiFixes: Record<string, number>;
+}
+
+export const emptyWatchMemory = (): WatchMemory => ({
+  seenFailures: [],
+  handledComments: [],
+  extraCiFixes: {},
+});
+
+export interface LookResult {
+  ci: CiState | 'not-modified';
+  comments: ReviewComment[];
+  pullRequest: PullRequest;
+}
+
+/** The PR's status and watch after a look at `nowMs`. */
+export function applyLook(
+  pr: PullRequestStatus,
+  watch: PrWatch,
+  look: LookResult,
+  nowMs: number,
+  opts: { reviewBots: ReviewBots; memory: WatchMemory },
+): { pr: PullRequestStatus; watch: PrWatch } {
+  const headMoved = look.pullRequest.headSha !== watch.headSha;
+  const base: PrWatch = headMoved
+    ? { ...watch, headSha: look.pullRequest.headSha, etag: null, looks: 0, sinceMs: nowMs, lastCi: null }
+    : watch;
+  // A look read the CI of the head it was given: after someone moved the head, that answer is stale.
+  const ci = look.ci === 'not-modified' || look.ci.sha !== base.headSha ? base.lastCi : look.ci;
+  const next: PrWatch = {
+    ...base,
+    looks: base.looks + 1,
+    etag: look.ci === 'not-modified' ? base.etag : look.ci.etag,
+    lastCi: ci,
+    comments: look.comments,
+  };
+  const verdict = ci ? ciVerdict(ci, nowMs - next.sinceMs) : 'wait';
+  const sorted = sortReviewComments(look.comments, {
+    reviewBots: opts.reviewBots,
+    handled: opts.memory.handledComments,
+  });
+  return {
+    watch: next,
+    pr: {
+      ...pr,
+      headSha: look.pullRequest.headSha,
+      draft: look.pullRequest.draft,
+      state: look.pullRequest.state,
+      base: look.pullRequest.base,
+      ci:
+        verdict === 'green'
+          ? 'success'
+          : verdict === 'failed'
+            ? 'failure'
+            : verdict === 'no-ci'
+              ? 'no-ci'
+              : 'pending',
+      failing: (ci?.checks ?? []).filter((c) => c.state === 'failure').map((c) => c.name),
+      listedComments: sorted.listed.map(({ comment, why }) => ({
+        id: comment.id,
+        author: comment.author,
+        place: commentPlace(comment),
+        why,
+      })),
+    },
+  };
+}
+
+export type FixWork =
+  | { kind: 'ci'; pr: number; check: ForgeCheck; sha: string; fingerprint: string; request: string }
+  | { kind: 'review'; pr: number; comment: ReviewComment; request: string }
+  /** A new failure after `ci_fix_attempts` fixes: the user decides. */
+  | { kind: 'ci-cap'; pr: number; check: ForgeCheck; sha: string; fingerprint: string };
+
+/** The next fix to make, bottom of the stack first, CI before review; null when there is none. */
+export function nextFix(
+  prs: readonly PullRequestStatus[],
+  watches: readonly PrWatch[],
+  memory: WatchMemory,
+  opts: { ciFixAttempts: number; reviewBots: ReviewBots },
+): FixWork | null {
+  for (const pr of prs) {
+    if (pr.state !== 'open') continue;
+    const watch = watches.find((w) => w.number === pr.number);
+    const ci = watch?.lastCi;
+    if (!watch || !ci || ci.sha !== watch.headSha) continue;
+    const failure = newCiFailures(ci, memory.seenFailures)[0];
+    if (failure) {
+      const fingerprint = failureFingerprint(ci.sha, failure);
+      const cap = opts.ciFixAttempts + (memory.extraCiFixes[String(pr.number)] ?? 0);
+      if (pr.ciFixes >= cap)
+        return { kind: 'ci-cap', pr: pr.number, check: failure, sha: ci.sha, fingerprint };
+      return {
+        kind: 'ci',
+        pr: pr.number,
+        check: failure,
+        sha: ci.sha,
+        fingerprint,
+        request: ciFixRequest(failure, ci.sha),
+      };
+    }
+  }
+  for (const pr of prs) {
+    if (pr.state !== 'open') continue;
+    const watch = watches.find((w) => w.number === pr.number);
+    if (!watch) continue;
+    const act = sortReviewComments(watch.comments, {
+      reviewBots: opts.reviewBots,
+      handled: memory.handledComments,
+    }).act[0];
+    if (act) return { kind: 'review', pr: pr.number, comment: act, request: reviewFixRequest(act) };
+  }
+  return null;
+}
+
+/** Whether every open PR's CI has settled green (or has no CI) and nothing is left to act on. */
+export const allSettled = (prs: readonly PullRequestStatus[]): boolean =>
+  prs.every((pr) => pr.state !== 'open' || pr.ci === 'success' || pr.ci === 'no-ci');
+
+/**
+ * The fix task's spec: the request as its scope, judged by the saga's exit criteria that have a check to
+ * run (a CI check itself runs on the forge, not here), and it must change files.
+ */
+export function fixTaskSpec(
+  work: Extract<FixWork, { kind: 'ci' | 'review' }>,
+  n: number,
+  plan: Pick<Plan, 'exit_criteria'>,
+): PlanTask {
+  const checks = plan.exit_criteria.filter((c) => !c.by_hand).map((c) => ({ text: c.text, check: c.check }));
+  const what =
+    work.kind === 'ci' ? `CI check ${work.check.name}` : `review comment on ${commentPlace(work.comment)}`;
+  return {
+    id: n,
+    slug: work.kind === 'ci' ? `ci-fix-${n}` : `review-fix-${n}`,
+    title: `Fix ${what}`.slice(0, 200),
+    depends_on: [],
+    scope: work.request,
+    owns: [],
+    interfaces: '',
+    validation_method: "the saga's exit criteria here, then the forge's CI on the pushed commit",
+    validation: checks.length ? checks : [{ text: 'the repository still builds', check: 'true' }],
+    evidence: 'The changed files and the exit criteria output after the fix.',
+    requires_changes: true,
+  };
+}
