@@ -153,11 +153,12 @@ export function activitiesFor(ctx: SagaContext, longestRunMs = maxAgentTimeout(c
  * A forge that is down or rate-limits is waited for (retries up to about half an hour), never a failed saga;
  * what the forge refuses (401, 403, 404, 422) fails at once with its reason (non-retryable).
  */
-export function forgeActivities(hostQueue: string) {
+export function forgeActivities(ctx: Pick<SagaContext, 'hostQueue' | 'settings'>) {
   return proxyActivities<ForgeActivities>({
-    taskQueue: hostQueue,
+    taskQueue: ctx.hostQueue,
     startToCloseTimeout: '10m',
-    heartbeatTimeout: '2m',
+    // The activities heartbeat while a push or a forge call is under way: a dead worker is noticed soon.
+    heartbeatTimeout: ctx.settings.heartbeatTimeoutMs,
     retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m', maximumAttempts: 12 },
   });
 }

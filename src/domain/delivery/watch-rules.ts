@@ -150,16 +150,40 @@ export function nextFix(
 export const allSettled = (prs: readonly PullRequestStatus[]): boolean =>
   prs.every((pr) => pr.state !== 'open' || pr.ci === 'success' || pr.ci === 'no-ci');
 
+type Check = PlanTask['validation'][number];
+
 /**
- * The fix task's spec: the request as its scope, judged by the saga's exit criteria that have a check to
- * run (a CI check itself runs on the forge, not here), and it must change files.
+ * The checks a fix on each PR is judged by, by PR number: those of its milestone and of the milestones
+ * below it in the stack (their tasks' and their own), which hold on its branch; the one PR of `pr: single`
+ * has the exit criteria. A CI check itself runs on the forge, after the push.
  */
+export function fixChecks(
+  plan: Pick<Plan, 'exit_criteria' | 'milestones'>,
+  prs: readonly Pick<PullRequestStatus, 'number' | 'milestone'>[],
+): Record<string, Check[]> {
+  const byCommand = (checks: Check[]): Check[] => [...new Map(checks.map((c) => [c.check, c])).values()];
+  const exit = plan.exit_criteria.filter((c) => !c.by_hand).map((c) => ({ text: c.text, check: c.check }));
+  const result: Record<string, Check[]> = {};
+  prs.forEach((pr, i) => {
+    if (pr.milestone === null) {
+      result[String(pr.number)] = byCommand(exit);
+      return;
+    }
+    const ids = new Set(prs.slice(0, i + 1).map((p) => p.milestone));
+    const milestones = plan.milestones.filter((m) => ids.has(m.id));
+    result[String(pr.number)] = byCommand(
+      milestones.flatMap((m) => [...m.validation, ...m.tasks.flatMap((t) => t.validation)]),
+    );
+  });
+  return result;
+}
+
+/** The fix task's spec: the request as its scope, judged by `checks` (fixChecks), and it must change files. */
 export function fixTaskSpec(
   work: Extract<FixWork, { kind: 'ci' | 'review' }>,
   n: number,
-  plan: Pick<Plan, 'exit_criteria'>,
+  checks: readonly Check[],
 ): PlanTask {
-  const checks = plan.exit_criteria.filter((c) => !c.by_hand).map((c) => ({ text: c.text, check: c.check }));
   const what =
     work.kind === 'ci' ? `CI check ${work.check.name}` : `review comment on ${commentPlace(work.comment)}`;
   return {
@@ -170,9 +194,12 @@ export function fixTaskSpec(
     scope: work.request,
     owns: [],
     interfaces: '',
-    validation_method: "the saga's exit criteria here, then the forge's CI on the pushed commit",
-    validation: checks.length ? checks : [{ text: 'the repository still builds', check: 'true' }],
-    evidence: 'The changed files and the exit criteria output after the fix.',
+    validation_method: "the checks of the PR's milestones here, then the forge's CI on the pushed commit",
+    // A plan always has checks; an empty list would make a task no check can fail, so git's own is kept.
+    validation: checks.length
+      ? [...checks]
+      : [{ text: 'the branch is a git work tree', check: 'git status --short' }],
+    evidence: 'The changed files and the check output after the fix.',
     requires_changes: true,
   };
 }

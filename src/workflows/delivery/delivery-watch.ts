@@ -29,7 +29,7 @@ import {
   type WatchMemory,
 } from '../../domain/delivery/watch-rules';
 import type { DeliverySettings } from '../../domain/delivery/delivery-config';
-import type { Plan } from '../../domain/plan';
+import type { PlanTask } from '../../domain/plan';
 import { progressBatchSignal } from '../../domain/saga/messages';
 import type { SagaContext } from '../../domain/saga/saga-input';
 import type { ProgressEvent } from '../../domain/contract/state';
@@ -39,7 +39,8 @@ import { taskWorkflow, type TaskInput } from '../task/task';
 
 export interface DeliveryInput {
   ctx: SagaContext;
-  plan: Pick<Plan, 'exit_criteria'>;
+  /** The checks a fix on each PR is judged by, by PR number (fixChecks). */
+  fixChecks: Record<string, PlanTask['validation']>;
   round: number;
   /** The saga's PRs, bottom of the stack first. */
   prs: PullRequestStatus[];
@@ -75,7 +76,7 @@ export class DeliveryWatch {
 
   constructor(readonly input: DeliveryInput) {
     this.delivery = input.ctx.settings.delivery!;
-    this.forge = forgeActivities(input.ctx.hostQueue);
+    this.forge = forgeActivities(input.ctx);
     this.prs = input.prs.map((p) => ({ ...p }));
     this.watches =
       input.carried?.watches ??
@@ -198,7 +199,7 @@ export class DeliveryWatch {
     const { ctx } = this.input;
     const n = ++this.fixes;
     const key = fixTaskKey(pr.milestone, n);
-    const spec = fixTaskSpec(work, n, this.input.plan);
+    const spec = fixTaskSpec(work, n, this.input.fixChecks[String(pr.number)] ?? []);
     const { limitUsd, spentUsd } = this.input.budget;
     const input: TaskInput = {
       ctx,

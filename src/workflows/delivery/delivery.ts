@@ -53,7 +53,7 @@ export async function deliveryWorkflow(
 /** Each PR's body with the final validation's results (the saga's part only; people's text stays). */
 async function updateBodies(input: DeliveryInput, bodies: Record<string, string>): Promise<void> {
   const { target } = input.ctx.settings.delivery!;
-  const forge = forgeActivities(input.ctx.hostQueue);
+  const forge = forgeActivities(input.ctx);
   for (const pr of input.prs) {
     const body = bodies[String(pr.number)];
     if (pr.state === 'open' && body) await forge.updatePullRequestBody({ target, number: pr.number, body });

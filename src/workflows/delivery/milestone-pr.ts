@@ -36,7 +36,7 @@ export async function openMilestonePr(input: MilestonePrInput): Promise<PullRequ
   const mine = delivery.pr === 'single' ? stack[0] : stack.find((p) => p.milestone === milestone.id);
   if (!mine) return null;
   const below = input.known.find((p) => p.head === mine.base);
-  const pr = await forgeActivities(ctx.hostQueue).deliverMilestone({
+  const pr = await forgeActivities(ctx).deliverMilestone({
     repo: ctx.repo,
     remote: delivery.remote,
     target: delivery.target,

@@ -5,14 +5,16 @@
  * merges them in order through the forge (never without the user's answer, unless `auto_merge: true` makes
  * `accept` merge too), `mark ready` takes them out of draft and asks again, `report issues` starts a round.
  */
-import { startChild, type ChildWorkflowHandle } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, startChild, type ChildWorkflowHandle } from '@temporalio/workflow';
 import { ACCEPTANCE_CHOICE } from '../../domain/contract/answer-choices';
 import { phaseWorkflowId } from '../../domain/contract/naming';
 import { SagaName } from '../../domain/contract/search-attributes';
 import type { PullRequestStatus } from '../../domain/contract/state';
 import { pullRequestLine } from '../../domain/delivery/pr-lines';
+import { fixChecks } from '../../domain/delivery/watch-rules';
 import { sagaPrBody } from '../../domain/delivery/pr-body';
-import { deliveryStopSignal } from '../../domain/saga/messages';
+import type { ForgeEvent } from '../../domain/delivery/forge-shapes';
+import { deliveryStopSignal, forgeEventSignal } from '../../domain/saga/messages';
 import { forgeActivities } from '../activity-proxies';
 import { deliveryWorkflow } from '../delivery/delivery';
 import type { AcceptanceResult } from './acceptance';
@@ -31,7 +33,7 @@ export async function acceptDelivered(
 ): Promise<AcceptanceResult> {
   const { ctx } = run.saga!;
   const delivery = ctx.settings.delivery!;
-  const forge = forgeActivities(ctx.hostQueue);
+  const forge = forgeActivities(ctx);
   let note: string | undefined;
   for (let asked = 1; ; asked++) {
     const watch = await startWatch(run, asked === 1);
@@ -72,6 +74,15 @@ export async function acceptDelivered(
   }
 }
 
+/** Passes a forge event on to the round's delivery watch, if one runs (else there is nothing to wake). */
+export function wakeDeliveryWatch(run: SagaRun, event: ForgeEvent): void {
+  if (!delivering(run) || run.phase !== 'acceptance') return;
+  const watch = phaseWorkflowId(run.input.name, 'delivery', run.round);
+  void getExternalWorkflowHandle(watch)
+    .signal(forgeEventSignal, event)
+    .catch(() => undefined); // between two asks no watch runs: the next one looks first anyway
+}
+
 const prs = (run: SagaRun): PullRequestStatus[] => run.progress.pullRequests ?? [];
 const open = (run: SagaRun): PullRequestStatus[] => prs(run).filter((p) => p.state === 'open');
 
@@ -94,7 +105,7 @@ async function startWatch(
     args: [
       {
         ctx,
-        plan: { exit_criteria: plan.exit_criteria },
+        fixChecks: fixChecks(plan, open(run)),
         round: run.round,
         prs: open(run),
         budget: { limitUsd: ctx.settings.budget.sagaUsd, spentUsd: spent },

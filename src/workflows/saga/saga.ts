@@ -20,6 +20,7 @@ import { failureReason } from '../../domain/saga/failure';
 import {
   answersQuery,
   carryQuery,
+  forgeEventSignal,
   interactionOpenedSignal,
   progressBatchSignal,
   progressSignal,
@@ -44,7 +45,7 @@ import { type AcceptanceResult } from './acceptance';
 import { toInteraction } from '../ask';
 import { accept, confirmByHand, exitResultsOf, writeReport } from './saga-report';
 import { implementationWorkflow } from '../fleet/implementation';
-import { acceptDelivered, delivering } from './delivered-acceptance';
+import { acceptDelivered, delivering, wakeDeliveryWatch } from './delivered-acceptance';
 import { confirmNameRequest, intakeAndPlan, type PlannedSaga } from './saga-intake';
 import { SagaRun } from './saga-run';
 import { validationWorkflow, type ValidationResult } from './validation';
@@ -83,6 +84,8 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
   // still send it here).
   setHandler(progressSignal, (event) => run.applyProgress(event));
   setHandler(progressBatchSignal, (batch) => batch.forEach((event) => run.applyProgress(event)));
+  // A signed forge webhook (`saga chat serve`) is addressed to the saga; its delivery watch looks at once.
+  setHandler(forgeEventSignal, (event) => wakeDeliveryWatch(run, event));
   try {
     run.setPhase(run.carried ? 'implementation' : 'planning');
     run.projector.start();
