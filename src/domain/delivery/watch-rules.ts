@@ -1,5 +1,5 @@
 /**
- * The delivery watch's rules (docs/PROCEDURE.md §7): what one look at the saga's pull requests changes in
+ * The delivery watch's rules (docs/PROCEDURE.md §13): what one look at the saga's pull requests changes in
  * their status, and which fix comes next. A failing check becomes a fix task once per failure (by
  * fingerprint), at most `ci_fix_attempts` times per PR before the user is asked; a review comment from
  * someone with write access becomes a fix task once; the rest is listed. Bottom of the stack first, CI

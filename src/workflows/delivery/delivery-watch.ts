@@ -1,5 +1,5 @@
 /**
- * The delivery watch's state and steps (docs/PROCEDURE.md §7.2-§7.3): look at the saga's pull requests
+ * The delivery watch's state and steps (docs/PROCEDURE.md §13.3): look at the saga's pull requests
  * (durable timers with backoff, or at once when a forge webhook says something changed), run the next fix
  * (a CI failure or a review comment) as a task child on the PR's branch, land it up the stack and push,
  * reply in the review thread. The rules are pure (domain/delivery/watch-rules.ts); this class applies them.

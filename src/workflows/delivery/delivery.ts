@@ -1,5 +1,5 @@
 /**
- * The delivery watch (`delivery: pr`, docs/PROCEDURE.md §7): a child of the saga that runs while the user
+ * The delivery watch (`delivery: pr`, docs/PROCEDURE.md §13): a child of the saga that runs while the user
  * decides at acceptance. It updates each PR's body with the final results, then looks at the PRs' CI and
  * review comments on durable timers with backoff (a signed forge webhook to `saga chat serve` wakes it at
  * once), turns a failing check or a reviewer's comment into a fix task on the PR's branch, and returns when

@@ -1,5 +1,5 @@
 /**
- * A milestone's pull request (`delivery: pr`, docs/PROCEDURE.md §7.1): right after the fleet integrates a
+ * A milestone's pull request (`delivery: pr`, docs/PROCEDURE.md §13.1): right after the fleet integrates a
  * milestone, its delivery branch is set to the integrated commit and pushed, and its draft PR found or
  * opened (stacked on the previous milestone's, or the one PR of `pr: single`). The activity finds a PR by
  * its head before it creates one, so a retry or `saga continue` after a crash between push and create

@@ -1,5 +1,5 @@
 /**
- * Acceptance of a saga delivered as pull requests (`delivery: pr`, docs/PROCEDURE.md §7.4): the delivery
+ * Acceptance of a saga delivered as pull requests (`delivery: pr`, docs/PROCEDURE.md §13.4): the delivery
  * watch runs while the user decides (CI failures and review comments become fix tasks), the prompt shows
  * each PR with its CI and review state, and the answer decides: `accept` leaves the PRs open, `merge`
  * merges them in order through the forge (never without the user's answer, unless `auto_merge: true` makes
