@@ -78,7 +78,17 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
     load: async () => (await import('./commands/interact')).acceptCommand,
     summary: 'accept the delivered feature',
     args: [NAME],
-    options: [{ name: 'fast-forward', description: 'also fast-forward the base branch' }],
+    options: [
+      { name: 'fast-forward', description: 'also fast-forward the base branch' },
+      {
+        name: 'merge',
+        description: 'delivery: pr — merge the pull requests in order through the forge',
+      },
+      {
+        name: 'ready',
+        description: 'delivery: pr — mark the draft pull requests ready for review (asked again)',
+      },
+    ],
   },
   {
     name: 'report',

@@ -69,11 +69,23 @@ export async function acceptCommand(
   io: Io,
   connect: () => Promise<Client>,
 ): Promise<number> {
-  const choice = acceptChoice(bool(args, 'fast-forward'));
+  const given = (['fast-forward', 'merge', 'ready'] as const).filter((option) => bool(args, option));
+  if (given.length > 1) throw new UserError(`saga accept: give one of --${given.join(', --')}, not several.`);
+  const choice = bool(args, 'merge')
+    ? ACCEPTANCE_CHOICE.merge
+    : bool(args, 'ready')
+      ? ACCEPTANCE_CHOICE.markReady
+      : acceptChoice(bool(args, 'fast-forward'));
   const answer = await respondToKind(await connect(), args.positionals[0]!, 'acceptance', choice, {
     user: cliUser(),
   });
-  io.out(`Accepted (${answer.interactionId}). The saga is complete.`);
+  io.out(
+    choice === ACCEPTANCE_CHOICE.merge
+      ? `Merge requested (${answer.interactionId}): the saga merges its pull requests in order.`
+      : choice === ACCEPTANCE_CHOICE.markReady
+        ? `Ready for review requested (${answer.interactionId}): the saga marks its pull requests ready and asks again.`
+        : `Accepted (${answer.interactionId}). The saga is complete.`,
+  );
   return 0;
 }
 

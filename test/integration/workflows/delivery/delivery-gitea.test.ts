@@ -190,8 +190,13 @@ test('two stacked draft PRs, a CI fix, a review fix with its reply, then merge i
   expect(prsOf(reviewed).reduce((n, p) => n + p.ciFixes + p.reviewFixes, 0)).toBe(2);
 
   // Acceptance: merge. Both PRs merge in order, through the forge; main holds all of it.
-  const merged = await runSaga(['respond', NAME, 'acceptance-1', 'merge'], env.cliEnv);
+  const both = await runSaga(['accept', NAME, '--merge', '--fast-forward'], env.cliEnv);
+  expect(both.code).toBe(1);
+  expect(both.stderr).toContain('give one of --fast-forward, --merge, not several');
+  const merged = await runSaga(['accept', NAME, '--merge'], env.cliEnv);
+  expect(merged.stderr).toBe('');
   expect(merged.code).toBe(0);
+  expect(merged.stdout).toContain('Merge requested (acceptance-1)');
   const done = await status((s) => s.phase === 'complete');
   expect(prsOf(done).map((p) => p.state)).toEqual(['merged', 'merged']);
   git(['fetch', '-q', 'origin'], gitea.gitEnv('alice'));
