@@ -1,6 +1,7 @@
 /**
  * `saga doctor [--repo PATH] [--agent NAME [--probe]] [--json]`: can this machine run sagas? git, the
- * Temporal connection, the saga home, the repo and its config, and each agent profile it would use; the
+ * Temporal connection, the saga home, the repo and its config, the forge it names (doctor-forge.ts), and
+ * each agent profile it would use; the
  * other presets are listed as optional. Exit 0 when nothing checked failed (warnings allowed), 2 otherwise.
  */
 import { execFile } from 'node:child_process';
@@ -19,6 +20,7 @@ import { type ResolvedAgentProfile, resolveAgentProfile } from '../../domain/con
 import { knownAgentNames } from '../../domain/config/config';
 import { parseSagaConfigText } from '../../domain/config/config-text';
 import { defaultSagaHome } from '../../worker/host-settings';
+import { forgeChecks } from './doctor-forge';
 import { bool, str } from '../args';
 import type { ParsedArgs } from '../command-decl';
 import { connectionSettings } from '../connection';
@@ -41,6 +43,7 @@ export async function doctorCommand(
   if (repo) results.push(await repoCheck(path.resolve(repo)));
   const { config, inUse, check } = await configCheck(repo, str(args, 'config'));
   results.push(check, await commandSandboxCheck(config));
+  if (config.forge) results.push(...(await forgeChecks(config.forge, repo ? path.resolve(repo) : undefined)));
   if (agentName && !knownAgentNames(config).includes(agentName))
     throw new UserError(
       `saga doctor: --agent ${agentName}: unknown agent profile. Known: ${knownAgentNames(config).join(', ')}.`,
