@@ -79,6 +79,6 @@ export function checkDeliveryKeys(config: DeliveryKeys, ctx: z.RefinementCtx): v
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
       path: ['forge', 'url'],
-      message: 'a Gitea forge needs its `url`',
+      message: 'a Gitea forge needs its url (its web root, e.g. https://git.example.com)',
     });
 }

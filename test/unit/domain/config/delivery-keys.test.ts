@@ -48,7 +48,7 @@ describe('the delivery keys in saga.config.yaml', () => {
       'saga.config.yaml: forge: `delivery: pr` needs a `forge:` (kind, repo, token_env; url for Gitea)',
     ]);
     expect(errorsOf('forge: {kind: gitea, repo: alice/demo, token_env: T}\n')).toEqual([
-      'saga.config.yaml: forge.url: a Gitea forge needs its `url`',
+      'saga.config.yaml: forge.url: a Gitea forge needs its url (its web root, e.g. https://git.example.com)',
     ]);
     expect(errorsOf('delivery: prs\n')[0]).toMatch(/^saga\.config\.yaml: delivery: Invalid enum value/);
     expect(errorsOf('forge: {kind: github, repo: acme, token_env: T}\n')).toEqual([
