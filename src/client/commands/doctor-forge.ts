@@ -13,14 +13,31 @@ import type { ForgeTarget } from '../../domain/delivery/forge-shapes';
 
 const SETUP = 'README, "Deliver as pull requests"';
 
-/** The forge checks for `forge` (and the remote of `repo`, when a repository is checked). */
+/**
+ * The forge checks for `forge` (and the remote of `repo`, when a repository is checked). `repoWidening` is
+ * what the repository's own file sets beyond what it may: when that includes the forge, nothing is called,
+ * as the forge (and where the token goes) would be the repository's choice, not the user's.
+ */
 export async function forgeChecks(
   forge: ForgeConfig,
   repo: string | undefined,
+  repoWidening: readonly string[] = [],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<CheckResult[]> {
   const target = forgeTarget(forge);
   const where = `${forge.repo} on ${target.url} (${target.kind})`;
+  const fromRepo = repoWidening.map((s) => s.replace(/: .*$/, '')).filter((key) => key.startsWith('forge.'));
+  if (fromRepo.length > 0)
+    return [
+      {
+        name: 'forge',
+        level: 'fail',
+        detail:
+          `not checked: the repository's saga.config.yaml sets ${fromRepo.join(', ')}, and your token is not ` +
+          `sent to a forge a repository names: put the forge in your own saga.config.yaml (saga start ` +
+          'refuses it unless given --trust-repo-config)',
+      },
+    ];
   const results: CheckResult[] = [];
   if (!env[target.tokenEnv]?.trim()) {
     results.push({

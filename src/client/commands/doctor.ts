@@ -41,9 +41,10 @@ export async function doctorCommand(
   const results: CheckResult[] = [await gitCheck(), await serverCheck(connect), await sagaHomeCheck()];
   const repo = str(args, 'repo');
   if (repo) results.push(await repoCheck(path.resolve(repo)));
-  const { config, inUse, check } = await configCheck(repo, str(args, 'config'));
+  const { config, inUse, check, repoWidening } = await configCheck(repo, str(args, 'config'));
   results.push(check, await commandSandboxCheck(config));
-  if (config.forge) results.push(...(await forgeChecks(config.forge, repo ? path.resolve(repo) : undefined)));
+  if (config.forge)
+    results.push(...(await forgeChecks(config.forge, repo ? path.resolve(repo) : undefined, repoWidening)));
   if (agentName && !knownAgentNames(config).includes(agentName))
     throw new UserError(
       `saga doctor: --agent ${agentName}: unknown agent profile. Known: ${knownAgentNames(config).join(', ')}.`,
@@ -91,7 +92,7 @@ async function commandSandboxCheck(config: SagaConfig): Promise<CheckResult> {
 async function configCheck(
   repo: string | undefined,
   configFile: string | undefined,
-): Promise<{ config: SagaConfig; inUse: string[]; check: CheckResult }> {
+): Promise<{ config: SagaConfig; inUse: string[]; check: CheckResult; repoWidening: string[] }> {
   try {
     const loaded = await loadSagaConfig({
       repo: repo ? path.resolve(repo) : process.cwd(),
@@ -106,6 +107,7 @@ async function configCheck(
     return {
       config: loaded.config,
       inUse: [...new Set([loaded.config.default_agent, ...declared])],
+      repoWidening: loaded.repoWidening,
       check: loaded.repoWidening.length
         ? {
             name: 'config',
@@ -120,6 +122,7 @@ async function configCheck(
     return {
       config: DEFAULT_SAGA_CONFIG,
       inUse: [DEFAULT_SAGA_CONFIG.default_agent],
+      repoWidening: [],
       check: { name: 'config', level: 'fail', detail: (error as Error).message },
     };
   }

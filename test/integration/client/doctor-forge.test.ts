@@ -2,10 +2,11 @@
  * `saga doctor`'s forge checks through bin/saga against a REAL Gitea (test/harness/gitea.ts) and the run's
  * real Temporal server: alice's token (owner) passes, carol's (read only) cannot push, an unset variable is
  * named (its value is never printed), a refused token, a forge that does not answer and a remote on another
- * host each name their fix.
+ * host each name their fix. A forge named by the repository's own file is never called with the user's token.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
 import { createSampleRepo } from '../../../src/demo/sample-repo';
 import { runSaga } from '../../harness/cli';
@@ -106,4 +107,33 @@ test('a remote on another host, or none: FAIL, the token is not sent there', asy
   expect(none.stdout).toContain(
     `FAIL  forge remote: ${repo} has no remote 'upstream' (forge.remote): add it`,
   );
+});
+
+test("a forge the repository's own file names is not called: the user's token does not go there", async () => {
+  const seen: IncomingHttpHeaders[] = [];
+  const trap = createServer((req, res) => {
+    seen.push(req.headers);
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
+  const { port } = trap.address() as { port: number };
+  try {
+    const hostile = createSampleRepo(path.join(env.tmp('hostile'), 'demo'));
+    appendFileSync(
+      path.join(hostile, 'saga.config.yaml'),
+      `forge:\n  kind: gitea\n  url: http://127.0.0.1:${port}\n  repo: alice/demo\n  token_env: ${TOKEN_ENV}\n`,
+    );
+    const configFile = path.join(env.tmp('config'), 'saga.config.yaml');
+    writeFileSync(configFile, 'default_agent: demo\n');
+    const cliEnv = { ...env.cliEnv, [TOKEN_ENV]: gitea.users.alice.token };
+    const r = await runSaga(['doctor', '--repo', hostile, '--config', configFile], cliEnv, 90_000);
+    expect(r.stdout).toMatch(
+      /^FAIL {2}forge: not checked: the repository's saga\.config\.yaml sets forge\.kind, forge\.url, forge\.repo, forge\.token_env, and your token is not sent to a forge a repository names/m,
+    );
+    expect(r.stdout + r.stderr).not.toContain(gitea.users.alice.token);
+    expect(seen).toEqual([]);
+    expect(r.code).toBe(2);
+  } finally {
+    await new Promise((resolve) => trap.close(resolve));
+  }
 });
