@@ -82,3 +82,36 @@ export function checkDeliveryKeys(config: DeliveryKeys, ctx: z.RefinementCtx): v
       message: 'a Gitea forge needs its url (its web root, e.g. https://git.example.com)',
     });
 }
+
+/**
+ * The forge token never enters a sandbox: a `pass_env` (checks and set-up, or an agent profile's) naming
+ * `forge.token_env` would hand the token to code an agent wrote.
+ */
+export function checkForgeTokenKeptOut(
+  config: {
+    forge?: ForgeConfig | undefined;
+    pass_env: readonly string[];
+    agents: Readonly<Record<string, { pass_env?: readonly string[] | undefined }>>;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const tokenEnv = config.forge?.token_env;
+  if (!tokenEnv) return;
+  const lists: [(string | number)[], readonly string[]][] = [
+    [['pass_env'], config.pass_env],
+    ...Object.entries(config.agents).map(([name, profile]): [(string | number)[], readonly string[]] => [
+      ['agents', name, 'pass_env'],
+      profile.pass_env ?? [],
+    ]),
+  ];
+  for (const [at, list] of lists) {
+    list.forEach((name, index) => {
+      if (name === tokenEnv)
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: [...at, index],
+          message: `is forge.token_env: the forge token is never passed to agents, checks or set-up commands`,
+        });
+    });
+  }
+}

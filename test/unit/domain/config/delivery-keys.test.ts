@@ -77,6 +77,17 @@ describe('the delivery keys in saga.config.yaml', () => {
   });
 });
 
+test('the forge token is never passed into a sandbox', () => {
+  const forge = 'forge: {kind: github, repo: a/b, token_env: GH_DELIVERY}\n';
+  expect(errorsOf(`${forge}pass_env: [CI, GH_DELIVERY]\n`)).toEqual([
+    'saga.config.yaml: pass_env[1]: is forge.token_env: the forge token is never passed to agents, checks or set-up commands',
+  ]);
+  expect(errorsOf(`${forge}agents:\n  claude: {pass_env: [GH_DELIVERY]}\n`)).toEqual([
+    'saga.config.yaml: agents.claude.pass_env[0]: is forge.token_env: the forge token is never passed to agents, checks or set-up commands',
+  ]);
+  expect(errorsOf('pass_env: [GH_DELIVERY]\n')).toEqual([]);
+});
+
 describe('deliverySettings', () => {
   const local = DeliveryConfigSchema.parse({
     forge: { kind: 'gitea', url: 'http://127.0.0.1:3000', repo: 'alice/demo', token_env: 'GITEA_TOKEN' },
