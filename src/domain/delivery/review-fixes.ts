@@ -7,8 +7,9 @@ import { cappedLine } from '../text/caps';
 import { stripControls } from '../text/terminal';
 import type { ReviewComment } from './forge-shapes';
 
-export const REVIEW_BOTS = ['list', 'act'] as const;
-export type ReviewBots = (typeof REVIEW_BOTS)[number];
+// The `review_bots` key's values are the config's (domain/config/delivery-keys.ts).
+import type { ReviewBots } from '../config/delivery-keys';
+export { REVIEW_BOTS, type ReviewBots } from '../config/delivery-keys';
 
 export interface ListedComment {
   comment: ReviewComment;
