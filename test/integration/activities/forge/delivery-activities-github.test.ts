@@ -106,6 +106,13 @@ test('a look: the PR, its CI (conditional next time) and review comments with ri
     prs: [{ number: 1, headSha: SHA1, etag: look!.ci.etag }],
   });
   expect(again!.ci).toBe('not-modified');
+
+  // A PR nobody commented on: no GraphQL question about its threads.
+  const quiet = gh.operations.length;
+  const [second] = await acts.lookAtPullRequests({ target, prs: [{ number: 2, headSha: SHA2, etag: null }] });
+  expect(second!.comments).toEqual([]);
+  expect(gh.operations.slice(quiet)).toHaveLength(4);
+  expect(gh.operations.slice(quiet)).not.toContain('graphql');
 });
 
 test('replyToReview lands in the thread once; the body is updated in place; drafts marked ready', async () => {
