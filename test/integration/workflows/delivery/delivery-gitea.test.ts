@@ -142,7 +142,7 @@ test('two stacked draft PRs, a CI fix, a review fix with its reply, then merge i
   expect(body).toContain('- [x] E1: greet() returns the greeting (passed)');
   expect(body).toContain(`Saga \`${NAME}\`: milestone 1`);
   expect((await forge.findPullRequest(m2.head))!.body).toContain(`Stacked on #${m1.number}`);
-  expect((await forge.findPullRequest(m1.head))!.title).toMatch(/^WIP: /);
+  expect((await forge.findPullRequest(m1.head))!.draft).toBe(true);
 
   // CI fails on the bottom PR: a fix task, its commit pushed, merged up into the PR above it.
   await gitea.setStatus(m1.headSha, 'failure', 'ci/test', 'tests failed in 12s', 'http://ci.example/1');
