@@ -8,11 +8,27 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deliveryBranch, integrationBranch } from '../../src/domain/contract/naming';
+import { renderPrBody } from '../../src/domain/delivery/pr-body';
 import type { TestGitea } from './gitea';
 
 export const M1 = deliveryBranch('greet', 1);
 export const M2 = deliveryBranch('greet', 2);
 export const INTEGRATION = integrationBranch('greet');
+
+/** The saga's part of milestone `id`'s PR body (renderPrBody), its one exit criterion `result`. */
+export function sagaPrBody(id: number, result: 'passed' | null = null): string {
+  return renderPrBody({
+    saga: 'greet',
+    goal: 'Greet people',
+    milestone: { id, title: `Milestone ${id}` },
+    stackedOn: id > 1 ? id - 1 : null,
+    exitCriteria: [{ id: 'E1', text: 'greet prints hello', result }],
+    tasks: [{ id: `${id}.1`, title: 'Write it', agent: 'demo', status: 'integrated' }],
+    costUsd: null,
+    boardUrl: null,
+    closes: null,
+  });
+}
 
 export interface DeliveryRepo {
   repo: string;

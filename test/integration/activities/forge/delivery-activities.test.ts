@@ -16,7 +16,7 @@ import {
 } from '../../../../src/activities/forge/delivery-activities';
 import type { PullRequest } from '../../../../src/activities/forge/port';
 import { countingProxy, type CountingProxy } from '../../../harness/counting-proxy';
-import { deliveryRepo, M1, M2, type DeliveryRepo } from '../../../harness/delivery-repo';
+import { deliveryRepo, M1, M2, sagaPrBody, type DeliveryRepo } from '../../../harness/delivery-repo';
 import { startGitea, type TestGitea } from '../../../harness/gitea';
 
 const TOKEN_ENV = 'SAGA_TEST_DELIVERY_TOKEN';
@@ -53,7 +53,7 @@ test('deliverMilestone twice opens one draft PR per milestone, stacked', async (
     headSha: head(M1),
     base: 'main',
     title: 'greet: m1',
-    body: 'Milestone 1',
+    body: sagaPrBody(1),
   };
   const one = await acts.deliverMilestone(first);
   expect(await acts.deliverMilestone(first)).toMatchObject({ number: one.number });
@@ -131,6 +131,24 @@ test('replyToReview: the reply shows in the reviewer’s thread, once even when 
   const replies = after!.comments.filter((c) => c.body === 'Fixed in 1234567.');
   expect(replies).toHaveLength(1);
   expect(replies[0]).toMatchObject({ threadId: bob.threadId, author: 'alice' });
+});
+
+test('updatePullRequestBody replaces the saga’s part in place; a person’s note and the draft stay', async () => {
+  const [one] = prs;
+  await gitea.api('alice', 'PATCH', `/repos/alice/demo/pulls/${one!.number}`, {
+    body: `A reviewer's note\n\n${one!.body}\n\nP.S. looks fine`,
+  });
+  const update = { target: ref.target, number: one!.number, body: sagaPrBody(1, 'passed') };
+  const updated = await acts.updatePullRequestBody(update);
+  expect(updated.body).toBe(`A reviewer's note\n\n${sagaPrBody(1, 'passed')}\n\nP.S. looks fine`);
+  expect(updated.body).toContain('- [x] E1: greet prints hello (passed)');
+  expect(updated).toMatchObject({ draft: true, title: 'greet: m1' });
+  // The same body again: nothing to write (and no second copy of the saga's part).
+  expect(await acts.updatePullRequestBody(update)).toEqual(updated);
+  // Not the saga's part (no markers): refused, the PR as it was.
+  await expect(acts.updatePullRequestBody({ ...update, body: 'plain text' })).rejects.toThrow(
+    /body must be the saga's part of the PR body/,
+  );
 });
 
 test('mergePullRequests: branch protection refuses with Gitea’s reason; then both merge, in order', async () => {

@@ -14,7 +14,14 @@ import {
   type ForgeActivities,
   type LandFixInput,
 } from '../../../../src/activities/forge/delivery-activities';
-import { deliveryRepo, INTEGRATION, M1, M2, type DeliveryRepo } from '../../../harness/delivery-repo';
+import {
+  deliveryRepo,
+  INTEGRATION,
+  M1,
+  M2,
+  sagaPrBody,
+  type DeliveryRepo,
+} from '../../../harness/delivery-repo';
 import { startGitea, type TestGitea } from '../../../harness/gitea';
 
 const TOKEN_ENV = 'SAGA_TEST_LAND_FIX_TOKEN';
@@ -56,7 +63,7 @@ beforeAll(async () => {
     remote: 'origin',
     target: { kind: 'gitea' as const, url: gitea.url, owner: 'alice', repo: 'demo', tokenEnv: TOKEN_ENV },
   };
-  const deliver = { ...ref, base: 'main', title: 'greet', body: 'Milestone' };
+  const deliver = { ...ref, base: 'main', title: 'greet', body: sagaPrBody(1) };
   const one = await acts.deliverMilestone({ ...deliver, head: M1, headSha: clone.head(M1) });
   const two = await acts.deliverMilestone({ ...deliver, head: M2, headSha: clone.head(M2), base: M1 });
   input = {
