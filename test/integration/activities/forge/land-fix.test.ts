@@ -4,7 +4,7 @@
  * (a merge commit made without checking anything out) and the integration branch (checked out in its
  * worktree, whose files follow), all pushed; a retry changes nothing; a conflicting fix, a fix that did not
  * start from its branch, or a missing token move and push nothing; a retry after a crash between moving
- * and pushing finishes the job.
+ * and pushing finishes the job; with `pr: single` the integration branch itself is delivered and fixed.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -143,4 +143,26 @@ test('a retry after a crash between moving m1 and the rest: m2 and the integrati
   expect(again).toEqual({ heads: { [M2]: top }, commit: top });
   expect(heads()).toEqual([fix, top, top]);
   expect(clone.remoteHeads()).toMatchObject({ [M1]: fix, [M2]: top });
+});
+
+test('pr: single: the integration branch, checked out in its worktree, is delivered and a fix lands on it', async () => {
+  const single = await acts.deliverMilestone({
+    ...input,
+    head: INTEGRATION,
+    headSha: clone.head(INTEGRATION),
+    base: 'main',
+    title: 'greet',
+    body: sagaPrBody(1),
+  });
+  expect(single).toMatchObject({ head: INTEGRATION, base: 'main', draft: true });
+  const fix = fixBranch('saga/greet/single-fix', INTEGRATION, 'c.txt', 'sea\n');
+  const landed = await acts.landFix({
+    ...input,
+    stack: [{ head: INTEGRATION, number: single.number }],
+    at: 0,
+    fixBranch: 'saga/greet/single-fix',
+  });
+  expect(landed).toEqual({ heads: { [INTEGRATION]: fix }, commit: fix });
+  expect(readFileSync(path.join(clone.integrationWorktree, 'c.txt'), 'utf8')).toBe('sea\n');
+  expect(clone.remoteHeads()[INTEGRATION]).toBe(fix);
 });
