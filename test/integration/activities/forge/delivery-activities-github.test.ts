@@ -193,3 +193,46 @@ test('a refusal of the forge fails at once with its message; a token never reach
     message: expect.not.stringContaining(gh.state.owner.token),
   });
 });
+
+test('a look at the stack asks about each reviewer once; a closed PR is refused, not merged', async () => {
+  const rita = gh.addUser('rita', 'write');
+  for (const [number, sha] of [
+    [1, SHA1],
+    [2, SHA2],
+  ] as const) {
+    await as(rita.token, 'POST', `/repos/octo/widgets/pulls/${number}/comments`, {
+      body: `look at #${number}`,
+      commit_id: sha,
+      path: 'src/greet.ts',
+      line: 1,
+      side: 'RIGHT',
+    });
+  }
+  const before = gh.operations.length;
+  const looks = await acts.lookAtPullRequests({
+    target,
+    prs: [
+      { number: 1, headSha: SHA1, etag: null },
+      { number: 2, headSha: SHA2, etag: null },
+    ],
+  });
+  expect(looks.map((l) => l.comments.map((c) => [c.author, c.authorCanWrite]))).toEqual([
+    [['rita', true]],
+    [['rita', true]],
+  ]);
+  const asked = gh.operations.slice(before).filter((o) => o === 'repos/get-collaborator-permission-level');
+  expect(asked).toHaveLength(1);
+
+  await as(gh.state.owner.token, 'PATCH', '/repos/octo/widgets/pulls/1', { state: 'closed' });
+  const result = await acts.mergePullRequests({
+    target,
+    prs: prs.map((p) => ({ number: p.number, base: p.base, headSha: p.headSha })),
+    baseBranch: 'main',
+    method: 'merge',
+  });
+  expect(result).toEqual({
+    merged: [],
+    refused: { number: 1, message: 'pull request #1 was closed without being merged' },
+  });
+  expect(gh.operations).not.toContain('pulls/merge');
+});
