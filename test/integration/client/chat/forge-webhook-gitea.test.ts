@@ -1,20 +1,21 @@
 /**
- * The REAL Gitea (test/harness/gitea.ts) delivering its webhooks to `saga chat serve`'s `POST /webhooks/forge`:
+ * The REAL Gitea (test/harness/gitea.ts) delivering its webhooks to `POST /webhooks/forge` of a real
+ * `bin/saga chat serve` process (configured only by SAGA_FORGE_WEBHOOK_SECRET, as a user would run it):
  * a hook on alice/demo with the secret, a push of `saga/<name>/deliver-m1`, a failing commit status as a CI
  * system would set it, and a pull request; the stand-in saga under `saga-<name>` on the real Temporal server
  * records the `forgeEvent` signals Gitea's deliveries caused. A second hook signed with another secret is
  * refused (401) and signals nothing.
  */
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { loadBridgeConfig } from '../../../../src/chat/config';
-import { startChatBridge, type ChatBridge } from '../../../../src/client/chat/server';
+import { SAGA_BIN } from '../../../harness/cli';
+import { testServer } from '../../../harness/server';
 import { startGitea, type TestGitea } from '../../../harness/gitea';
 import { startRecorderEnv, type RecorderEnv } from '../../../harness/forge-webhook-env';
-import { waitFor } from '../../../harness/wait';
+import { freePort, waitFor } from '../../../harness/wait';
 
 const SECRET = 'gitea-hook-secret';
 const SAGA = `giteahook-${process.pid}`;
@@ -23,8 +24,41 @@ const root = mkdtempSync(path.join(os.tmpdir(), 'saga-forge-hook-'));
 const clone = path.join(root, 'clone');
 let gitea: TestGitea;
 let env: RecorderEnv;
-let bridge: ChatBridge;
+let bridge: ChildProcess;
+let bridgeUrl: string;
+/** The bridge's output lines (one per request: `POST /webhooks/forge → <status>`). */
 const logs: string[] = [];
+
+/** `bin/saga chat serve` with nothing but the forge secret, on a free port, against the run's Temporal. */
+async function startBridge(): Promise<void> {
+  const port = await freePort();
+  const server = testServer();
+  bridge = spawn(process.execPath, [SAGA_BIN, 'chat', 'serve'], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: path.join(root, 'home'),
+      SAGA_HOME: path.join(root, 'saga-home'),
+      TEMPORAL_ADDRESS: server.address,
+      TEMPORAL_NAMESPACE: server.namespace,
+      SAGA_FORGE_WEBHOOK_SECRET: SECRET,
+      SAGA_CHAT_PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let pending = '';
+  bridge.stdout!.on('data', (chunk: Buffer) => {
+    const lines = (pending + chunk.toString('utf8')).split('\n');
+    pending = lines.pop() ?? '';
+    logs.push(...lines);
+  });
+  bridge.stderr!.on('data', (chunk: Buffer) => logs.push(`stderr: ${chunk.toString('utf8')}`));
+  await waitFor(
+    'the bridge to listen',
+    () => logs.some((l) => l.startsWith('Chat bridge listening')),
+    30_000,
+  );
+  bridgeUrl = `http://127.0.0.1:${port}`;
+}
 
 function git(args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@saga.invalid', ...args], {
@@ -46,7 +80,7 @@ async function createHook(secret: string): Promise<number> {
     type: 'gitea',
     active: true,
     events: ['push', 'status', 'pull_request', 'pull_request_review'],
-    config: { url: `${bridge.url}/webhooks/forge`, content_type: 'json', secret },
+    config: { url: `${bridgeUrl}/webhooks/forge`, content_type: 'json', secret },
   });
   return HookSchema.parse(created).id;
 }
@@ -55,19 +89,18 @@ beforeAll(async () => {
   gitea = await startGitea();
   env = await startRecorderEnv('giteahook');
   await env.startSaga(SAGA);
-  bridge = await startChatBridge({
-    client: env.client,
-    host: '127.0.0.1',
-    config: loadBridgeConfig({ SAGA_FORGE_WEBHOOK_SECRET: SECRET, SAGA_CHAT_PORT: '0' }),
-    log: (line) => logs.push(line),
-  });
+  await startBridge();
   execFileSync('git', ['clone', '-q', gitea.repo.cloneUrl, clone], {
     env: { PATH: process.env.PATH, HOME: path.join(root, 'home'), ...gitea.gitEnv('alice') },
   });
 }, 120_000);
 
 afterAll(async () => {
-  await bridge?.close();
+  if (bridge && bridge.exitCode === null) {
+    const exited = new Promise((resolve) => bridge.once('exit', resolve));
+    bridge.kill('SIGTERM');
+    await exited;
+  }
   await env?.close();
   await gitea?.stop();
   rmSync(root, { recursive: true, force: true });
