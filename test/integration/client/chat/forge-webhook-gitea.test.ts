@@ -2,7 +2,7 @@
  * The REAL Gitea (test/harness/gitea.ts) delivering its webhooks to `POST /webhooks/forge` of a real
  * `bin/saga chat serve` process (configured only by SAGA_FORGE_WEBHOOK_SECRET, as a user would run it):
  * a hook on alice/demo with the secret, a push of `saga/<name>/deliver-m1`, a failing commit status as a CI
- * system would set it, and a pull request; the stand-in saga under `saga-<name>` on the real Temporal server
+ * system would set it, a pull request and bob's review comment; the stand-in saga under `saga-<name>` on the real Temporal server
  * records the `forgeEvent` signals Gitea's deliveries caused. A second hook signed with another secret is
  * refused (401) and signals nothing.
  */
@@ -129,7 +129,11 @@ test('Gitea delivers push, commit status and pull request webhooks; the saga get
   expect(ci).toEqual({ kind: 'ci', head: HEAD, sha });
   expect(Date.now() - started).toBeLessThan(10_000);
 
-  await gitea.api('alice', 'POST', '/repos/alice/demo/pulls', { head: HEAD, base: 'main', title: 'M1' });
+  const pr = z
+    .object({ number: z.number() })
+    .parse(
+      await gitea.api('alice', 'POST', '/repos/alice/demo/pulls', { head: HEAD, base: 'main', title: 'M1' }),
+    );
   const opened = await waitFor(
     'the pull request signal',
     async () => (await env.events(SAGA)).find((e) => e.kind === 'pull-request'),
@@ -137,10 +141,19 @@ test('Gitea delivers push, commit status and pull request webhooks; the saga get
   );
   expect(opened).toEqual({ kind: 'pull-request', head: HEAD, sha });
 
-  // The other hook's deliveries (another secret): push, status and pull request, each refused.
+  // bob's line comment in a review: Gitea's pull_request_review_comment.
+  await gitea.reviewComment('bob', { pr: pr.number, path: 'a.txt', line: 1, body: 'Say which milestone.' });
+  const reviewed = await waitFor(
+    'the review signal',
+    async () => (await env.events(SAGA)).find((e) => e.kind === 'review'),
+    30_000,
+  );
+  expect(reviewed).toEqual({ kind: 'review', head: HEAD, sha });
+
+  // The other hook's deliveries (another secret): push, status, pull request and review, each refused.
   const count = (status: number) => logs.filter((l) => l === `POST /webhooks/forge → ${status}`).length;
-  await waitFor('the forged hook deliveries refused', () => count(401) >= 3, 30_000);
-  expect(count(200)).toBe(2);
+  await waitFor('the forged hook deliveries refused', () => count(401) >= 4, 30_000);
+  expect(count(200)).toBe(3);
   const events = await env.events(SAGA);
   expect(events.filter((e) => e.kind === 'ci')).toHaveLength(1);
 });
