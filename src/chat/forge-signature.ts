@@ -1,8 +1,9 @@
 /**
  * The signatures forges put on their webhooks: the hex HMAC-SHA256 of the raw body with the hook's secret,
  * in `X-Hub-Signature-256: sha256=<hex>` (GitHub, and Gitea too) or bare in `X-Gitea-Signature` /
- * `X-Forgejo-Signature`. Compared in constant time. They carry no timestamp, so a captured delivery can be
- * sent again; that is harmless here, as a forge event only wakes a saga's delivery watch to look.
+ * `X-Forgejo-Signature`. Compared in constant time. They carry no timestamp, so a captured delivery could be
+ * sent again: the bridge takes each delivery once (src/client/chat/forge-webhook.ts), and a forge event only
+ * wakes a saga's delivery watch to look anyway.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Verification } from './signing';

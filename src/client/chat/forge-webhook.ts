@@ -7,7 +7,9 @@
  * delivery watch early; the watch's own timer reads the forge anyway, so a lost webhook costs only time.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { verifyForgeSignature } from '../../chat/forge-signature';
+import { forgeSignature, verifyForgeSignature } from '../../chat/forge-signature';
+import type { ReplayCache } from '../../chat/replay-cache';
+import { nowSeconds } from '../../chat/signing';
 import { sagaNameFromBranch, sagaWorkflowId } from '../../domain/contract/naming';
 import { ForgeEventSchema, type ForgeEvent } from '../../domain/delivery/forge-shapes';
 import { readForgeWebhook, type WebhookForge } from '../../domain/delivery/forge-webhook';
@@ -39,6 +41,8 @@ export interface ForgeWebhookDeps {
   client: Client;
   secret: string;
   shas: ShaBranches;
+  /** Deliveries already taken (by their signature), for 300 s: see handleForgeWebhook. */
+  replays: ReplayCache;
   log: (line: string) => void;
 }
 
@@ -58,6 +62,11 @@ export async function handleForgeWebhook(
 ): Promise<BridgeResponse> {
   const verified = verifyForgeSignature(deps.secret, req.rawBody, (name) => header(req, name));
   if (!verified.ok) return answer(401, { ok: false, error: `Unauthenticated: ${verified.reason}.` });
+  // Forge signatures carry no timestamp: the same delivery sent again (a captured one, replayed) is taken once,
+  // so it cannot make a saga's watch call the forge again and again.
+  const now = nowSeconds();
+  if (!deps.replays.firstUse(`forge:${forgeSignature(deps.secret, req.rawBody)}`, now, now))
+    return answer(202, { ok: true, ignored: 'this delivery was already received' });
   const named = eventOf(req);
   if (!named)
     return answer(400, { ok: false, error: 'Malformed: no X-Gitea-Event-Type or X-GitHub-Event header.' });

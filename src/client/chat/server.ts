@@ -101,12 +101,17 @@ function bridgeRoutes(client: Client, config: BridgeConfig, log: (line: string) 
     const slack = createSlackHandler({ client, approvers: config.approvers, ...config.slack, replays, log });
     set('/slack/events', (req) => slack(req, nowSeconds()));
   }
-  set(FORGE_WEBHOOK_PATH, forgeRoute(client, config, log), FORGE_WEBHOOK_MAX_BYTES);
+  set(FORGE_WEBHOOK_PATH, forgeRoute(client, config, replays, log), FORGE_WEBHOOK_MAX_BYTES);
   return routes;
 }
 
 /** Without SAGA_FORGE_WEBHOOK_SECRET the endpoint refuses everything: an unsigned forge event is never read. */
-function forgeRoute(client: Client, config: BridgeConfig, log: (line: string) => void): Handler {
+function forgeRoute(
+  client: Client,
+  config: BridgeConfig,
+  replays: ReplayCache,
+  log: (line: string) => void,
+): Handler {
   const secret = config.forgeWebhookSecret;
   if (!secret)
     return async () => ({
@@ -114,7 +119,7 @@ function forgeRoute(client: Client, config: BridgeConfig, log: (line: string) =>
       body: { ok: false, error: 'Forge webhooks are off: SAGA_FORGE_WEBHOOK_SECRET is not set.' },
     });
   const shas = new ShaBranches();
-  return (req) => handleForgeWebhook(req, { client, secret, shas, log });
+  return (req) => handleForgeWebhook(req, { client, secret, shas, replays, log });
 }
 
 function route(

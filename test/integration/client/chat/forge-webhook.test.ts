@@ -3,7 +3,8 @@
  * sagas (test/harness/forge-webhook-env.ts) that record the `forgeEvent` signals they get: signed Gitea and
  * GitHub events reach the saga of their branch with only the branch and sha; a bad or missing signature is
  * 401 and nothing is signalled; a Gitea status finds its branch through the push before it; a saga that does
- * not exist or has ended gets 202 and a log line; without the secret the endpoint is 501.
+ * not exist or has ended gets 202 and a log line; a replayed delivery is taken once; without the secret the
+ * endpoint is 501.
  */
 import { createHmac } from 'node:crypto';
 import { loadBridgeConfig } from '../../../../src/chat/config';
@@ -101,7 +102,8 @@ describe('forge webhooks on the chat bridge', () => {
     expect(logs.join('\n')).toContain(`a status of ${pushed.slice(0, 12)}, of no saga branch seen pushed`);
     const push = await deliver(gitea('push'), { ref: `refs/heads/${HEAD}`, after: pushed, commits: [] });
     expect(push.status).toBe(202);
-    const res = await deliver(gitea('status'), status);
+    // The same status again would be a replay: Gitea's next delivery has its own id.
+    const res = await deliver(gitea('status'), { ...status, id: 2 });
     expect(res.status).toBe(200);
     expect((await eventsOf()).at(-1)).toEqual<ForgeEvent>({ kind: 'ci', head: HEAD, sha: pushed });
   });
@@ -120,8 +122,17 @@ describe('forge webhooks on the chat bridge', () => {
   test('other branches and events are 202 and signal nothing; a non-JSON body is 400', async () => {
     const before = (await eventsOf()).length;
     expect((await deliver(gitea('pull_request'), prPayload('main'))).status).toBe(202);
-    expect((await deliver(gitea('issues'), prPayload())).status).toBe(202);
+    expect((await deliver(gitea('issues'), { ...prPayload(), action: 'closed' })).status).toBe(202);
     expect((await deliver(gitea('pull_request'), 'not json')).status).toBe(400);
+    expect((await eventsOf()).length).toBe(before);
+  });
+
+  test('a delivery sent again (a captured one, replayed) is taken once', async () => {
+    const payload = { ...prPayload(), action: 'reopened' };
+    expect((await deliver(gitea('pull_request'), payload)).status).toBe(200);
+    const before = (await eventsOf()).length;
+    const again = await deliver(gitea('pull_request'), payload);
+    expect(again).toEqual({ status: 202, body: { ok: true, ignored: 'this delivery was already received' } });
     expect((await eventsOf()).length).toBe(before);
   });
 
