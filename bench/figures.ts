@@ -31,6 +31,29 @@ export function figure(
   return { figure: name, stat, value: rounded, unit, target, better, ok, scenario };
 }
 
+/**
+ * A figure that could not be measured here: no value (null in its JSON line), ok null, and why in its
+ * scenario, so the table says it was skipped instead of leaving it out.
+ */
+export function skippedFigure(
+  name: string,
+  stat: string,
+  unit: string,
+  target: number | null,
+  why: string,
+): Figure {
+  return {
+    figure: name,
+    stat,
+    value: NaN,
+    unit,
+    target,
+    better: 'lower',
+    ok: null,
+    scenario: `skipped: ${why}`,
+  };
+}
+
 /** The JSON line of the benchmark output contract: exactly figure, stat, value, unit, target, better, ok. */
 export function figureLine(f: Figure): string {
   const { scenario: _scenario, ...line } = f;
@@ -50,9 +73,9 @@ export function table(figures: Figure[]): string {
     f.figure,
     f.stat,
     f.scenario,
-    `${f.value} ${f.unit}`,
+    Number.isNaN(f.value) ? 'skipped' : `${f.value} ${f.unit}`,
     f.target === null ? '-' : `${f.better === 'lower' ? '<' : '>'} ${f.target} ${f.unit}`,
-    f.ok === null ? 'info' : f.ok ? 'ok' : 'MISSED',
+    f.ok === null ? (Number.isNaN(f.value) ? 'skipped' : 'info') : f.ok ? 'ok' : 'MISSED',
   ]);
   const header = ['figure', 'stat', 'scenario', 'value', 'target', ''];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

@@ -15,6 +15,7 @@ import { installRuntime } from '../src/worker/worker';
 import { runNaiveBaseline } from './baseline';
 import { cliStartupFigures } from './cli-startup';
 import { runSaga, type SagaRun } from './drive';
+import { forgeFigures } from './forge';
 import { sandboxFigures } from './sandbox';
 import { figure, figureLine, quantile, table, type Figure } from './figures';
 import {
@@ -328,6 +329,9 @@ async function main(): Promise<void> {
 
       progress('sandbox: the added cost per confined run');
       figures.push(...(await sandboxFigures()));
+
+      progress('forge: API calls per watched PR, time to open a PR');
+      figures.push(...(await forgeFigures()));
 
       const { overall } = await benchWorker.peak();
       if (rss4 !== null)

@@ -174,13 +174,20 @@ export interface BridgeConfig {
   approvers: Approvers;
   slack: { signingSecret: string; botToken: string | null; apiUrl: string } | null;
   webhook: WebhookCallers | null;
+  /** SAGA_FORGE_WEBHOOK_SECRET: `POST /webhooks/forge` verifies forge webhooks with it; null → that endpoint is off. */
+  forgeWebhookSecret: string | null;
   /** Both the headers and the body must arrive within `requestTimeoutMs`. */
   limits: { maxConnections: number; requestTimeoutMs: number };
 }
 
 export function loadBridgeConfig(env: NodeJS.ProcessEnv): BridgeConfig {
   const approversText = optional(env, 'SAGA_APPROVERS');
-  if (!approversText)
+  const signingSecret = optional(env, 'SLACK_SIGNING_SECRET');
+  const callers = loadCallers(env);
+  const forgeWebhookSecret = optional(env, 'SAGA_FORGE_WEBHOOK_SECRET') ?? null;
+  const answersServed = Boolean(signingSecret || callers);
+  // Forge webhooks answer nothing, so a bridge serving only them needs no approvers.
+  if (!approversText && (answersServed || !forgeWebhookSecret))
     throw new ChatConfigError(
       'SAGA_APPROVERS is required: a comma-separated list of user ids allowed to answer ' +
         '(e.g. "U024BE7LH,alice", or "my-saga=U024BE7LH" for one saga only). Without it the bridge does not start.',
@@ -189,22 +196,27 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv): BridgeConfig {
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ChatConfigError(`SAGA_CHAT_PORT must be a port number, got ${portText}`);
-  const signingSecret = optional(env, 'SLACK_SIGNING_SECRET');
-  const callers = loadCallers(env);
-  if (!signingSecret && !callers)
+  if (!answersServed && !forgeWebhookSecret)
     throw new ChatConfigError(
       'Nothing to serve: set SLACK_SIGNING_SECRET (Slack app) and/or SAGA_WEBHOOK_CALLERS or ' +
-        'SAGA_WEBHOOK_SECRET with SAGA_WEBHOOK_USER (generic webhook).',
+        'SAGA_WEBHOOK_SECRET with SAGA_WEBHOOK_USER (generic webhook), and/or SAGA_FORGE_WEBHOOK_SECRET ' +
+        '(forge webhooks).',
     );
   const notifySecret = optional(env, 'SAGA_NOTIFY_SECRET');
   if (notifySecret) requireDistinctNotifySecret(notifySecret, answerSecrets(env));
+  if (forgeWebhookSecret && answerSecrets(env).includes(forgeWebhookSecret))
+    throw new ChatConfigError(
+      'SAGA_FORGE_WEBHOOK_SECRET must differ from every secret that authenticates answers: whoever can read ' +
+        "the forge's hook settings could otherwise sign answers.",
+    );
   return {
     port,
-    approvers: approversFrom(approversText),
+    approvers: approversText ? approversFrom(approversText) : NOBODY,
     slack: signingSecret
       ? { signingSecret, botToken: optional(env, 'SLACK_BOT_TOKEN') ?? null, apiUrl: apiUrl(env) }
       : null,
     webhook: callers,
+    forgeWebhookSecret,
     limits: {
       maxConnections: wholeNumber(env, 'SAGA_CHAT_MAX_CONNECTIONS', MAX_CONNECTIONS_DEFAULT, 1, 100_000),
       requestTimeoutMs: wholeNumber(
@@ -217,6 +229,9 @@ export function loadBridgeConfig(env: NodeJS.ProcessEnv): BridgeConfig {
     },
   };
 }
+
+/** When only forge webhooks are served: nobody answers through this bridge. */
+const NOBODY: Approvers = { mayAnswer: () => false, describe: () => 'none (SAGA_APPROVERS is not set)' };
 
 function approversFrom(text: string): Approvers {
   try {
@@ -231,6 +246,7 @@ export function describeChatConfig(config: BridgeConfig): string {
   return [
     `Slack: ${config.slack ? `POST /slack/events (Web API ${config.slack.apiUrl}${config.slack.botToken ? '' : ', no SLACK_BOT_TOKEN: button refusals cannot be posted'})` : 'off (no SLACK_SIGNING_SECRET)'}`,
     `Webhook: ${config.webhook ? `POST /hooks/respond (${describeCallers(config.webhook)})` : 'off (no SAGA_WEBHOOK_CALLERS or SAGA_WEBHOOK_SECRET)'}`,
+    `Forge webhooks: POST /webhooks/forge ${config.forgeWebhookSecret ? '(signed with SAGA_FORGE_WEBHOOK_SECRET)' : 'off: SAGA_FORGE_WEBHOOK_SECRET is not set, so every delivery is refused 501'}`,
     `Limits: ${config.limits.maxConnections} connections, ${config.limits.requestTimeoutMs} ms per request`,
     `Approvers: ${config.approvers.describe()}`,
   ].join('\n');

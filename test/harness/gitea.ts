@@ -30,13 +30,15 @@ import {
   type GiteaUser,
   type StatusState,
 } from './gitea-api';
+import { PROJECT_ROOT } from '../../src/project-root';
 import { appIni } from './gitea-config';
 import { freePort, waitFor } from './wait';
 
 export { gitAuthEnv, giteaApi, type GiteaUser, type StatusState } from './gitea-api';
 
 export const GITEA_VERSION = '1.27.3';
-export const GITEA_DIR = path.resolve(__dirname, '..', '..', 'tools', `gitea-${GITEA_VERSION}`);
+// From the project's root, so the built bench (dist/) finds the same binary as the tests.
+export const GITEA_DIR = path.join(PROJECT_ROOT, 'tools', `gitea-${GITEA_VERSION}`);
 export const GITEA_BINARY = path.join(GITEA_DIR, 'gitea');
 
 export type UserName = 'alice' | 'bob' | 'carol';

@@ -1,6 +1,7 @@
 /**
- * The chat bridge's HTTP server: reads each request body under a 64 KiB limit (413 beyond it, before any
- * parsing), routes `POST /hooks/respond` and `POST /slack/events`, and logs one line per request with its
+ * The chat bridge's HTTP server: reads each request body under a 64 KiB limit (1 MiB for forge webhooks;
+ * 413 beyond it, before any parsing), routes `POST /hooks/respond`, `POST /slack/events` and
+ * `POST /webhooks/forge`, and logs one line per request with its
  * status — never headers or bodies, which carry signatures and user text. A client gets
  * `limits.requestTimeoutMs` to send its headers and body, and at most `limits.maxConnections` connections are
  * open at once (more are dropped on accept), so slow or many clients cannot exhaust the bridge.
@@ -15,6 +16,12 @@ import { nowSeconds } from '../../chat/signing';
 import { createSlackHandler } from './slack';
 import { readBody } from '../../http/read-body';
 import { handleWebhook } from './webhook';
+import {
+  FORGE_WEBHOOK_MAX_BYTES,
+  FORGE_WEBHOOK_PATH,
+  handleForgeWebhook,
+  ShaBranches,
+} from './forge-webhook';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 /** Idle keep-alive connections are closed after this, so they do not hold slots of the connection cap. */
@@ -27,6 +34,11 @@ export interface ChatBridge {
 }
 
 type Handler = (req: BridgeRequest) => Promise<BridgeResponse>;
+/** An endpoint and the largest body it reads. */
+interface Route {
+  handle: Handler;
+  maxBytes: number;
+}
 
 export interface ChatBridgeOptions {
   client: Client;
@@ -66,18 +78,16 @@ export async function startChatBridge(options: ChatBridgeOptions): Promise<ChatB
   };
 }
 
-/** The endpoints of the configured channels: the generic webhook and the Slack app. */
-function bridgeRoutes(
-  client: Client,
-  config: BridgeConfig,
-  log: (line: string) => void,
-): Map<string, Handler> {
-  const routes = new Map<string, Handler>();
+/** The endpoints of the configured channels: the generic webhook, the Slack app and forge webhooks. */
+function bridgeRoutes(client: Client, config: BridgeConfig, log: (line: string) => void): Map<string, Route> {
+  const routes = new Map<string, Route>();
+  const set = (path: string, handle: Handler, maxBytes = MAX_BODY_BYTES) =>
+    routes.set(path, { handle, maxBytes });
   // One cache for both endpoints; keys carry the endpoint.
   const replays = new ReplayCache();
   if (config.webhook) {
     const callers = config.webhook;
-    routes.set('/hooks/respond', (req) =>
+    set('/hooks/respond', (req) =>
       handleWebhook(req, {
         client,
         approvers: config.approvers,
@@ -89,15 +99,33 @@ function bridgeRoutes(
   }
   if (config.slack) {
     const slack = createSlackHandler({ client, approvers: config.approvers, ...config.slack, replays, log });
-    routes.set('/slack/events', (req) => slack(req, nowSeconds()));
+    set('/slack/events', (req) => slack(req, nowSeconds()));
   }
+  set(FORGE_WEBHOOK_PATH, forgeRoute(client, config, replays, log), FORGE_WEBHOOK_MAX_BYTES);
   return routes;
+}
+
+/** Without SAGA_FORGE_WEBHOOK_SECRET the endpoint refuses everything: an unsigned forge event is never read. */
+function forgeRoute(
+  client: Client,
+  config: BridgeConfig,
+  replays: ReplayCache,
+  log: (line: string) => void,
+): Handler {
+  const secret = config.forgeWebhookSecret;
+  if (!secret)
+    return async () => ({
+      status: 501,
+      body: { ok: false, error: 'Forge webhooks are off: SAGA_FORGE_WEBHOOK_SECRET is not set.' },
+    });
+  const shas = new ShaBranches();
+  return (req) => handleForgeWebhook(req, { client, secret, shas, replays, log });
 }
 
 function route(
   req: http.IncomingMessage,
   res: http.ServerResponse,
-  routes: Map<string, Handler>,
+  routes: Map<string, Route>,
   log: (line: string) => void,
 ): void {
   const path = (req.url ?? '/').split('?')[0]!;
@@ -112,17 +140,17 @@ function route(
   if (!handler) return send({ status: 404, body: { ok: false, error: `No endpoint ${path} here.` } });
   if (req.method !== 'POST') return send({ status: 405, body: { ok: false, error: 'Use POST.' } });
 
-  readBody(req, MAX_BODY_BYTES).then(
+  readBody(req, handler.maxBytes).then(
     async (body) => {
       if (body === null) {
         send(
-          { status: 413, body: { ok: false, error: `Body over ${MAX_BODY_BYTES} bytes.` } },
+          { status: 413, body: { ok: false, error: `Body over ${handler.maxBytes} bytes.` } },
           { connection: 'close' },
         );
         return;
       }
       try {
-        send(await handler({ rawBody: body, headers: req.headers }));
+        send(await handler.handle({ rawBody: body, headers: req.headers }));
       } catch (error) {
         log(`${req.method} ${path}: ${(error as Error).message}`);
         send({ status: 500, body: { ok: false, error: 'Internal error; nothing was changed.' } });

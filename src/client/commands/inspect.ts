@@ -5,6 +5,7 @@ import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Client } from '@temporalio/client';
 import { readableLine } from '../../domain/agents/cli-output';
+import { pullRequestStatusLines } from '../../domain/record/pull-requests';
 import { reconciliationSummary } from '../../domain/record/reconciliation';
 import type { SagaStatus } from '../../domain/contract/state';
 import { stripControls } from '../../domain/text/terminal';
@@ -70,6 +71,7 @@ export function renderStatus(s: SagaStatus, agents: RunningAgent[] = []): string
       );
     }
   }
+  lines.push(...pullRequestStatusLines(s.pullRequests));
   lines.push(...renderRunningAgents(agents));
   if (s.usage && (s.usage.costUsd > 0 || s.usage.inputTokens > 0))
     lines.push(`Usage: ${formatUsage(s.usage)}`);

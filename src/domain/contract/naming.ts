@@ -88,6 +88,20 @@ export const fixTaskKey = (milestone: number | null, n: number): string =>
 export const fixTaskBranch = (name: string, key: string): string => `${sagaBranchPrefix(name)}${key}`;
 export const fixTaskWorkflowId = (name: string, key: string): string => `saga-${name}-${key}`;
 
+/** What a branch of one saga may hold after `saga/<name>/`: git-safe characters only, bounded. */
+const SAGA_BRANCH_PATTERN = /^saga\/([a-z0-9][a-z0-9-]{0,62})\/([A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*)$/;
+const SAGA_BRANCH_MAX = 255;
+
+/**
+ * The saga a branch belongs to: `saga/<name>/...` → `<name>`, or undefined for any other branch (a `refs/heads/`
+ * prefix is allowed, as webhooks send it). Strict, because forge webhooks hand it to us untrusted.
+ */
+export function sagaNameFromBranch(branch: string): string | undefined {
+  const bare = branch.startsWith('refs/heads/') ? branch.slice('refs/heads/'.length) : branch;
+  if (bare.length > SAGA_BRANCH_MAX || bare.includes('..')) return undefined;
+  return SAGA_BRANCH_PATTERN.exec(bare)?.[1];
+}
+
 /** `refs/saga-archive/<path>`: e.g. `<name>/<task key>-d<N>` for a delegation's work. */
 export const archiveRef = (path: string): string => `${ARCHIVE_REF_PREFIX}${path}`;
 

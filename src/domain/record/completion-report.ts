@@ -2,6 +2,7 @@
  * REPORT.md, the completion report (the saga directory contract; docs/PROCEDURE.md §5.3): what was built, the exit criteria with their
  * evidence, how to verify by hand, and what is left open. Pure and deterministic, like render.ts.
  */
+import { pullRequestsSection } from './pull-requests';
 import { z } from 'zod';
 import type { Environment } from '../planning/environment';
 import { bullets, cell, code, doc, fenced, oneLine, section, shellQuote, table } from './markdown';
@@ -188,6 +189,7 @@ export function renderReportMd(input: ReportInput): string {
       `- **Exit criteria passed:** ${passed} of ${plan.exit_criteria.length}${byHandCount(exitResults)}`,
     ].join('\n'),
     section('What was built', whatWasBuilt(status, input.built)),
+    pullRequestsSection(status.pullRequests),
     ...(reconciled ? [section('Reconciliation (saga continue)', reconciled)] : []),
     section(
       'Exit criteria',

@@ -1,9 +1,10 @@
 /**
  * PROGRESS.md (docs/PROCEDURE.md §11.1): phase, current milestone, every worker's ids and task status with its evidence,
- * open questions, integration notes, decisions and deviations, what `saga continue` found when it
+ * the pull requests (`delivery: pr`), open questions, integration notes, decisions and deviations, what `saga continue` found when it
  * reconciled the record with reality, and the whole log. Pure and deterministic, like render.ts.
  */
 import { bullets, code, doc, oneLine, section, shortCommit } from './markdown';
+import { pullRequestsSection } from './pull-requests';
 import { findingsFor, reconciliationSummary } from './reconciliation';
 import type { SagaStatus, TaskState, TaskStatus } from '../contract/state';
 
@@ -95,6 +96,7 @@ export function renderProgressMd(status: SagaStatus, extra: ProgressExtra): stri
       `- **Web UI:** ${status.uiUrl || '—'}`,
     ].join('\n'),
     section('Tasks', tasks),
+    pullRequestsSection(status.pullRequests),
     section('Open questions', bullets(questions)),
     section('Integration notes', bullets(extra.integrationNotes)),
     section('Decisions & Deviations', bullets(extra.decisions)),

@@ -4,7 +4,7 @@
  * reported and a lane free) to its agent's start, and from the agent's exit to the report; when a task's
  * change became visible to a reader (the board's update latency).
  */
-import { figure, figureLine, quantile, table } from '../../../bench/figures';
+import { figure, figureLine, quantile, skippedFigure, table } from '../../../bench/figures';
 import { taskChangesVisibleAt, taskOverheads, type ImplementationTimings } from '../../../bench/history';
 
 describe('bench figures', () => {
@@ -24,6 +24,14 @@ describe('bench figures', () => {
     });
     expect(figure('makespan_ms', '1 lane', 17_000, 'ms', null).ok).toBeNull();
     expect(table([figure('replay_ms', 'total', 2115.6, 'ms', 2000)])).toMatch(/MISSED/);
+  });
+
+  test('a figure that could not be measured is printed as skipped, with why, its value null', () => {
+    const f = skippedFigure('forge_pr_open_ms', 'median', 'ms', 5000, 'Gitea is not built');
+    expect(figureLine(f)).toBe(
+      '{"figure":"forge_pr_open_ms","stat":"median","value":null,"unit":"ms","target":5000,"better":"lower","ok":null}',
+    );
+    expect(table([f])).toMatch(/skipped: Gitea is not built +skipped +< 5000 ms +skipped/);
   });
 
   test('a figure better higher (a throughput) is ok above its target', () => {

@@ -1,7 +1,7 @@
 /**
  * `#/saga/NAME`: what the saga waits for on top, then goal, flags, the phase timeline, milestones as lanes,
- * the agent runs over time, the dependency graph, exit criteria, the selected task's transcript and diff,
- * REPORT.md when done.
+ * the agent runs over time, the dependency graph, exit criteria, the pull requests (`delivery: pr`), the
+ * selected task's transcript and diff, REPORT.md when done.
  */
 import { html } from './html.js';
 import { progressOf, tokens } from './format.js';
@@ -11,6 +11,7 @@ import { DependencyGraph } from './graph.js';
 import { RunTimeline } from './timeline.js';
 import { Report, TaskDetail } from './detail.js';
 import { CostBudget, ProgressBar } from './sagas-view.js';
+import { PullRequests } from './pull-requests.js';
 
 const TIMELINE = ['planning', 'implementation', 'validation', 'acceptance', 'complete'];
 const FLAG_KEYS = ['quality_locked', 'autonomous', 'subagents', 'parallel'];
@@ -128,6 +129,7 @@ export function SagaView({ state, actions }) {
         />
         <${DependencyGraph} milestones=${status.milestones} onSelect=${actions.selectTask} />
         <${ExitCriteria} status=${status} />
+        <${PullRequests} pullRequests=${status.pullRequests} />
         <${Report} report=${state.report} />
       </div>
       <${TaskDetail} task=${state.task} detail=${detail} onClose=${actions.selectTask} />
