@@ -7,7 +7,7 @@
 import { executeChild, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import { addUsage, noUsage } from '../../domain/agents/usage';
 import { isExhausted } from '../../domain/fleet/budget';
-import type { TaskReport } from '../../domain/fleet/fleet';
+import { noChangesBlock, type TaskReport } from '../../domain/fleet/fleet';
 import {
   fixTaskBranch,
   fixTaskKey,
@@ -158,12 +158,14 @@ export class DeliveryWatch {
     }
     const report = await this.runFixTask(work, pr);
     this.usage = addUsage(this.usage, report.usage);
-    if (report.status !== 'passed') {
+    // A fix that changed no file has nothing to push: landing it would reply "addressed" for nothing.
+    const blocked =
+      report.status === 'passed'
+        ? noChangesBlock({ requires_changes: true }, [], report)
+        : (report.reason ?? 'no reason given');
+    if (blocked !== null) {
       await this.tell([
-        {
-          type: 'log',
-          line: `PR #${pr.number}: fix task ${report.ref} blocked: ${report.reason ?? 'no reason given'}`,
-        },
+        { type: 'log', line: `PR #${pr.number}: fix task ${report.ref} blocked: ${blocked}` },
       ]);
       return;
     }
