@@ -1,0 +1,252 @@
+/**
+ * The delivery watch's decisions, in seconds: the real deliveryWorkflow (and the real taskWorkflow for its
+ * fix tasks) on Temporal's time-skipping test server, with a stand-in forge and stand-in task activities,
+ * under a stand-in saga (test/harness/delivery-run.ts). Each case scripts what the forge answers and asserts
+ * what the watch decided: when it looked, which fix tasks ran with what spec, what it landed and replied,
+ * what it asked and what it told the saga. The Gitea end-to-end test takes the same paths on a real forge.
+ */
+import type { CiState } from '../../../../src/domain/delivery/forge-shapes';
+import { ciPollsIn } from '../../../../src/domain/delivery/ci-watch';
+import { fixedReply } from '../../../../src/domain/delivery/review-fixes';
+import { fixTaskBranch, integrationBranch } from '../../../../src/domain/contract/naming';
+import { deliveryStopSignal } from '../../../../src/domain/saga/messages';
+import { inputsOf } from '../../../harness/fleet-stand-ins';
+import { check, ciOf, comment, forgeInputsOf, type ForgeCall } from '../../../harness/forge-stand-ins';
+import {
+  createDeliveryTestEnv,
+  runDelivery,
+  sagaPr,
+  type DeliveryTestEnv,
+} from '../../../harness/delivery-run';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** Seconds of workflow time from the first look to each look. */
+const lookOffsets = (calls: ForgeCall[]): number[] => {
+  const looks = calls.filter((c) => c.name === 'lookAtPullRequests');
+  return looks.map((l) => Math.round((l.atMs - looks[0]!.atMs) / 1000));
+};
+const pendingCi = (_pr: number, sha: string) => ciOf(sha, [check('build', 'pending')]);
+/** Gaps between looks off 5 minutes by more than a second (the test server's timers drift by milliseconds). */
+const not5Minutes = (offsets: number[]): number[] =>
+  offsets
+    .slice(1)
+    .map((s, i) => s - offsets[i]!)
+    .filter((gap) => Math.abs(gap - 300) > 1);
+
+/** `lint` fails on the PRs' first heads (with a log), any fix's head is green; other heads pending. */
+function fixedCheck(pr: number, sha: string): CiState {
+  if (sha.startsWith('fix')) return ciOf(sha, [check('lint', 'success')]);
+  if (pr !== 7) return ciOf(sha, [check('lint', 'pending')]);
+  return ciOf(sha, [
+    check('lint', 'failure', {
+      description: 'lint found 3 errors',
+      targetUrl: 'http://ci.invalid/lint/1',
+      logExcerpt: 'src/greet.ts:3 no-unused-vars',
+    }),
+    check('coverage', 'neutral'),
+  ]);
+}
+
+/** `test` fails on every head of the PR, fixed or not. */
+const fixFailedCheck = (_pr: number, sha: string): CiState =>
+  ciOf(sha, [check('test', 'failure', { description: `test failed on ${sha}` })]);
+
+const fixRefs = (calls: Parameters<typeof inputsOf>[0]) =>
+  inputsOf(calls, 'runTaskAttempt').map((a) => a.agent.taskId);
+
+describe('the delivery watch’s decisions (time-skipping test server)', () => {
+  let fx: DeliveryTestEnv;
+  beforeAll(async () => {
+    fx = await createDeliveryTestEnv();
+  }, 120_000);
+  afterAll(async () => fx?.env.teardown());
+
+  test('CI pending for an hour: looks back off to one every 5 minutes: 16 looks in the hour', async () => {
+    const { forgeCalls, result } = await runDelivery(fx, {
+      prs: [sagaPr(7, 1, 'main')],
+      forge: { ci: pendingCi },
+      schedule: [{ atMs: HOUR, signal: 'stop' }],
+    });
+    const offsets = lookOffsets(forgeCalls);
+    // One look at once, then the backoff of ci-watch.ts: 15 s, 30 s, 1 m, 2 m, then every 5 minutes.
+    expect(offsets.slice(0, 7)).toEqual([0, 15, 45, 105, 225, 525, 825]);
+    expect(not5Minutes(offsets.slice(5))).toEqual([]);
+    expect(offsets.every((s) => s < 3_600)).toBe(true);
+    // ciPollsIn counts the looks after a wait; the watch also looks once as it starts.
+    expect(offsets).toHaveLength(ciPollsIn(1) + 1);
+    console.log(
+      `delivery watch, CI pending for 1 h: ${offsets.length} looks at the PR (1 at once + ciPollsIn(1) = ` +
+        `${ciPollsIn(1)}); forge calls per PR per hour = ${offsets.length} × the calls one look costs ` +
+        `(≤ 60 needs ≤ ${Math.floor(60 / offsets.length)} calls a look)`,
+    );
+    expect(result.prs[0]).toMatchObject({ number: 7, ci: 'pending', ciFixes: 0 });
+    expect(forgeInputsOf(forgeCalls, 'landFix')).toEqual([]);
+  });
+
+  test('a forge event makes the watch look at once, not at its next timer', async () => {
+    const { forgeCalls } = await runDelivery(fx, {
+      prs: [sagaPr(7, 1, 'main')],
+      forge: { ci: pendingCi },
+      schedule: [
+        { atMs: 20 * MINUTE, signal: 'forgeEvent' },
+        { atMs: 28 * MINUTE, signal: 'stop' },
+      ],
+    });
+    // The timer's looks (…, 825 s, 1125 s) then the event's at 1200 s; the backoff goes on from there.
+    expect(lookOffsets(forgeCalls)).toEqual([0, 15, 45, 105, 225, 525, 825, 1125, 1200, 1500]);
+  });
+
+  test('a failing check: one fix task with the check, its description and log; landed up the stack', async () => {
+    const fixChecks = { '7': [{ text: 'unit tests', check: 'npm test' }] };
+    const { forgeCalls, taskCalls, result, view, ctx } = await runDelivery(fx, {
+      forge: { ci: fixedCheck },
+      fixChecks,
+      schedule: [{ atMs: HOUR, signal: 'stop' }],
+    });
+    expect(fixRefs(taskCalls)).toEqual(['m1fix1']);
+    const [attempt] = inputsOf(taskCalls, 'runTaskAttempt');
+    const spec = (attempt!.agent.context as { task: { scope: string } }).task;
+    expect(spec.scope).toContain('CI check "lint" failed on m1-head: lint found 3 errors');
+    expect(spec.scope).toContain('Its log: http://ci.invalid/lint/1');
+    expect(spec.scope).toContain('src/greet.ts:3 no-unused-vars');
+    expect(attempt!.checks.checks).toEqual(fixChecks['7']);
+    expect(attempt!.prepare).toMatchObject({ base: 'm1-head', branch: fixTaskBranch(ctx.name, 'm1fix1') });
+    const [landed, ...more] = forgeInputsOf(forgeCalls, 'landFix');
+    expect(more).toEqual([]);
+    expect(landed).toMatchObject({
+      fixBranch: fixTaskBranch(ctx.name, 'm1fix1'),
+      stack: [
+        { head: 'saga/demo/deliver-m1', number: 7 },
+        { head: 'saga/demo/deliver-m2', number: 8 },
+      ],
+      at: 0,
+      integrationBranch: integrationBranch(ctx.name),
+      remote: 'origin',
+    });
+    // Both branches moved; their new heads' CI is green.
+    expect(result.prs.map((p) => [p.number, p.headSha, p.ci, p.ciFixes])).toEqual([
+      [7, 'fix1-pr7', 'success', 1],
+      [8, 'fix1-pr8', 'success', 0],
+    ]);
+    expect(view.log).toContain('PR #7: fix m1fix1 pushed as fix1-pr7');
+    expect(view.pullRequests.some((p) => p.number === 7 && p.ci === 'failure')).toBe(true);
+  });
+
+  test('the same failure seen again (its numbers changed) is not sent to a second fix task', async () => {
+    const { forgeCalls, taskCalls, view } = await runDelivery(fx, {
+      prs: [sagaPr(7, 1, 'main')],
+      // The fix task stays blocked, so the head keeps failing; each look reports another error count.
+      forge: {
+        ci: (_pr, sha, n) => ciOf(sha, [check('lint', 'failure', { description: `lint: ${n} errors` })]),
+      },
+      fixes: { m1fix1: ['fail'] },
+      schedule: [{ atMs: HOUR, signal: 'stop' }],
+    });
+    expect(fixRefs(taskCalls)).toEqual(['m1fix1']);
+    expect(forgeInputsOf(forgeCalls, 'landFix')).toEqual([]);
+    expect(lookOffsets(forgeCalls).length).toBeGreaterThan(5);
+    expect(view.log.some((l) => l.startsWith('PR #7: fix task m1fix1 blocked'))).toBe(true);
+  });
+
+  test('a fix task that changed no file is not landed (nothing to push, nothing to reply)', async () => {
+    const { forgeCalls, taskCalls, view } = await runDelivery(fx, {
+      prs: [sagaPr(7, 1, 'main')],
+      forge: { ci: fixedCheck, comments: () => [comment(1, 'bob')] },
+      unchanged: ['m1fix1', 'm1fix2'],
+      schedule: [{ atMs: HOUR, signal: 'stop' }],
+    });
+    expect(fixRefs(taskCalls)).toEqual(['m1fix1', 'm1fix2']);
+    expect(forgeInputsOf(forgeCalls, 'landFix')).toEqual([]);
+    expect(forgeInputsOf(forgeCalls, 'replyToReview')).toEqual([]);
+    expect(view.log.filter((l) => l.includes('made no changes'))).toHaveLength(2);
+  });
+
+  test('after ci_fix_attempts fixes a new failure asks ci-pr7-2; fix again runs one more, leave it none', async () => {
+    const { forgeCalls, taskCalls, view, result } = await runDelivery(fx, {
+      prs: [sagaPr(7, 1, 'main')],
+      ciFixAttempts: 1,
+      forge: { ci: fixFailedCheck },
+      schedule: [{ atMs: HOUR, signal: 'stop' }],
+      drive: async (saga) => {
+        const asked = await saga.question('ci-pr7-2');
+        expect(asked.options).toEqual(['fix again', 'leave it']);
+        expect(asked.prompt).toContain('CI check "test" fails on fix1-pr7 after 1 fix task(s)');
+        await saga.respond('ci-pr7-2', 'fix again');
+        await saga.question('ci-pr7-3');
+        await saga.respond('ci-pr7-3', 'leave it');
+      },
+    });
+    expect(view.opened.map((i) => i.id)).toEqual(['ci-pr7-2', 'ci-pr7-3']);
+    expect(fixRefs(taskCalls)).toEqual(['m1fix1', 'm1fix2']);
+    expect(forgeInputsOf(forgeCalls, 'landFix')).toHaveLength(2);
+    expect(result.prs[0]).toMatchObject({ headSha: 'fix2-pr7', ci: 'failure', ciFixes: 2 });
+  });
+
+  test('review comments: a writer’s becomes a fix and a reply; a reader’s, a bot’s, a resolved one do not', async () => {
+    const comments = [
+      comment(1, 'bob'),
+      comment(2, 'carol', { authorCanWrite: false, body: 'Rename it all' }),
+      comment(3, 'lint-bot', { isBot: true }),
+      comment(4, 'bob', { resolved: true }),
+    ];
+    const { forgeCalls, taskCalls, result } = await runDelivery(fx, {
+      forge: {
+        ci: (_pr, sha) => ciOf(sha, [check('build', 'success')]),
+        comments: (pr) => (pr === 7 ? comments : []),
+      },
+      schedule: [{ atMs: HOUR, signal: 'stop' }],
+    });
+    expect(fixRefs(taskCalls)).toEqual(['m1fix1']);
+    const spec = (inputsOf(taskCalls, 'runTaskAttempt')[0]!.agent.context as { task: { scope: string } })
+      .task;
+    expect(spec.scope).toContain('src/greet.ts:3 — Please rename greet (comment 1)');
+    expect(forgeInputsOf(forgeCalls, 'landFix')).toMatchObject([{ at: 0 }]);
+    const replies = forgeInputsOf(forgeCalls, 'replyToReview');
+    expect(replies).toHaveLength(1);
+    expect(replies[0]).toMatchObject({ number: 7, comment: { id: 1 }, body: fixedReply('fix1-pr7') });
+    expect(result.prs[0]).toMatchObject({ reviewFixes: 1, ciFixes: 0 });
+    expect(result.prs[0]!.listedComments).toEqual([
+      { id: 2, author: 'carol', place: 'src/greet.ts:3', why: 'no write access' },
+      { id: 3, author: 'lint-bot', place: 'src/greet.ts:3', why: 'from a bot' },
+    ]);
+  });
+
+  test('stopped while a fix task runs: the fix is landed first, then the watch returns', async () => {
+    const { forgeCalls, result } = await runDelivery(fx, {
+      prs: [sagaPr(7, 1, 'main')],
+      forge: { ci: fixedCheck },
+      duringFix: async (_ref, watch) => watch.signal(deliveryStopSignal),
+      // A backstop only: the stop comes from the fix task's run above.
+      schedule: [{ atMs: 10 * HOUR, signal: 'stop' }],
+    });
+    expect(forgeCalls.map((c) => c.name)).toEqual(['lookAtPullRequests', 'landFix']);
+    expect(result.prs[0]).toMatchObject({ headSha: 'fix1-pr7', ciFixes: 1 });
+  });
+
+  test('the bodies given are written once, to the open PRs, even across continue-as-new', async () => {
+    const merged = { ...sagaPr(6, null, 'main'), state: 'merged' as const };
+    const { forgeCalls } = await runDelivery(fx, {
+      prs: [merged, sagaPr(7, 1, 'main'), sagaPr(8, 2, 'saga/demo/deliver-m1')],
+      forge: { ci: pendingCi },
+      bodies: { '6': 'body six', '7': 'body seven', '8': 'body eight' },
+      // 18 h of pending CI: over 200 looks, so the watch continues as new once.
+      schedule: [{ atMs: 18 * HOUR, signal: 'stop' }],
+    });
+    const writes = forgeInputsOf(forgeCalls, 'updatePullRequestBody');
+    expect(writes.map((w) => [w.number, w.body])).toEqual([
+      [7, 'body seven'],
+      [8, 'body eight'],
+    ]);
+    expect(forgeCalls.slice(0, 2).map((c) => c.name)).toEqual([
+      'updatePullRequestBody',
+      'updatePullRequestBody',
+    ]);
+    const offsets = lookOffsets(forgeCalls);
+    expect(offsets.length).toBeGreaterThan(200);
+    // The carried watch keeps its backoff and looks once per wait: after the first 10 minutes every look is
+    // 5 minutes after the last.
+    expect(not5Minutes(offsets.slice(5))).toEqual([]);
+  }, 240_000);
+});
