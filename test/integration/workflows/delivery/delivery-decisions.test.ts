@@ -98,6 +98,24 @@ describe('the delivery watch’s decisions (time-skipping test server)', () => {
     expect(lookOffsets(forgeCalls)).toEqual([0, 15, 45, 105, 225, 525, 825, 1125, 1200, 1500]);
   });
 
+  test('someone pushes to the PR: the old head’s failure is not acted on and the backoff starts again', async () => {
+    const { forgeCalls, taskCalls, result } = await runDelivery(fx, {
+      prs: [sagaPr(7, 1, 'main')],
+      forge: {
+        // The look that finds bob's push still reads the CI of the head the watch knew: failed, and stale.
+        ci: (_pr, sha, n) => (n >= 8 && sha === 'm1-head' ? fixFailedCheck(7, sha) : pendingCi(7, sha)),
+        pushedBySomeone: (_pr, n) => (n >= 8 ? 'pushed-by-bob' : undefined),
+      },
+      schedule: [{ atMs: 1_600_000, signal: 'stop' }],
+    });
+    expect(lookOffsets(forgeCalls)).toEqual([0, 15, 45, 105, 225, 525, 825, 1125, 1425, 1440, 1470, 1530]);
+    expect(fixRefs(taskCalls)).toEqual([]);
+    expect(result.prs[0]).toMatchObject({ headSha: 'pushed-by-bob', ci: 'pending', failing: [] });
+    expect(forgeInputsOf(forgeCalls, 'lookAtPullRequests').at(-1)!.prs).toEqual([
+      { number: 7, headSha: 'pushed-by-bob', etag: null },
+    ]);
+  });
+
   test('a failing check: one fix task with the check, its description and log; landed up the stack', async () => {
     const fixChecks = { '7': [{ text: 'unit tests', check: 'npm test' }] };
     const { forgeCalls, taskCalls, result, view, ctx } = await runDelivery(fx, {
