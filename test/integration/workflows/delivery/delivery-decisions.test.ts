@@ -5,6 +5,7 @@
  * what the watch decided: when it looked, which fix tasks ran with what spec, what it landed and replied,
  * what it asked and what it told the saga. The Gitea end-to-end test takes the same paths on a real forge.
  */
+import { Worker } from '@temporalio/worker';
 import type { CiState } from '../../../../src/domain/delivery/forge-shapes';
 import { ciPollsIn } from '../../../../src/domain/delivery/ci-watch';
 import { fixedReply } from '../../../../src/domain/delivery/review-fixes';
@@ -16,8 +17,10 @@ import {
   createDeliveryTestEnv,
   runDelivery,
   sagaPr,
+  watchId,
   type DeliveryTestEnv,
 } from '../../../harness/delivery-run';
+import { recordHistory } from '../../../harness/histories';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -267,4 +270,29 @@ describe('the delivery watch’s decisions (time-skipping test server)', () => {
     // 5 minutes after the last.
     expect(not5Minutes(offsets.slice(5))).toEqual([]);
   }, 240_000);
+
+  test('a watch’s history (CI fix, review fix and reply, a wake-up, the stop) replays on the current code', async () => {
+    const { ctx, forgeCalls } = await runDelivery(fx, {
+      prs: [sagaPr(7, 1, 'main')],
+      forge: {
+        ci: fixedCheck,
+        comments: () => [comment(1, 'bob'), comment(2, 'carol', { authorCanWrite: false })],
+      },
+      schedule: [
+        { atMs: 20 * MINUTE, signal: 'forgeEvent' },
+        { atMs: 30 * MINUTE, signal: 'stop' },
+      ],
+    });
+    expect(forgeCalls.filter((c) => c.name !== 'lookAtPullRequests').map((c) => c.name)).toEqual([
+      'landFix',
+      'landFix',
+      'replyToReview',
+    ]);
+    const history = await fx.env.client.workflow.getHandle(watchId(ctx)).fetchHistory();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: fx.workflowBundle }, history, watchId(ctx)),
+    ).resolves.toBeUndefined();
+    // RECORD_HISTORIES=1 keeps it for the replay test (test/harness/histories.ts), as each release does.
+    recordHistory('deliveryWorkflow', history);
+  });
 });
