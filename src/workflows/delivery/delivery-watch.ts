@@ -181,6 +181,16 @@ export class DeliveryWatch {
     this.prs = this.prs.map((p) =>
       landed.heads[p.head] ? { ...p, headSha: landed.heads[p.head]!, ci: 'pending', failing: [] } : p,
     );
+    // The next look asks about the pushed heads (else it reads the old heads' CI once more, as stale).
+    for (const p of this.prs.filter((p) => landed.heads[p.head]))
+      this.setWatch({
+        ...this.watch(p.number),
+        headSha: p.headSha,
+        etag: null,
+        looks: 0,
+        sinceMs: Date.now(),
+        lastCi: null,
+      });
     if (work.kind === 'review')
       await this.forge.replyToReview({
         target: this.delivery.target,
