@@ -102,6 +102,8 @@ export interface DeliveryScenario {
   /** Fix task keys whose agent changes no file. */
   unchanged?: string[];
   ciFixAttempts?: number;
+  /** The saga budget and what the saga had spent (default: no budget). */
+  budget?: DeliveryInput['budget'];
   reviewBots?: DeliverySettings['reviewBots'];
   /** When the saga wakes or stops the watch (workflow time after its start). */
   schedule: ScheduledSignal[];
@@ -211,7 +213,7 @@ export async function runDelivery(fx: DeliveryTestEnv, scenario: DeliveryScenari
     fixChecks: scenario.fixChecks ?? {},
     round: 1,
     prs,
-    budget: { limitUsd: null, spentUsd: 0 },
+    budget: scenario.budget ?? { limitUsd: null, spentUsd: 0 },
     ...(scenario.bodies ? { bodies: scenario.bodies } : {}),
   };
   return worker.runUntil(async () => {

@@ -2,17 +2,16 @@
  * The delivery watch's decisions, in seconds: the real deliveryWorkflow (and the real taskWorkflow for its
  * fix tasks) on Temporal's time-skipping test server, with a stand-in forge and stand-in task activities,
  * under a stand-in saga (test/harness/delivery-run.ts). Each case scripts what the forge answers and asserts
- * what the watch decided: when it looked, which fix tasks ran with what spec, what it landed and replied,
- * what it asked and what it told the saga. The Gitea end-to-end test takes the same paths on a real forge.
+ * what the watch decided: which fix tasks ran with what spec, what it landed and replied, what it asked
+ * and what it told the saga (when it looks: delivery-looks.test.ts). The Gitea end-to-end test takes the same paths on a real forge.
  */
 import { Worker } from '@temporalio/worker';
-import type { CiState } from '../../../../src/domain/delivery/forge-shapes';
-import { ciPollsIn } from '../../../../src/domain/delivery/ci-watch';
 import { fixedReply } from '../../../../src/domain/delivery/review-fixes';
 import { fixTaskBranch, integrationBranch } from '../../../../src/domain/contract/naming';
 import { deliveryStopSignal } from '../../../../src/domain/saga/messages';
 import { inputsOf } from '../../../harness/fleet-stand-ins';
-import { check, ciOf, comment, forgeInputsOf, type ForgeCall } from '../../../harness/forge-stand-ins';
+import { check, ciOf, comment, forgeInputsOf } from '../../../harness/forge-stand-ins';
+import { fixedCheck, fixFailedCheck, lookOffsets } from '../../../harness/delivery-scripts';
 import {
   createDeliveryTestEnv,
   runDelivery,
@@ -25,37 +24,6 @@ import { recordHistory } from '../../../harness/histories';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-/** Seconds of workflow time from the first look to each look. */
-const lookOffsets = (calls: ForgeCall[]): number[] => {
-  const looks = calls.filter((c) => c.name === 'lookAtPullRequests');
-  return looks.map((l) => Math.round((l.atMs - looks[0]!.atMs) / 1000));
-};
-const pendingCi = (_pr: number, sha: string) => ciOf(sha, [check('build', 'pending')]);
-/** Gaps between looks off 5 minutes by more than a second (the test server's timers drift by milliseconds). */
-const not5Minutes = (offsets: number[]): number[] =>
-  offsets
-    .slice(1)
-    .map((s, i) => s - offsets[i]!)
-    .filter((gap) => Math.abs(gap - 300) > 1);
-
-/** `lint` fails on the PRs' first heads (with a log), any fix's head is green; other heads pending. */
-function fixedCheck(pr: number, sha: string): CiState {
-  if (sha.startsWith('fix')) return ciOf(sha, [check('lint', 'success')]);
-  if (pr !== 7) return ciOf(sha, [check('lint', 'pending')]);
-  return ciOf(sha, [
-    check('lint', 'failure', {
-      description: 'lint found 3 errors',
-      targetUrl: 'http://ci.invalid/lint/1',
-      logExcerpt: 'src/greet.ts:3 no-unused-vars',
-    }),
-    check('coverage', 'neutral'),
-  ]);
-}
-
-/** `test` fails on every head of the PR, fixed or not. */
-const fixFailedCheck = (_pr: number, sha: string): CiState =>
-  ciOf(sha, [check('test', 'failure', { description: `test failed on ${sha}` })]);
-
 const fixRefs = (calls: Parameters<typeof inputsOf>[0]) =>
   inputsOf(calls, 'runTaskAttempt').map((a) => a.agent.taskId);
 
@@ -65,59 +33,6 @@ describe('the delivery watch’s decisions (time-skipping test server)', () => {
     fx = await createDeliveryTestEnv();
   }, 120_000);
   afterAll(async () => fx?.env.teardown());
-
-  test('CI pending for an hour: looks back off to one every 5 minutes: 16 looks in the hour', async () => {
-    const { forgeCalls, result } = await runDelivery(fx, {
-      prs: [sagaPr(7, 1, 'main')],
-      forge: { ci: pendingCi },
-      schedule: [{ atMs: HOUR, signal: 'stop' }],
-    });
-    const offsets = lookOffsets(forgeCalls);
-    // One look at once, then the backoff of ci-watch.ts: 15 s, 30 s, 1 m, 2 m, then every 5 minutes.
-    expect(offsets.slice(0, 7)).toEqual([0, 15, 45, 105, 225, 525, 825]);
-    expect(not5Minutes(offsets.slice(5))).toEqual([]);
-    expect(offsets.every((s) => s < 3_600)).toBe(true);
-    // ciPollsIn counts the looks after a wait; the watch also looks once as it starts.
-    expect(offsets).toHaveLength(ciPollsIn(1) + 1);
-    console.log(
-      `delivery watch, CI pending for 1 h: ${offsets.length} looks at the PR (1 at once + ciPollsIn(1) = ` +
-        `${ciPollsIn(1)}); forge calls per PR per hour = ${offsets.length} × the calls one look costs ` +
-        `(≤ 60 needs ≤ ${Math.floor(60 / offsets.length)} calls a look)`,
-    );
-    expect(result.prs[0]).toMatchObject({ number: 7, ci: 'pending', ciFixes: 0 });
-    expect(forgeInputsOf(forgeCalls, 'landFix')).toEqual([]);
-  });
-
-  test('a forge event makes the watch look at once, not at its next timer', async () => {
-    const { forgeCalls } = await runDelivery(fx, {
-      prs: [sagaPr(7, 1, 'main')],
-      forge: { ci: pendingCi },
-      schedule: [
-        { atMs: 20 * MINUTE, signal: 'forgeEvent' },
-        { atMs: 28 * MINUTE, signal: 'stop' },
-      ],
-    });
-    // The timer's looks (…, 825 s, 1125 s) then the event's at 1200 s; the backoff goes on from there.
-    expect(lookOffsets(forgeCalls)).toEqual([0, 15, 45, 105, 225, 525, 825, 1125, 1200, 1500]);
-  });
-
-  test('someone pushes to the PR: the old head’s failure is not acted on and the backoff starts again', async () => {
-    const { forgeCalls, taskCalls, result } = await runDelivery(fx, {
-      prs: [sagaPr(7, 1, 'main')],
-      forge: {
-        // The look that finds bob's push still reads the CI of the head the watch knew: failed, and stale.
-        ci: (_pr, sha, n) => (n >= 8 && sha === 'm1-head' ? fixFailedCheck(7, sha) : pendingCi(7, sha)),
-        pushedBySomeone: (_pr, n) => (n >= 8 ? 'pushed-by-bob' : undefined),
-      },
-      schedule: [{ atMs: 1_600_000, signal: 'stop' }],
-    });
-    expect(lookOffsets(forgeCalls)).toEqual([0, 15, 45, 105, 225, 525, 825, 1125, 1425, 1440, 1470, 1530]);
-    expect(fixRefs(taskCalls)).toEqual([]);
-    expect(result.prs[0]).toMatchObject({ headSha: 'pushed-by-bob', ci: 'pending', failing: [] });
-    expect(forgeInputsOf(forgeCalls, 'lookAtPullRequests').at(-1)!.prs).toEqual([
-      { number: 7, headSha: 'pushed-by-bob', etag: null },
-    ]);
-  });
 
   test('a failing check: one fix task with the check, its description and log; landed up the stack', async () => {
     const fixChecks = { '7': [{ text: 'unit tests', check: 'npm test' }] };
@@ -217,7 +132,7 @@ describe('the delivery watch’s decisions (time-skipping test server)', () => {
       comment(3, 'lint-bot', { isBot: true }),
       comment(4, 'bob', { resolved: true }),
     ];
-    const { forgeCalls, taskCalls, result } = await runDelivery(fx, {
+    const { forgeCalls, taskCalls, result, view } = await runDelivery(fx, {
       forge: {
         ci: (_pr, sha) => ciOf(sha, [check('build', 'success')]),
         comments: (pr) => (pr === 7 ? comments : []),
@@ -233,9 +148,29 @@ describe('the delivery watch’s decisions (time-skipping test server)', () => {
     expect(replies).toHaveLength(1);
     expect(replies[0]).toMatchObject({ number: 7, comment: { id: 1 }, body: fixedReply('fix1-pr7') });
     expect(result.prs[0]).toMatchObject({ reviewFixes: 1, ciFixes: 0 });
+    // The saga was told, as its status and the acceptance prompt show it.
+    const told = view.pullRequests.filter((p) => p.number === 7).at(-1)!;
+    expect(told.listedComments.map((c) => [c.author, c.why])).toEqual([
+      ['carol', 'no write access'],
+      ['lint-bot', 'from a bot'],
+    ]);
     expect(result.prs[0]!.listedComments).toEqual([
       { id: 2, author: 'carol', place: 'src/greet.ts:3', why: 'no write access' },
       { id: 3, author: 'lint-bot', place: 'src/greet.ts:3', why: 'from a bot' },
+    ]);
+  });
+
+  test('the saga budget spent: no fix task, the failure logged for the user', async () => {
+    const { forgeCalls, taskCalls, view } = await runDelivery(fx, {
+      prs: [sagaPr(7, 1, 'main')],
+      forge: { ci: fixedCheck },
+      budget: { limitUsd: 1, spentUsd: 1 },
+      schedule: [{ atMs: HOUR, signal: 'stop' }],
+    });
+    expect(fixRefs(taskCalls)).toEqual([]);
+    expect(forgeInputsOf(forgeCalls, 'landFix')).toEqual([]);
+    expect(view.log).toEqual([
+      'PR #7: no fix task, the saga budget is spent (CI check "lint" failed on m1-head: lint found 3 errors)',
     ]);
   });
 
@@ -250,31 +185,6 @@ describe('the delivery watch’s decisions (time-skipping test server)', () => {
     expect(forgeCalls.map((c) => c.name)).toEqual(['lookAtPullRequests', 'landFix']);
     expect(result.prs[0]).toMatchObject({ headSha: 'fix1-pr7', ciFixes: 1 });
   });
-
-  test('the bodies given are written once, to the open PRs, even across continue-as-new', async () => {
-    const merged = { ...sagaPr(6, null, 'main'), state: 'merged' as const };
-    const { forgeCalls } = await runDelivery(fx, {
-      prs: [merged, sagaPr(7, 1, 'main'), sagaPr(8, 2, 'saga/demo/deliver-m1')],
-      forge: { ci: pendingCi },
-      bodies: { '6': 'body six', '7': 'body seven', '8': 'body eight' },
-      // 18 h of pending CI: over 200 looks, so the watch continues as new once.
-      schedule: [{ atMs: 18 * HOUR, signal: 'stop' }],
-    });
-    const writes = forgeInputsOf(forgeCalls, 'updatePullRequestBody');
-    expect(writes.map((w) => [w.number, w.body])).toEqual([
-      [7, 'body seven'],
-      [8, 'body eight'],
-    ]);
-    expect(forgeCalls.slice(0, 2).map((c) => c.name)).toEqual([
-      'updatePullRequestBody',
-      'updatePullRequestBody',
-    ]);
-    const offsets = lookOffsets(forgeCalls);
-    expect(offsets.length).toBeGreaterThan(200);
-    // The carried watch keeps its backoff and looks once per wait: after the first 10 minutes every look is
-    // 5 minutes after the last.
-    expect(not5Minutes(offsets.slice(5))).toEqual([]);
-  }, 240_000);
 
   test('a watch’s history (CI fix, review fix and reply, a wake-up, the stop) replays on the current code', async () => {
     const { ctx, forgeCalls } = await runDelivery(fx, {
