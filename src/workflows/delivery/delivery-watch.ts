@@ -7,7 +7,7 @@
 import { executeChild, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import { addUsage, noUsage } from '../../domain/agents/usage';
 import { isExhausted } from '../../domain/fleet/budget';
-import type { TaskReport } from '../../domain/fleet/fleet';
+import { noChangesBlock, type TaskReport } from '../../domain/fleet/fleet';
 import {
   fixTaskBranch,
   fixTaskKey,
@@ -158,12 +158,14 @@ export class DeliveryWatch {
     }
     const report = await this.runFixTask(work, pr);
     this.usage = addUsage(this.usage, report.usage);
-    if (report.status !== 'passed') {
+    // A fix that changed no file has nothing to push: landing it would reply "addressed" for nothing.
+    const blocked =
+      report.status === 'passed'
+        ? noChangesBlock({ requires_changes: true }, [], report)
+        : (report.reason ?? 'no reason given');
+    if (blocked !== null) {
       await this.tell([
-        {
-          type: 'log',
-          line: `PR #${pr.number}: fix task ${report.ref} blocked: ${report.reason ?? 'no reason given'}`,
-        },
+        { type: 'log', line: `PR #${pr.number}: fix task ${report.ref} blocked: ${blocked}` },
       ]);
       return;
     }
@@ -179,6 +181,16 @@ export class DeliveryWatch {
     this.prs = this.prs.map((p) =>
       landed.heads[p.head] ? { ...p, headSha: landed.heads[p.head]!, ci: 'pending', failing: [] } : p,
     );
+    // The next look asks about the pushed heads (else it reads the old heads' CI once more, as stale).
+    for (const p of this.prs.filter((p) => landed.heads[p.head]))
+      this.setWatch({
+        ...this.watch(p.number),
+        headSha: p.headSha,
+        etag: null,
+        looks: 0,
+        sinceMs: Date.now(),
+        lastCi: null,
+      });
     if (work.kind === 'review')
       await this.forge.replyToReview({
         target: this.delivery.target,

@@ -40,11 +40,13 @@ export async function deliveryWorkflow(
       await watch.fix(work);
       continue;
     }
-    if (watch.looksThisRun >= LOOKS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+    await condition(() => watch.woken || watch.stopping, watch.nextWaitMs());
+    // After the wait, not before it: the new run looks as it starts, so no look is made twice or early.
+    const long = watch.looksThisRun >= LOOKS_PER_RUN || workflowInfo().continueAsNewSuggested;
+    if (long && !watch.stopping) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof deliveryWorkflow>({ ...input, prs: watch.prs, carried: watch.carried() });
     }
-    await condition(() => watch.woken || watch.stopping, watch.nextWaitMs());
   }
   await condition(allHandlersFinished);
   return watch.result();

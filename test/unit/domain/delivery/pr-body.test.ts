@@ -2,10 +2,13 @@ import {
   mergePrBody,
   PR_BODY_BEGIN,
   renderPrBody,
+  sagaPrBody,
   type PrBodyInput,
 } from '../../../../src/domain/delivery/pr-body';
 import { DeliveryConfigSchema, forgeTarget } from '../../../../src/domain/delivery/delivery-config';
 import { mergeSteps, prStack } from '../../../../src/domain/delivery/stack';
+import type { MilestoneState } from '../../../../src/domain/contract/state';
+import type { Plan } from '../../../../src/domain/plan';
 
 const input: PrBodyInput = {
   saga: 'add-greeting',
@@ -51,6 +54,70 @@ describe('a saga PR’s body', () => {
     expect(merged).toContain('- [ ] E1: greet prints hello (failed)');
     expect(merged).not.toContain('(passed)');
     expect(mergePrBody('Hand-written body', next)).toBe(`${next}\n\nHand-written body`);
+  });
+});
+
+describe('a saga PR’s body from the plan and the saga’s state (sagaPrBody)', () => {
+  const task = (id: number, title: string, agent?: string) => ({ id, title, ...(agent ? { agent } : {}) });
+  const plan = {
+    exit_criteria: [
+      { id: 'E1', text: 'greet prints hello', check: 'npm test' },
+      { id: 'E2', text: 'reads well', check: 'true', by_hand: true },
+    ],
+    milestones: [
+      { id: 1, title: 'The library', tasks: [task(1, 'Write greet'), task(2, 'Test greet', 'codex')] },
+      { id: 2, title: 'The CLI', tasks: [task(1, 'Wire the command')] },
+    ],
+  } as unknown as Plan;
+  // Milestone 1 integrated (its landed tasks left for its record), milestone 2 with one task running.
+  const milestones = [
+    { id: 1, status: 'integrated', tasks: [] },
+    { id: 2, status: 'running', tasks: [{ id: '2.1', status: 'running' }] },
+  ] as unknown as MilestoneState[];
+  const base = {
+    saga: 'add-greeting',
+    goal: 'Add a greeting',
+    plan,
+    milestones,
+    defaultAgent: 'claude',
+    costUsd: 0.5,
+    boardUrl: null,
+  };
+
+  test('a stacked PR shows its milestone’s tasks only, with their agents and states', () => {
+    const body = sagaPrBody({ ...base, milestone: 1, exitResults: null, stackedOn: null });
+    expect(body).toContain('## Saga `add-greeting`: milestone 1, The library');
+    expect(body).toContain('| 1.1 Write greet | claude | integrated |');
+    expect(body).toContain('| 1.2 Test greet | codex | integrated |');
+    expect(body).not.toContain('Wire the command');
+    expect(body).not.toContain('Stacked on');
+    expect(body).toContain('- [ ] E1: greet prints hello (not checked yet)');
+    const second = sagaPrBody({ ...base, milestone: 2, exitResults: null, stackedOn: 7 });
+    expect(second).toContain('Stacked on #7');
+    expect(second).toContain('| 2.1 Wire the command | claude | running |');
+  });
+
+  test('the one PR of `pr: single` shows every milestone; the exit criteria carry the final results', () => {
+    const body = sagaPrBody({
+      ...base,
+      milestone: null,
+      exitResults: [
+        { id: 'E1', result: 'passed' },
+        { id: 'E2', result: 'by-hand' },
+      ],
+      stackedOn: null,
+    });
+    expect(body).toContain('## Saga `add-greeting`\n');
+    expect(body).toContain('| 1.1 Write greet | claude | integrated |');
+    expect(body).toContain('| 2.1 Wire the command | claude | running |');
+    expect(body).toContain('- [x] E1: greet prints hello (passed)');
+    expect(body).toContain('- [ ] E2: reads well (to verify by hand)');
+    expect(body).toContain('Cost so far: $0.50');
+  });
+
+  test('a task the saga has no state for yet is pending', () => {
+    const body = sagaPrBody({ ...base, milestones: [], milestone: 2, exitResults: null, stackedOn: null });
+    expect(body).toContain('| 2.1 Wire the command | claude | pending |');
   });
 });
 
