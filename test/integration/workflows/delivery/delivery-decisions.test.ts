@@ -19,7 +19,6 @@ import {
   watchId,
   type DeliveryTestEnv,
 } from '../../../harness/delivery-run';
-import { recordHistory } from '../../../harness/histories';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -207,7 +206,5 @@ describe('the delivery watch’s decisions (time-skipping test server)', () => {
     await expect(
       Worker.runReplayHistory({ workflowBundle: fx.workflowBundle }, history, watchId(ctx)),
     ).resolves.toBeUndefined();
-    // RECORD_HISTORIES=1 keeps it for the replay test (test/harness/histories.ts), as each release does.
-    recordHistory('deliveryWorkflow', history);
   });
 });
