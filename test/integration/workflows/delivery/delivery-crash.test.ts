@@ -59,9 +59,10 @@ test('a worker killed between the push and the PR create: after saga continue, o
   const repo = createSampleRepo(path.join(dir, 'greeting'));
   const git = (args: string[], extra: Record<string, string> = {}) =>
     execFileSync('git', args, { cwd: repo, env: { PATH: process.env.PATH, HOME: dir, ...extra } });
-  // The remote goes through the proxy too: the token is only ever sent to the forge's own host.
+  // Straight to Gitea (a synchronous git through the proxy would block the proxy's own event loop); the
+  // saga's remote then goes through the proxy, as the forge's url does: the token goes to that host only.
+  git(['push', '-q', '--force', gitea.repo.cloneUrl, 'main'], gitea.gitEnv('alice'));
   git(['remote', 'add', 'origin', `${proxy.url}/alice/demo.git`]);
-  git(['push', '-q', '--force', 'origin', 'main'], gitea.gitEnv('alice'));
   const config = path.join(env.tmp('config'), 'saga.config.yaml');
   writeFileSync(
     config,
