@@ -38,6 +38,8 @@ export const WatchMemorySchema = z.object({
   extraCiFixes: z.record(z.string(), z.number().int()),
   /** Fix tasks started so far: numbers their keys, so no two share a branch. */
   fixes: z.number().int().nonnegative(),
+  /** Questions asked about the CI fix cap so far: numbers their ids, so each is asked anew. */
+  capQuestions: z.number().int().nonnegative(),
 });
 export type WatchMemory = z.infer<typeof WatchMemorySchema>;
 
@@ -46,6 +48,7 @@ export const emptyWatchMemory = (): WatchMemory => ({
   handledComments: [],
   extraCiFixes: {},
   fixes: 0,
+  capQuestions: 0,
 });
 
 export interface LookResult {

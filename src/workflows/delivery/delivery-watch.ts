@@ -4,7 +4,7 @@
  * (a CI failure or a review comment) as a task child on the PR's branch, land it up the stack and push,
  * reply in the review thread. The rules are pure (domain/delivery/watch-rules.ts); this class applies them.
  */
-import { executeChild, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import { condition, executeChild, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import { addUsage, noUsage } from '../../domain/agents/usage';
 import { isExhausted } from '../../domain/fleet/budget';
 import { noChangesBlock, type TaskReport } from '../../domain/fleet/fleet';
@@ -16,7 +16,7 @@ import {
   worktreePath,
 } from '../../domain/contract/naming';
 import { SagaName } from '../../domain/contract/search-attributes';
-import type { PullRequestStatus, Usage } from '../../domain/contract/state';
+import type { Answer, PullRequestStatus, Usage } from '../../domain/contract/state';
 import { fixedReply } from '../../domain/delivery/review-fixes';
 import { nextCiPollMs, CI_POLL_SCHEDULE_MS } from '../../domain/delivery/ci-watch';
 import {
@@ -144,8 +144,6 @@ export class DeliveryWatch {
     // Sent once, whatever comes of it: the same failure or comment never starts a second fix task.
     if (work.kind === 'ci') this.memory.seenFailures.push(work.fingerprint);
     else this.memory.handledComments.push(work.comment.id);
-    this.prs[at] =
-      work.kind === 'ci' ? { ...pr, ciFixes: pr.ciFixes + 1 } : { ...pr, reviewFixes: pr.reviewFixes + 1 };
     const { limitUsd, spentUsd } = this.input.budget;
     if (isExhausted(limitUsd, spentUsd + (this.usage.costUsd ?? 0))) {
       await this.tell([
@@ -156,6 +154,8 @@ export class DeliveryWatch {
       ]);
       return;
     }
+    this.prs[at] =
+      work.kind === 'ci' ? { ...pr, ciFixes: pr.ciFixes + 1 } : { ...pr, reviewFixes: pr.reviewFixes + 1 };
     const report = await this.runFixTask(work, pr);
     this.usage = addUsage(this.usage, report.usage);
     // A fix that changed no file has nothing to push: landing it would reply "addressed" for nothing.
@@ -249,15 +249,20 @@ export class DeliveryWatch {
   /** A new failure after `ci_fix_attempts` fixes: the user says whether the fleet tries again. */
   private async askAboutCap(work: Extract<FixWork, { kind: 'ci-cap' }>): Promise<void> {
     const pr = this.prs.find((p) => p.number === work.pr)!;
-    const answer = await ask(this.input.ctx.sagaWorkflowId, {
-      id: `ci-pr${pr.number}-${pr.ciFixes + 1}`,
+    // The user may answer acceptance first: the watch then stops without this answer (the saga closes the
+    // question when the watch has ended).
+    let answer: Answer | undefined;
+    void ask(this.input.ctx.sagaWorkflowId, {
+      id: `ci-pr${pr.number}-q${++this.memory.capQuestions}`,
       kind: 'escalation',
       prompt:
         `PR #${pr.number} (${pr.url}): CI check "${work.check.name}" fails on ${work.sha.slice(0, 12)} after ` +
         `${pr.ciFixes} fix task(s) (ci_fix_attempts). Fix again (one more fix task), or leave it to you?`,
       options: ['fix again', 'leave it'],
       recommended: 1,
-    });
+    }).then((given) => (answer = given));
+    await condition(() => answer !== undefined || this.stopping);
+    if (!answer) return;
     if (answer.choice === 'fix again') {
       const key = String(pr.number);
       this.memory.extraCiFixes[key] = (this.memory.extraCiFixes[key] ?? 0) + 1;

@@ -125,6 +125,8 @@ async function startWatch(
 async function stopWatch(run: SagaRun, watch: ChildWorkflowHandle<typeof deliveryWorkflow>): Promise<void> {
   await watch.signal(deliveryStopSignal);
   const result = await watch.result();
+  // A question the watch asked and the user left open (the CI fix cap) goes with it.
+  run.hub.closeOwnedBy(watch.workflowId);
   run.addUsage(result.usage);
   run.deliveryMemory = result.memory;
   result.prs.forEach((pr) => run.applyProgress({ type: 'pullRequest', pullRequest: pr }));

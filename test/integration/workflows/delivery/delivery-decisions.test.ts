@@ -103,25 +103,37 @@ describe('the delivery watch’s decisions (time-skipping test server)', () => {
     expect(view.log.filter((l) => l.includes('made no changes'))).toHaveLength(2);
   });
 
-  test('after ci_fix_attempts fixes a new failure asks ci-pr7-2; fix again runs one more, leave it none', async () => {
+  test('after ci_fix_attempts fixes a new failure asks ci-pr7-q1; fix again runs one more, leave it none', async () => {
     const { forgeCalls, taskCalls, view, result } = await runDelivery(fx, {
       prs: [sagaPr(7, 1, 'main')],
       ciFixAttempts: 1,
       forge: { ci: fixFailedCheck },
       schedule: [{ atMs: HOUR, signal: 'stop' }],
       drive: async (saga) => {
-        const asked = await saga.question('ci-pr7-2');
+        const asked = await saga.question('ci-pr7-q1');
         expect(asked.options).toEqual(['fix again', 'leave it']);
         expect(asked.prompt).toContain('CI check "test" fails on fix1-pr7 after 1 fix task(s)');
-        await saga.respond('ci-pr7-2', 'fix again');
-        await saga.question('ci-pr7-3');
-        await saga.respond('ci-pr7-3', 'leave it');
+        await saga.respond('ci-pr7-q1', 'fix again');
+        await saga.question('ci-pr7-q2');
+        await saga.respond('ci-pr7-q2', 'leave it');
       },
     });
-    expect(view.opened.map((i) => i.id)).toEqual(['ci-pr7-2', 'ci-pr7-3']);
+    expect(view.opened.map((i) => i.id)).toEqual(['ci-pr7-q1', 'ci-pr7-q2']);
     expect(fixRefs(taskCalls)).toEqual(['m1fix1', 'm1fix2']);
     expect(forgeInputsOf(forgeCalls, 'landFix')).toHaveLength(2);
     expect(result.prs[0]).toMatchObject({ headSha: 'fix2-pr7', ci: 'failure', ciFixes: 2 });
+  });
+
+  test('a stop while the cap question is open ends the watch without its answer', async () => {
+    const { taskCalls, view, result } = await runDelivery(fx, {
+      prs: [sagaPr(7, 1, 'main')],
+      ciFixAttempts: 1,
+      forge: { ci: fixFailedCheck },
+      schedule: [{ atMs: HOUR, signal: 'stop' }],
+    });
+    expect(view.opened.map((i) => i.id)).toEqual(['ci-pr7-q1']);
+    expect(fixRefs(taskCalls)).toEqual(['m1fix1']);
+    expect(result.memory.capQuestions).toBe(1);
   });
 
   test('review comments: a writer’s becomes a fix and a reply; a reader’s, a bot’s, a resolved one do not', async () => {
