@@ -44,14 +44,19 @@ export interface WatchedPr {
   headSha: string;
   /** The ETag of the last look at this head's CI (GitHub), for a conditional request. */
   etag: string | null;
+  /** The PR's review comment count when its comments were last read: unchanged, they are not read again. */
+  commentCount?: number | null;
 }
 
 export interface PullRequestLook {
   number: number;
   /** `not-modified`: the forge said nothing changed since `etag` (costs no rate limit on GitHub). */
   ci: CiState | 'not-modified';
-  /** Every review comment on the PR, resolved ones included, with its author's rights. */
-  comments: ReviewComment[];
+  /**
+   * Every review comment on the PR, resolved ones included, with its author's rights; `unchanged` when the
+   * PR's comment count is what the last read saw (they were not read again).
+   */
+  comments: ReviewComment[] | 'unchanged';
   /** The PR as it is now (merged or closed by someone, its head moved by someone). */
   pullRequest: PullRequest;
 }
@@ -139,12 +144,16 @@ export function createForgeActivities(deps: ForgeActivityDeps = {}): ForgeActivi
         const looks: PullRequestLook[] = [];
         // A reviewer of several PRs of the stack is asked about once in this look.
         const rights = new Map<string, boolean>();
-        // One PR at a time (a forge's rate limit is per token), its three reads at once.
+        // One PR at a time (a forge's rate limit is per token). The PR first: its comment count says whether
+        // the comments need reading (a quiet PR's look is the PR and its CI, which may be not-modified).
         for (const pr of input.prs) {
-          const [pullRequest, ci, comments] = await Promise.all([
-            adapter.pullRequest(pr.number),
+          const pullRequest = await adapter.pullRequest(pr.number);
+          const unchanged =
+            pullRequest.reviewCommentCount !== undefined &&
+            pullRequest.reviewCommentCount === pr.commentCount;
+          const [ci, comments] = await Promise.all([
             adapter.ciState(pr.headSha, pr.etag),
-            adapter.reviewComments(pr.number, rights),
+            unchanged ? ('unchanged' as const) : adapter.reviewComments(pr.number, rights),
           ]);
           looks.push({ number: pr.number, ci, comments, pullRequest });
         }

@@ -54,7 +54,14 @@ export const DeliverMilestoneInputSchema = ForgeRefSchema.extend({
 
 export const LookInputSchema = z.object({
   target: ForgeTargetSchema,
-  prs: z.array(z.object({ number: prNumber, headSha: sha('headSha'), etag: z.string().nullable() })),
+  prs: z.array(
+    z.object({
+      number: prNumber,
+      headSha: sha('headSha'),
+      etag: z.string().nullable(),
+      commentCount: z.number().int().nonnegative().nullish(),
+    }),
+  ),
 });
 
 export const LandFixInputSchema = ForgeRefSchema.extend({

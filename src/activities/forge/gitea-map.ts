@@ -36,6 +36,8 @@ export function toPullRequest(pull: GiteaPull): PullRequest {
     draft,
     state: pull.merged ? 'merged' : pull.state,
     headSha: pull.head.sha,
+    // Gitea leaves the count out when it is 0 (`omitempty`).
+    reviewCommentCount: pull.review_comments ?? 0,
   };
 }
 

@@ -24,6 +24,7 @@ export const GiteaPullSchema = z.object({
   draft: z.boolean().nullish(),
   state: z.enum(['open', 'closed']),
   merged: z.boolean().nullish(),
+  review_comments: z.number().int().nonnegative().nullish(),
   head: BranchInfoSchema,
   base: BranchInfoSchema,
 });

@@ -31,6 +31,8 @@ const PullSchema = z.object({
   merged_at: z.string().nullable(),
   head: z.object({ ref: z.string(), sha: z.string() }),
   base: z.object({ ref: z.string() }),
+  /** On a read of one PR only (the list leaves it out). */
+  review_comments: z.number().int().nonnegative().optional(),
 });
 type RawPull = z.infer<typeof PullSchema>;
 
@@ -56,6 +58,7 @@ const toPullRequest = (p: RawPull): PullRequest => ({
   draft: p.draft ?? false,
   state: p.merged_at ? 'merged' : p.state,
   headSha: p.head.sha,
+  ...(p.review_comments !== undefined ? { reviewCommentCount: p.review_comments } : {}),
 });
 
 function okData<T>(answer: RestAnswer<T>, call: string): T {

@@ -29,6 +29,11 @@ export const PullRequestSchema = z.object({
   draft: z.boolean(),
   state: z.enum(['open', 'closed', 'merged']),
   headSha: z.string(),
+  /**
+   * How many review comments the PR has, when the forge says on a read of the PR itself: a look reads the
+   * comments only when it changed (absent: every look reads them).
+   */
+  reviewCommentCount: z.number().int().nonnegative().optional(),
 });
 export type PullRequest = z.infer<typeof PullRequestSchema>;
 

@@ -25,6 +25,8 @@ export interface PrWatch {
   lastCi: CiState | null;
   /** Review comments on the PR as last read. */
   comments: ReviewComment[];
+  /** The PR's review comment count when they were read (null: not known; read them next time). */
+  commentCount?: number | null;
 }
 
 /**
@@ -53,7 +55,8 @@ export const emptyWatchMemory = (): WatchMemory => ({
 
 export interface LookResult {
   ci: CiState | 'not-modified';
-  comments: ReviewComment[];
+  /** `unchanged`: not read again, the PR's comment count being what the last read saw. */
+  comments: ReviewComment[] | 'unchanged';
   pullRequest: PullRequest;
 }
 
@@ -76,10 +79,12 @@ export function applyLook(
     looks: base.looks + 1,
     etag: look.ci === 'not-modified' ? base.etag : look.ci.etag,
     lastCi: ci,
-    comments: look.comments,
+    ...(look.comments === 'unchanged'
+      ? {}
+      : { comments: look.comments, commentCount: look.pullRequest.reviewCommentCount ?? null }),
   };
   const verdict = ci ? ciVerdict(ci, nowMs - next.sinceMs) : 'wait';
-  const sorted = sortReviewComments(look.comments, {
+  const sorted = sortReviewComments(next.comments, {
     reviewBots: opts.reviewBots,
     handled: opts.memory.handledComments,
   });

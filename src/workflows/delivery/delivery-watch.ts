@@ -104,7 +104,7 @@ export class DeliveryWatch {
       target: this.delivery.target,
       prs: open.map((p) => {
         const w = this.watch(p.number);
-        return { number: p.number, headSha: w.headSha, etag: w.etag };
+        return { number: p.number, headSha: w.headSha, etag: w.etag, commentCount: w.commentCount ?? null };
       }),
     });
     const changed: PullRequestStatus[] = [];

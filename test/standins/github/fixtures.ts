@@ -157,7 +157,8 @@ export function repository(api: string, r: RepoRecord) {
   };
 }
 
-export function pullRequest(api: string, r: RepoRecord, p: PullRecord) {
+/** `reviewComments`: how many review comments the PR has (GitHub counts them on the PR itself). */
+export function pullRequest(api: string, r: RepoRecord, p: PullRecord, reviewComments = 0) {
   const self = `${api}/repos/${r.owner.login}/${r.name}/pulls/${p.number}`;
   const issue = `${api}/repos/${r.owner.login}/${r.name}/issues/${p.number}`;
   const html = `${api}/html/${r.owner.login}/${r.name}/pull/${p.number}`;
@@ -216,7 +217,7 @@ export function pullRequest(api: string, r: RepoRecord, p: PullRecord) {
     mergeable_state: p.draft ? 'draft' : 'clean',
     merged_by: p.merged ? simpleUser(api, r.owner) : null,
     comments: 0,
-    review_comments: 0,
+    review_comments: reviewComments,
     maintainer_can_modify: false,
     commits: 1,
     additions: 1,

@@ -184,7 +184,9 @@ export const routes: Record<string, (s: GitHubState, call: Call) => Answer> = {
   'pulls/create': createPull,
   'pulls/get': (s, call) => {
     const pull = pullOf(s, call);
-    return pull ? conditional(call, pullRequest(s.api, s.repo, pull)) : fail(404, 'Not Found');
+    if (!pull) return fail(404, 'Not Found');
+    const reviewComments = s.comments.filter((c) => c.pull === pull.number).length;
+    return conditional(call, pullRequest(s.api, s.repo, pull, reviewComments));
   },
   'pulls/update': updatePull,
   'pulls/merge': merge,

@@ -62,8 +62,8 @@ describe('the delivery watch’s decisions (time-skipping test server)', () => {
     });
     // The look right after the landing asks about the new heads (not the old ones' CI again).
     expect(forgeInputsOf(forgeCalls, 'lookAtPullRequests')[1]!.prs).toEqual([
-      { number: 7, headSha: 'fix1-pr7', etag: null },
-      { number: 8, headSha: 'fix1-pr8', etag: null },
+      { number: 7, headSha: 'fix1-pr7', etag: null, commentCount: null },
+      { number: 8, headSha: 'fix1-pr8', etag: null, commentCount: null },
     ]);
     // Both branches moved; their new heads' CI is green.
     expect(result.prs.map((p) => [p.number, p.headSha, p.ci, p.ciFixes])).toEqual([

@@ -74,7 +74,7 @@ describe('when the delivery watch looks (time-skipping test server)', () => {
     expect(inputsOf(taskCalls, 'runTaskAttempt')).toEqual([]);
     expect(result.prs[0]).toMatchObject({ headSha: 'pushed-by-bob', ci: 'pending', failing: [] });
     expect(forgeInputsOf(forgeCalls, 'lookAtPullRequests').at(-1)!.prs).toEqual([
-      { number: 7, headSha: 'pushed-by-bob', etag: null },
+      { number: 7, headSha: 'pushed-by-bob', etag: null, commentCount: null },
     ]);
   });
 

@@ -100,6 +100,23 @@ describe('a look at a PR', () => {
     expect(again.pr.ci).toBe('failure');
   });
 
+  test('comments not read again (the PR’s count unchanged) keep what the last read saw, and its count', () => {
+    const bob = comment(1, { author: 'bob' });
+    const read = look(7, ci('head-7', [check('build', 'pending')]), { comments: [bob] });
+    read.pullRequest.reviewCommentCount = 1;
+    const first = applyLook(pr(7), watch(7), read, 1_000, opts());
+    expect(first.watch).toMatchObject({ comments: [bob], commentCount: 1 });
+    const again = applyLook(
+      first.pr,
+      first.watch,
+      look(7, 'not-modified', { comments: 'unchanged' }),
+      2_000,
+      opts(),
+    );
+    expect(again.watch).toMatchObject({ comments: [bob], commentCount: 1 });
+    expect(nextFix([again.pr], [again.watch], emptyWatchMemory(), rules)).toMatchObject({ kind: 'review' });
+  });
+
   test('a head moved by someone starts the backoff, the ETag and the silence clock again', () => {
     const watched = watch(7, { looks: 9, etag: 'W/"9"', sinceMs: 0, lastCi: failing('head-7') });
     const moved = look(7, ci('pushed', [check('build', 'pending')]), {});
