@@ -5,7 +5,8 @@
  * message, since trying again changes nothing until someone fixes the token, the rights or the branch.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { GitError } from '../git-ops/run';
+import { asyncLocalStorage } from '@temporalio/activity';
+import { GitError, heartbeatEveryMs } from '../git-ops/run';
 import { ForgeCallError, isRetryableForgeError } from './forge-error';
 
 /** The failure type a refusal is reported with, by HTTP status. */
@@ -48,9 +49,20 @@ export function deliveryFailure(activity: string, error: unknown): unknown {
 
 /** Runs one activity's body with its failures made into what Temporal should do with them. */
 export async function asDeliveryActivity<T>(activity: string, body: () => Promise<T>): Promise<T> {
+  // A slow forge or push must not look like a dead worker: heartbeat while the activity runs (the workflows
+  // give these activities the saga's heartbeat timeout, so a worker that dies is noticed that soon).
+  const context = asyncLocalStorage.getStore();
+  const beat = context
+    ? setInterval(
+        () => context.heartbeat({ step: activity }),
+        heartbeatEveryMs(context.info.heartbeatTimeoutMs),
+      )
+    : undefined;
   try {
     return await body();
   } catch (error) {
     throw deliveryFailure(activity, error);
+  } finally {
+    if (beat) clearInterval(beat);
   }
 }

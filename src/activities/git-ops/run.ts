@@ -50,7 +50,7 @@ function activityTimeLeftMs(): number {
 }
 
 /** Often enough for any heartbeat timeout (saga.config.yaml may set a short one). */
-const heartbeatEveryMs = (timeoutMs: number | undefined) =>
+export const heartbeatEveryMs = (timeoutMs: number | undefined) =>
   Math.max(100, Math.min(GIT_HEARTBEAT_MS, Math.floor((timeoutMs ?? Infinity) / 3)));
 
 /**
