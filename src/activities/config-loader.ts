@@ -17,6 +17,7 @@ import { SagaConfigSchema } from '../domain/config/config';
 import {
   mergeConfigObjects,
   profileHomeProblems,
+  repoSettingRisk,
   repoWideningSettings,
   reservedEndpoints,
   reservedRouteProblems,
@@ -141,7 +142,11 @@ function untrustedMessage(repoFile: string, settings: readonly string[], sagaHom
   return (
     `${repoFile} sets what saga runs or what it reaches, and a repository's config is not trusted for that:\n` +
     settings
-      .map((s) => `  - ${CONFIG_FILE_NAME}: ${s.replace(/: .*$/, '')}: set by the repository`)
+      .map((s) => {
+        const key = s.replace(/: .*$/, '');
+        const risk = repoSettingRisk(key);
+        return `  - ${CONFIG_FILE_NAME}: ${key}: set by the repository${risk ? ` (${risk})` : ''}`;
+      })
       .join('\n') +
     `\nMove these settings into your own ${path.join(sagaHome, CONFIG_FILE_NAME)} (or a file you pass with ` +
     '--config), or, if you trust this repository, pass --trust-repo-config to saga start.'

@@ -6,6 +6,7 @@ import { createAgentActivities } from './agents';
 import { createArtifactActivities } from './artifacts';
 import { createCheckResolutionActivities } from './planning/check-resolution';
 import { createDiscoveryActivities } from './planning/discovery';
+import { createForgeActivities } from './forge/delivery-activities';
 import { createGitActivities, createIntegrationGitActivities, createTaskGitActivities } from './git';
 import { createMemoryActivities } from './planning/memory';
 import { createNotifyActivities } from './notify/notify';
@@ -46,6 +47,8 @@ export function createActivities(deps: ActivityDeps) {
       cleanupSagaWorktrees: git.cleanupSagaWorktrees,
       hostStopping: deps.hostStopping,
     }),
+    // Delivery to a forge (`delivery: pr`): the token is read from the worker's environment at each call.
+    ...createForgeActivities(),
     // Chat notifications; configured from the worker's environment.
     ...createNotifyActivities({ sagaHome: deps.sagaHome }),
   };

@@ -32,7 +32,11 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
       { name: 'skip-agent-check', description: 'do not check the agent CLI before starting' },
       {
         name: 'trust-repo-config',
-        description: "let the repository's saga.config.yaml set commands, sandbox, network and env",
+        description: "let the repository's saga.config.yaml set commands, sandbox, network, env and delivery",
+      },
+      {
+        name: 'deliver',
+        description: "deliver as pull requests on the config's forge, even with delivery: local",
       },
     ],
     notes:
@@ -202,7 +206,7 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
   {
     name: 'doctor',
     load: async () => (await import('./commands/doctor')).doctorCommand,
-    summary: 'check git, server, saga home and agent CLIs',
+    summary: 'check git, server, saga home, the forge and agent CLIs',
     options: [
       { name: 'repo', value: 'PATH', description: 'also check this repository' },
       { name: 'config', value: 'FILE', description: 'saga config file' },

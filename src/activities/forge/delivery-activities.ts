@@ -4,7 +4,22 @@
  * found before one is created, a push of what is already there is a no-op, a merged PR is not merged again.
  * The token is read from the worker's environment (forge.token_env) at the moment of each call.
  */
-import type { CiState, ForgeTarget, MergeMethod, PullRequest, ReviewComment } from './port';
+import { mergePrBody } from '../../domain/delivery/pr-body';
+import { parseInput } from '../git-ops/schemas';
+import { asDeliveryActivity } from './delivery-failure';
+import {
+  DeliverMilestoneInputSchema,
+  LandFixInputSchema,
+  LookInputSchema,
+  MarkReadyInputSchema,
+  MergeInputSchema,
+  ReplyInputSchema,
+  UpdateBodyInputSchema,
+} from './delivery-inputs';
+import { landFixIn } from './land-fix';
+import { mergeStack } from './merge-stack';
+import { forgeOf, openPullRequest } from './open-pull-request';
+import type { CiState, Forge, ForgeTarget, MergeMethod, PullRequest, ReviewComment } from './port';
 
 /** Where the forge is and how the worker's git reaches it (the user's repository and its remote). */
 export interface ForgeRef {
@@ -96,4 +111,81 @@ export interface ForgeActivities {
   markReady(input: { target: ForgeTarget; numbers: number[] }): Promise<PullRequest[]>;
   /** Merges down the stack (mergeSteps) through the forge's merge API; stops at the first refusal. */
   mergePullRequests(input: MergePullRequestsInput): Promise<MergePullRequestsResult>;
+}
+
+export interface ForgeActivityDeps {
+  /** The worker's environment as it is at the moment of each call (the token is read then); tests inject one. */
+  env?: () => NodeJS.ProcessEnv;
+  /** The adapter for a target; forgeOf unless a test counts calls through its own. */
+  forgeFor?: (target: ForgeTarget, env: NodeJS.ProcessEnv) => Forge;
+}
+
+/** The delivery activities, served on the host queue (landFix and deliverMilestone use the user's repository). */
+export function createForgeActivities(deps: ForgeActivityDeps = {}): ForgeActivities {
+  const env = deps.env ?? (() => process.env);
+  const forgeFor = deps.forgeFor ?? forgeOf;
+  const forge = (target: ForgeTarget) => forgeFor(target, env());
+  return {
+    deliverMilestone: (raw) =>
+      asDeliveryActivity('deliverMilestone', () => {
+        const input = parseInput('deliverMilestone', DeliverMilestoneInputSchema, raw);
+        return openPullRequest({ ...input, draft: true }, env(), forge(input.target));
+      }),
+
+    lookAtPullRequests: (raw) =>
+      asDeliveryActivity('lookAtPullRequests', async () => {
+        const input = parseInput('lookAtPullRequests', LookInputSchema, raw);
+        const adapter = forge(input.target);
+        const looks: PullRequestLook[] = [];
+        // One PR at a time (a forge's rate limit is per token), its three reads at once.
+        for (const pr of input.prs) {
+          const [pullRequest, ci, comments] = await Promise.all([
+            adapter.pullRequest(pr.number),
+            adapter.ciState(pr.headSha, pr.etag),
+            adapter.reviewComments(pr.number),
+          ]);
+          looks.push({ number: pr.number, ci, comments, pullRequest });
+        }
+        return looks;
+      }),
+
+    landFix: (raw) =>
+      asDeliveryActivity('landFix', () => landFixIn(parseInput('landFix', LandFixInputSchema, raw), env())),
+
+    replyToReview: (raw) =>
+      asDeliveryActivity('replyToReview', async () => {
+        const input = parseInput('replyToReview', ReplyInputSchema, raw);
+        const adapter = forge(input.target);
+        // A retry after a lost answer finds its reply in the thread and posts no second one.
+        const thread = (await adapter.reviewComments(input.number)).filter(
+          (c) => c.threadId === input.comment.threadId,
+        );
+        if (thread.some((c) => c.body.trim() === input.body.trim())) return;
+        await adapter.reply(input.number, input.comment, input.body);
+      }),
+
+    updatePullRequestBody: (raw) =>
+      asDeliveryActivity('updatePullRequestBody', async () => {
+        const input = parseInput('updatePullRequestBody', UpdateBodyInputSchema, raw);
+        const adapter = forge(input.target);
+        const pull = await adapter.pullRequest(input.number);
+        const body = mergePrBody(pull.body, input.body);
+        return body === pull.body ? pull : adapter.updatePullRequest(input.number, { body });
+      }),
+
+    markReady: (raw) =>
+      asDeliveryActivity('markReady', async () => {
+        const input = parseInput('markReady', MarkReadyInputSchema, raw);
+        const adapter = forge(input.target);
+        const ready: PullRequest[] = [];
+        for (const number of input.numbers) ready.push(await adapter.markReady(number));
+        return ready;
+      }),
+
+    mergePullRequests: (raw) =>
+      asDeliveryActivity('mergePullRequests', () => {
+        const input = parseInput('mergePullRequests', MergeInputSchema, raw);
+        return mergeStack(forge(input.target), input);
+      }),
+  };
 }

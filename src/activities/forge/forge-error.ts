@@ -22,11 +22,13 @@ export function scrubSecret(text: string, secret: string | undefined): string {
 }
 
 /**
- * Whether trying the call again may help: no answer (network, timeout), a server error, or a rate limit.
- * Any other 4xx (bad token, no right, unknown pull) stays as it is until someone changes something.
+ * Whether trying the call again may help: no answer (network, timeout), a server error, or a rate limit
+ * (429, or GitHub's 403 and GraphQL answers that say "rate limit"). Any other 4xx (bad token, no right,
+ * unknown pull) stays as it is until someone changes something.
  */
 export function isRetryableForgeError(error: unknown): boolean {
   if (!(error instanceof ForgeCallError)) return false;
   if (error.call === 'token' || error.call === 'push') return false;
-  return error.status === null || error.status >= 500 || error.status === 429;
+  if (error.status === null || error.status >= 500 || error.status === 429) return true;
+  return (error.status === 403 || error.status === 200) && /rate limit/i.test(error.message);
 }

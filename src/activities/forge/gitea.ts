@@ -91,6 +91,10 @@ class GiteaForge implements Forge {
     );
   }
 
+  async pullRequest(number: number): Promise<PullRequest> {
+    return toPullRequest(await this.getPull(number));
+  }
+
   async findPullRequest(head: string): Promise<PullRequest | null> {
     // Open ones first (few, and the usual answer), then closed ones for a pull merged already.
     for (const state of ['open', 'closed'] as const) {

@@ -5,6 +5,7 @@
  * error becomes an Error naming the call, the status and GitHub's message, never the token.
  */
 import { z } from 'zod';
+import { ForgeCallError } from './forge-error';
 import type { ForgeTarget } from './port';
 
 export const GITHUB_TIMEOUT_MS = 15_000;
@@ -84,7 +85,11 @@ interface Connection {
 function tokenOf(c: Connection, call: string): string {
   const token = c.env[c.target.tokenEnv];
   if (!token) {
-    throw new Error(`GitHub ${call}: the environment variable ${c.target.tokenEnv} (the token) is not set`);
+    throw new ForgeCallError(
+      'token',
+      null,
+      `GitHub ${call}: the environment variable ${c.target.tokenEnv} (the token) is not set`,
+    );
   }
   return token;
 }
@@ -121,21 +126,25 @@ async function send(
       (err as { name?: unknown }).name === 'TimeoutError'
         ? `no answer within ${timeoutMs} ms`
         : `${String(err)}${cause ? ` (${cause.code ?? cause.message ?? ''})` : ''}`;
-    throw new Error(scrub(`GitHub ${call} (${init.method} ${new URL(url).pathname}): ${reason}`, token));
+    const message = `GitHub ${call} (${init.method} ${new URL(url).pathname}): ${reason}`;
+    throw new ForgeCallError(call, null, scrub(message, token));
   }
 }
 
-function parse<T>(call: string, what: string, text: string, schema: z.ZodType<T>): T {
+/** `status`: the answer's HTTP status, kept on the error (an answer of the wrong shape is no network fault). */
+function parse<T>(call: string, what: string, text: string, schema: z.ZodType<T>, status: number): T {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new Error(`GitHub ${call} (${what}): the answer is not JSON`);
+    throw new ForgeCallError(call, status, `GitHub ${call} (${what}): the answer is not JSON`);
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(
+    throw new ForgeCallError(
+      call,
+      status,
       `GitHub ${call} (${what}): unexpected answer at ${issue.path.join('.') || '(root)'}: ${issue.message}`,
     );
   }
@@ -162,9 +171,18 @@ export function gitHubHttp(
         const message = scrub(forgeMessage(text), env[target.tokenEnv]);
         if (req.tolerate?.includes(response.status))
           return { kind: 'refused', status: response.status, message };
-        throw new Error(`GitHub ${req.call} (${what}) failed: ${response.status} ${message}`);
+        throw new ForgeCallError(
+          req.call,
+          response.status,
+          `GitHub ${req.call} (${what}) failed: ${response.status} ${message}`,
+        );
       }
-      return { kind: 'ok', status: response.status, data: parse(req.call, what, text, req.schema), etag };
+      return {
+        kind: 'ok',
+        status: response.status,
+        data: parse(req.call, what, text, req.schema, response.status),
+        etag,
+      };
     },
 
     async graphql<T>(call: string, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>) {
@@ -172,18 +190,22 @@ export function gitHubHttp(
       const what = `POST ${new URL(url).pathname}`;
       const { response, text } = await send(c, call, url, { method: 'POST', body: { query, variables } });
       if (!response.ok) {
-        throw new Error(
+        throw new ForgeCallError(
+          call,
+          response.status,
           `GitHub ${call} (${what}) failed: ${response.status} ${scrub(forgeMessage(text), env[target.tokenEnv])}`,
         );
       }
-      const body = parse(call, what, text, GraphQLAnswerSchema);
+      const body = parse(call, what, text, GraphQLAnswerSchema, response.status);
       if (body.errors && body.errors.length > 0) {
         const message = scrub(body.errors.map((e) => e.message).join('; '), env[target.tokenEnv]);
-        throw new Error(
+        throw new ForgeCallError(
+          call,
+          response.status,
           `GitHub ${call} (${what}) failed: ${response.status} ${message.slice(0, MAX_MESSAGE)}`,
         );
       }
-      return parse(call, what, JSON.stringify(body.data ?? null), schema);
+      return parse(call, what, JSON.stringify(body.data ?? null), schema, response.status);
     },
   };
 }

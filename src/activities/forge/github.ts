@@ -6,6 +6,7 @@
  * (test/standins/github/), and live when a repository and token are given.
  */
 import { z } from 'zod';
+import { ForgeCallError } from './forge-error';
 import { CheckRunsSchema, CombinedStatusSchema, ciStateOf, joinEtags, splitEtags } from './github-ci';
 import { type GitHubHttp, type RestAnswer, gitHubHttp } from './github-http';
 import { type Repo, RestCommentRootSchema, authorCanWrite, reviewCommentsOf } from './github-review';
@@ -59,7 +60,10 @@ const toPullRequest = (p: RawPull): PullRequest => ({
 
 function okData<T>(answer: RestAnswer<T>, call: string): T {
   if (answer.kind === 'ok') return answer.data;
-  throw new Error(
+  const status = answer.kind === 'refused' ? answer.status : null;
+  throw new ForgeCallError(
+    call,
+    status,
     `GitHub ${call}: ${answer.kind === 'refused' ? `${answer.status} ${answer.message}` : 'no data'}`,
   );
 }
@@ -91,6 +95,10 @@ class GitHubForge implements Forge {
     return okData(answer, 'read pull request');
   }
 
+  async pullRequest(number: number): Promise<PullRequest> {
+    return toPullRequest(await this.getPull(number));
+  }
+
   async findPullRequest(head: string): Promise<PullRequest | null> {
     const answer = await this.http.rest({
       call: 'find pull request',
@@ -118,7 +126,11 @@ class GitHubForge implements Forge {
     const existing = await this.findPullRequest(input.head);
     if (existing) return existing;
     const reason = answer.kind === 'refused' ? `${answer.status} ${answer.message}` : 'no answer';
-    throw new Error(`GitHub create pull request (POST ${this.repoPath}/pulls) failed: ${reason}`);
+    throw new ForgeCallError(
+      'create pull request',
+      answer.kind === 'refused' ? answer.status : null,
+      `GitHub create pull request (POST ${this.repoPath}/pulls) failed: ${reason}`,
+    );
   }
 
   async updatePullRequest(

@@ -34,6 +34,8 @@ export interface NewPullRequest {
 
 export interface Forge {
   readonly target: ForgeTarget;
+  /** The PR by its number, as it is now (a 404 when there is none). */
+  pullRequest(number: number): Promise<PullRequest>;
   /** The open (or merged) PR whose head is `head`, or null: always asked before one is created. */
   findPullRequest(head: string): Promise<PullRequest | null>;
   createPullRequest(input: NewPullRequest): Promise<PullRequest>;

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import { withSecretsOutOfHistory } from '../../domain/config/agent-env';
 import {
   checkTimeoutMs,
@@ -14,6 +15,7 @@ import {
 import { resolveAgentProfile } from '../../domain/config/profile-resolution';
 import { knownAgentNames } from '../../domain/config/config';
 import { budgetSettings } from '../../domain/fleet/budget';
+import { deliverySettings } from '../../domain/delivery/delivery-config';
 import type { FlagsResult } from '../../domain/contract/flags-result';
 import type { RunSettings } from '../../domain/saga/saga-input';
 import type { createArtifactActivities } from '../artifacts';
@@ -54,6 +56,8 @@ async function loadRunSettings(input: {
   /** The user passed `--trust-repo-config` to saga start; without it the repository's config is held to
    * what cannot widen what runs (config-loader.ts). */
   trustRepoConfig?: boolean;
+  /** `saga start --deliver`: pull requests for this saga even with `delivery: local` (a `forge:` needed). */
+  deliver?: boolean;
 }): Promise<RunSettings> {
   const { config, source, envSources, repoSource, repoWidening } = await loadSagaConfig(input);
   const sources = {
@@ -61,6 +65,7 @@ async function loadRunSettings(input: {
     repo: repoWidening.length > 0 ? repoSource : null,
   };
   const { profiles, subagentDispatch, agentTimeoutMs } = agentSettings(config, source, envSources, sources);
+  const delivery = runDelivery(config, input.deliver === true);
   return {
     attempts: config.attempts,
     checkTimeoutMs: checkTimeoutMs(config),
@@ -78,7 +83,17 @@ async function loadRunSettings(input: {
     handoff: handoffSettings(config),
     passEnv: config.pass_env,
     sandbox: { mode: config.sandbox, network: config.network, sources },
+    ...(delivery ? { delivery } : {}),
   };
+}
+
+/** The delivery settings (absent: local); `--deliver` without a `forge:` fails the start, not each retry. */
+function runDelivery(config: SagaConfig, deliver: boolean) {
+  try {
+    return deliverySettings(config, { deliver });
+  } catch (error) {
+    throw ApplicationFailure.nonRetryable((error as Error).message, 'InvalidSagaConfig');
+  }
 }
 
 interface InitSagaDirInput {

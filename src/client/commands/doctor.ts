@@ -1,6 +1,7 @@
 /**
  * `saga doctor [--repo PATH] [--agent NAME [--probe]] [--json]`: can this machine run sagas? git, the
- * Temporal connection, the saga home, the repo and its config, and each agent profile it would use; the
+ * Temporal connection, the saga home, the repo and its config, the forge it names (doctor-forge.ts), and
+ * each agent profile it would use; the
  * other presets are listed as optional. Exit 0 when nothing checked failed (warnings allowed), 2 otherwise.
  */
 import { execFile } from 'node:child_process';
@@ -19,6 +20,7 @@ import { type ResolvedAgentProfile, resolveAgentProfile } from '../../domain/con
 import { knownAgentNames } from '../../domain/config/config';
 import { parseSagaConfigText } from '../../domain/config/config-text';
 import { defaultSagaHome } from '../../worker/host-settings';
+import { forgeChecks } from './doctor-forge';
 import { bool, str } from '../args';
 import type { ParsedArgs } from '../command-decl';
 import { connectionSettings } from '../connection';
@@ -39,8 +41,10 @@ export async function doctorCommand(
   const results: CheckResult[] = [await gitCheck(), await serverCheck(connect), await sagaHomeCheck()];
   const repo = str(args, 'repo');
   if (repo) results.push(await repoCheck(path.resolve(repo)));
-  const { config, inUse, check } = await configCheck(repo, str(args, 'config'));
+  const { config, inUse, check, repoWidening } = await configCheck(repo, str(args, 'config'));
   results.push(check, await commandSandboxCheck(config));
+  if (config.forge)
+    results.push(...(await forgeChecks(config.forge, repo ? path.resolve(repo) : undefined, repoWidening)));
   if (agentName && !knownAgentNames(config).includes(agentName))
     throw new UserError(
       `saga doctor: --agent ${agentName}: unknown agent profile. Known: ${knownAgentNames(config).join(', ')}.`,
@@ -88,7 +92,7 @@ async function commandSandboxCheck(config: SagaConfig): Promise<CheckResult> {
 async function configCheck(
   repo: string | undefined,
   configFile: string | undefined,
-): Promise<{ config: SagaConfig; inUse: string[]; check: CheckResult }> {
+): Promise<{ config: SagaConfig; inUse: string[]; check: CheckResult; repoWidening: string[] }> {
   try {
     const loaded = await loadSagaConfig({
       repo: repo ? path.resolve(repo) : process.cwd(),
@@ -103,6 +107,7 @@ async function configCheck(
     return {
       config: loaded.config,
       inUse: [...new Set([loaded.config.default_agent, ...declared])],
+      repoWidening: loaded.repoWidening,
       check: loaded.repoWidening.length
         ? {
             name: 'config',
@@ -117,6 +122,7 @@ async function configCheck(
     return {
       config: DEFAULT_SAGA_CONFIG,
       inUse: [DEFAULT_SAGA_CONFIG.default_agent],
+      repoWidening: [],
       check: { name: 'config', level: 'fail', detail: (error as Error).message },
     };
   }

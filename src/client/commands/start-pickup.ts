@@ -20,7 +20,7 @@ import type { Io } from '../io';
 export const NO_GOAL = 'Say what the saga should deliver: saga start --repo PATH -- "Ship dark mode".';
 
 /** Options that shape a new saga: with nothing new to start, they would be silently ignored. */
-const NEW_SAGA_OPTIONS = ['agent', 'config', 'name', 'base', 'trust-repo-config'] as const;
+const NEW_SAGA_OPTIONS = ['agent', 'config', 'name', 'base', 'trust-repo-config', 'deliver'] as const;
 
 /**
  * The repository's toplevel and the flags, when the command gives no goal and no plan: the saga to pick up

@@ -10,6 +10,7 @@ import { type SagaConfig } from '../../domain/config/config';
 import { resolveAgentProfile } from '../../domain/config/profile-resolution';
 import { knownAgentNames } from '../../domain/config/config';
 import { unconfinedParts } from '../../domain/config/trust';
+import { DELIVER_NEEDS_FORGE } from '../../domain/delivery/delivery-config';
 import { parseFlags } from '../../domain/request/flags';
 import { announceModes } from '../../domain/request/mode-resolution';
 import { modeRefusals } from './start-modes';
@@ -48,6 +49,8 @@ export interface StartRequest {
   skipAgentCheck?: boolean;
   /** `--trust-repo-config`: the repository's saga.config.yaml may set what widens what runs. */
   trustRepoConfig?: boolean;
+  /** `--deliver`: pull requests on the config's forge for this saga, even with `delivery: local`. */
+  deliver?: boolean;
   /** Where warnings go before anything starts (trusted repository settings, UNCONFINED, agent checks). */
   warn?: (line: string) => void;
 }
@@ -64,6 +67,7 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
   const plan = request.plan ? readPlanFile(request.plan) : null;
   const sagaHome = defaultSagaHome();
   const config = await loadConfig(repoInfo.repo, sagaHome, request);
+  if (request.deliver && !config.forge) throw new UserError(`saga start: ${DELIVER_NEEDS_FORGE}.`);
   const unconfined = unconfinedParts(config, knownAgentNames(config));
   for (const part of unconfined) warn(`WARNING: UNCONFINED: ${part} runs without the sandbox.`);
   for (const refusal of modeRefusals(config, request.agent, flags)) warn(`Note: ${refusal}`);
@@ -88,6 +92,7 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
     agent: request.agent ?? null,
     configFile: request.config ? path.resolve(request.config) : null,
     ...(request.trustRepoConfig ? { trustRepoConfig: true } : {}),
+    ...(request.deliver ? { deliver: true } : {}),
     ...(unconfined.length ? { unconfined } : {}),
     sagaHome,
     sagaDir,
@@ -265,6 +270,7 @@ export async function startCommand(
     allowDirty: bool(args, 'allow-dirty'),
     skipAgentCheck: bool(args, 'skip-agent-check'),
     trustRepoConfig: bool(args, 'trust-repo-config'),
+    deliver: bool(args, 'deliver'),
     warn: (line) => io.err(line),
   });
   const client = await connect();

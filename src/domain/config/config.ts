@@ -8,6 +8,7 @@ import { NetworkEntrySchema, SandboxModeSchema } from './sandbox';
 import { AGENT_OUTPUT_FORMATS, AGENT_PRESETS } from './agent-presets';
 import { ModelPriceSchema } from './model-prices';
 import { DurationSchema, parseDuration, parseSize, SizeSchema } from './units';
+import { checkDeliveryKeys, checkForgeTokenKeptOut, DELIVERY_KEYS } from './delivery-keys';
 
 /** `budget.on_exhausted`: at the saga budget, running agents finish their current run or are stopped. */
 export const BUDGET_ON_EXHAUSTED = ['finish', 'stop'] as const;
@@ -174,9 +175,13 @@ export const SagaConfigSchema = z
     sandbox: SandboxModeSchema.default('auto'),
     /** host:port pairs checks and worktree `setup` commands may reach (e.g. registry.npmjs.org:443). */
     network: z.array(NetworkEntrySchema).default([]),
+    /** `delivery`, `pr`, `forge`, `ci_fix_attempts`, `auto_merge`, `review_bots` (delivery-keys.ts). */
+    ...DELIVERY_KEYS,
   })
   .strict()
   .superRefine((config, ctx) => {
+    checkDeliveryKeys(config, ctx);
+    checkForgeTokenKeptOut(config, ctx);
     for (const [name, profile] of Object.entries(config.agents)) {
       if (!profile.command && !BUILTIN_AGENTS[name]) {
         ctx.addIssue({

@@ -28,7 +28,26 @@ const REPO_SAFE_PATHS: readonly string[] = [
   'agents.*.model',
   'agents.*.subagent_dispatch',
   'agents.*.resume',
+  // Delivery: how PRs are laid out and how many CI fix tasks run, never where they go or who merges.
+  'pr',
+  'ci_fix_attempts',
 ];
+
+/**
+ * What a repository could do with the user's forge if its file set these delivery keys (they are outside
+ * REPO_SAFE_PATHS, so refused unless trusted); the refusal says so.
+ */
+const DELIVERY_RISKS: Readonly<Record<string, string>> = {
+  delivery: 'it would push and open pull requests with your forge token',
+  forge: 'it could send your forge token to another host',
+  auto_merge: 'it could merge pull requests without asking you',
+  review_bots: "it could have bots' review comments acted on",
+};
+
+/** Why a repository may not set `keyPath` when it is a delivery key, else null. */
+export function repoSettingRisk(keyPath: string): string | null {
+  return DELIVERY_RISKS[keyPath.split('.')[0]!] ?? null;
+}
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,54 +1,31 @@
 /**
- * The delivery settings of saga.config.yaml (`delivery:`, `pr:`, `forge:`, `ci_fix_attempts:`, `auto_merge:`,
- * `review_bots:`) as one schema, and the forge target they name. `delivery: local` (the default) keeps the
- * local ending (`saga accept`); `delivery: pr` needs a `forge:`.
+ * The delivery settings of saga.config.yaml as one schema (the keys themselves are defined once in
+ * domain/config/delivery-keys.ts, which SagaConfigSchema also spreads), and what a saga runs with:
+ * `delivery: local` (the default) keeps the local ending (`saga accept`); `delivery: pr`, or
+ * `saga start --deliver`, pushes and opens pull requests on the `forge:`.
  */
 import { z } from 'zod';
+import {
+  checkDeliveryKeys,
+  DEFAULT_GITHUB_API,
+  DELIVERY_KEYS,
+  PR_LAYOUTS,
+  REVIEW_BOTS,
+  type ForgeConfig,
+} from '../config/delivery-keys';
 import { ForgeTargetSchema, MERGE_METHODS, type ForgeTarget } from './forge-shapes';
-import { REVIEW_BOTS } from './review-fixes';
 
-export const ForgeConfigSchema = z
-  .object({
-    kind: z.enum(['github', 'gitea']),
-    /** Default for GitHub: https://api.github.com; a Gitea/Forgejo or GitHub Enterprise needs its own. */
-    url: z.string().url().optional(),
-    repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'OWNER/NAME'),
-    remote: z.string().min(1).default('origin'),
-    token_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name (A-Z, 0-9, _)'),
-  })
-  .strict();
+export { ForgeConfigSchema } from '../config/delivery-keys';
 
-export const DeliveryConfigSchema = z
-  .object({
-    delivery: z.enum(['local', 'pr']).default('local'),
-    pr: z.enum(['stacked', 'single']).default('stacked'),
-    forge: ForgeConfigSchema.optional(),
-    ci_fix_attempts: z.number().int().min(0).max(20).default(2),
-    auto_merge: z.boolean().default(false),
-    review_bots: z.enum(REVIEW_BOTS).default('list'),
-  })
-  .superRefine((config, ctx) => {
-    if (config.delivery === 'pr' && !config.forge)
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        path: ['forge'],
-        message: '`delivery: pr` needs a `forge:`',
-      });
-    if (config.forge && config.forge.kind === 'gitea' && !config.forge.url)
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        path: ['forge', 'url'],
-        message: 'a Gitea forge needs its `url`',
-      });
-  });
+export const DeliveryConfigSchema = z.object(DELIVERY_KEYS).superRefine(checkDeliveryKeys);
 export type DeliveryConfig = z.infer<typeof DeliveryConfigSchema>;
 
 /** The forge the settings name, as the adapters take it. */
-export function forgeTarget(forge: z.infer<typeof ForgeConfigSchema>): ForgeTarget {
+export function forgeTarget(forge: ForgeConfig): ForgeTarget {
   const [owner, repo] = forge.repo.split('/') as [string, string];
   return ForgeTargetSchema.parse({
     kind: forge.kind,
-    url: forge.url ?? 'https://api.github.com',
+    url: forge.url ?? DEFAULT_GITHUB_API,
     owner,
     repo,
     tokenEnv: forge.token_env,
@@ -60,7 +37,7 @@ export function forgeTarget(forge: z.infer<typeof ForgeConfigSchema>): ForgeTarg
  * absent for `delivery: local`.
  */
 export const DeliverySettingsSchema = z.object({
-  pr: z.enum(['stacked', 'single']),
+  pr: z.enum(PR_LAYOUTS),
   target: ForgeTargetSchema,
   /** The git remote that is the forge's copy of the repository. */
   remote: z.string().min(1),
@@ -71,9 +48,23 @@ export const DeliverySettingsSchema = z.object({
 });
 export type DeliverySettings = z.infer<typeof DeliverySettingsSchema>;
 
-/** The run settings for `config`: undefined with `delivery: local`. */
-export function deliverySettings(config: DeliveryConfig): DeliverySettings | undefined {
-  if (config.delivery !== 'pr' || !config.forge) return undefined;
+/** What `saga start --deliver` asks when the config names no forge (checked before anything starts). */
+export const DELIVER_NEEDS_FORGE =
+  '--deliver needs a `forge:` in your saga.config.yaml (kind, repo, token_env; url for Gitea or GitHub Enterprise)';
+
+/**
+ * The run settings for `config`: undefined with `delivery: local`, unless `deliver` (`saga start --deliver`)
+ * asks for pull requests for this saga; then the config must name a forge.
+ */
+export function deliverySettings(
+  config: DeliveryConfig,
+  opts: { deliver?: boolean } = {},
+): DeliverySettings | undefined {
+  if (config.delivery !== 'pr' && !opts.deliver) return undefined;
+  if (!config.forge) {
+    // The schema refuses `delivery: pr` without a forge, so only --deliver gets here.
+    throw new Error(DELIVER_NEEDS_FORGE);
+  }
   return {
     pr: config.pr,
     target: forgeTarget(config.forge),

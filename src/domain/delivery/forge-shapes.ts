@@ -4,10 +4,11 @@
  * workflows and the pure rules beside this file read only these.
  */
 import { z } from 'zod';
+import { FORGE_KINDS } from '../config/delivery-keys';
 
 /** Which forge and which repository: `forge:` in the user's saga.config.yaml. */
 export const ForgeTargetSchema = z.object({
-  kind: z.enum(['github', 'gitea']),
+  kind: z.enum(FORGE_KINDS),
   /** The API's base: `https://api.github.com`, a GitHub Enterprise `https://HOST/api/v3`, a Gitea `https://HOST`. */
   url: z.string().url(),
   owner: z.string().min(1),

@@ -7,8 +7,9 @@ import { cappedLine } from '../text/caps';
 import { stripControls } from '../text/terminal';
 import type { ReviewComment } from './forge-shapes';
 
-export const REVIEW_BOTS = ['list', 'act'] as const;
-export type ReviewBots = (typeof REVIEW_BOTS)[number];
+// The `review_bots` key's values are the config's (domain/config/delivery-keys.ts).
+import type { ReviewBots } from '../config/delivery-keys';
+export { REVIEW_BOTS, type ReviewBots } from '../config/delivery-keys';
 
 export interface ListedComment {
   comment: ReviewComment;
@@ -28,7 +29,7 @@ export function sortReviewComments(
   const handled = new Set(opts.handled);
   const sorted: SortedComments = { act: [], listed: [] };
   for (const comment of comments) {
-    if (comment.resolved || handled.has(comment.id)) continue;
+    if (comment.resolved || handled.has(comment.id) || comment.body.includes(SAGA_REPLY_MARKER)) continue;
     if (comment.isBot && opts.reviewBots !== 'act') sorted.listed.push({ comment, why: 'from a bot' });
     else if (!comment.authorCanWrite) sorted.listed.push({ comment, why: 'no write access' });
     else sorted.act.push(comment);
@@ -52,6 +53,13 @@ export function reviewFixRequest(comment: ReviewComment): string {
   ].join('\n');
 }
 
+/**
+ * Marks the saga's own replies: they are review comments too, by the token's user (who has write access),
+ * and must never become fix tasks. Someone who copies the marker only keeps their own comment from being
+ * acted on.
+ */
+export const SAGA_REPLY_MARKER = '<!-- saga:reply -->';
+
 /** The reply left in the comment's thread once its fix is pushed. */
 export const fixedReply = (commitSha: string): string =>
-  `Addressed in ${commitSha.slice(0, 12)} by the saga's fix task.`;
+  `Addressed in ${commitSha.slice(0, 12)} by the saga's fix task.\n\n${SAGA_REPLY_MARKER}`;

@@ -5,6 +5,7 @@
  * someone with write access becomes a fix task once; the rest is listed. Bottom of the stack first, CI
  * before review. Pure: the workflow keeps the state, activities do the looking.
  */
+import { z } from 'zod';
 import type { PullRequestStatus } from '../contract/state';
 import type { Plan, PlanTask } from '../plan';
 import { ciFixRequest, ciVerdict, failureFingerprint, newCiFailures } from './ci-watch';
@@ -26,18 +27,25 @@ export interface PrWatch {
   comments: ReviewComment[];
 }
 
-/** What the watch has done, across PRs: failures sent to a fix task or left alone, comments handled. */
-export interface WatchMemory {
-  seenFailures: string[];
-  handledComments: number[];
+/**
+ * What the saga's delivery watches have done, across PRs, watches and rounds (the saga keeps it): failures
+ * sent to a fix task or left alone, comments handled, and how many fix tasks there were.
+ */
+export const WatchMemorySchema = z.object({
+  seenFailures: z.array(z.string()),
+  handledComments: z.array(z.number().int()),
   /** Extra CI fix attempts the user granted, by PR number (`fix again`). */
-  extraCiFixes: Record<string, number>;
-}
+  extraCiFixes: z.record(z.string(), z.number().int()),
+  /** Fix tasks started so far: numbers their keys, so no two share a branch. */
+  fixes: z.number().int().nonnegative(),
+});
+export type WatchMemory = z.infer<typeof WatchMemorySchema>;
 
 export const emptyWatchMemory = (): WatchMemory => ({
   seenFailures: [],
   handledComments: [],
   extraCiFixes: {},
+  fixes: 0,
 });
 
 export interface LookResult {

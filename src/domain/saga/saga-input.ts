@@ -63,6 +63,11 @@ export const SagaInputSchema = z.object({
    * Absent (older sagas, other starters): it may not.
    */
   trustRepoConfig: z.boolean().optional(),
+  /**
+   * `saga start --deliver`: delivered as pull requests even when the config says `delivery: local` (saga start
+   * refused it unless the config names a `forge:`). Absent: as the config says.
+   */
+  deliver: z.boolean().optional(),
   /** What runs unconfined (`sandbox: none`), as saga start found it; the confirm-name prompt says so. */
   unconfined: z.array(z.string()).optional(),
   sagaHome: z.string(),

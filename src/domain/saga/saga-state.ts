@@ -11,6 +11,7 @@ import { EnvironmentSchema } from '../planning/environment';
 import { CorrectableDecisionSchema } from '../planning/memory';
 import { PlanSchema } from '../plan';
 import { ReconciliationSchema } from '../contract/reconciliation';
+import { WatchMemorySchema } from '../delivery/watch-rules';
 import { SagaContextSchema } from './saga-input';
 import {
   mergeLiveProgress,
@@ -63,6 +64,8 @@ export const SagaStateSchema = z.object({
   decisions: z.array(CorrectableDecisionSchema).optional(),
   /** The saga's pull requests (`delivery: pr`); absent with `delivery: local` and in older states. */
   pullRequests: z.array(PullRequestStatusSchema).optional(),
+  /** What the delivery watches did (failures and comments handled, fix tasks), kept across rounds. */
+  deliveryMemory: WatchMemorySchema.optional(),
 });
 export type SagaState = z.infer<typeof SagaStateSchema>;
 

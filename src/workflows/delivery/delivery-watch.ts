@@ -46,14 +46,17 @@ export interface DeliveryInput {
   prs: PullRequestStatus[];
   /** The saga budget and what the saga had spent when the watch started (fix tasks count against it). */
   budget: { limitUsd: number | null; spentUsd: number };
+  /** What the saga's earlier watches did (the saga keeps it between watches and rounds). */
+  memory?: WatchMemory;
   /** Carried over continue-as-new. */
-  carried?: { watches: PrWatch[]; memory: WatchMemory; fixes: number; usage: Usage };
+  carried?: { watches: PrWatch[]; memory: WatchMemory; usage: Usage };
 }
 
 export interface DeliveryResult {
   prs: PullRequestStatus[];
   /** What the watch's fix tasks spent. */
   usage: Usage;
+  memory: WatchMemory;
 }
 
 /** Looks between two continue-as-new of a long watch (each look and its timer are a few events). */
@@ -63,8 +66,6 @@ export class DeliveryWatch {
   prs: PullRequestStatus[];
   watches: PrWatch[];
   memory: WatchMemory;
-  /** Fix tasks started so far (numbers their keys). */
-  fixes: number;
   usage: Usage;
   /** A forge webhook said something changed: look now. */
   woken = false;
@@ -89,8 +90,7 @@ export class DeliveryWatch {
         lastCi: null,
         comments: [],
       }));
-    this.memory = input.carried?.memory ?? emptyWatchMemory();
-    this.fixes = input.carried?.fixes ?? 0;
+    this.memory = input.carried?.memory ?? input.memory ?? emptyWatchMemory();
     this.usage = input.carried?.usage ?? noUsage();
   }
 
@@ -197,7 +197,7 @@ export class DeliveryWatch {
     pr: PullRequestStatus,
   ): Promise<TaskReport> {
     const { ctx } = this.input;
-    const n = ++this.fixes;
+    const n = ++this.memory.fixes;
     const key = fixTaskKey(pr.milestone, n);
     const spec = fixTaskSpec(work, n, this.input.fixChecks[String(pr.number)] ?? []);
     const { limitUsd, spentUsd } = this.input.budget;
@@ -253,11 +253,11 @@ export class DeliveryWatch {
   }
 
   result(): DeliveryResult {
-    return { prs: this.prs, usage: this.usage };
+    return { prs: this.prs, usage: this.usage, memory: this.memory };
   }
 
   carried(): NonNullable<DeliveryInput['carried']> {
-    return { watches: this.watches, memory: this.memory, fixes: this.fixes, usage: this.usage };
+    return { watches: this.watches, memory: this.memory, usage: this.usage };
   }
 
   private watch(number: number): PrWatch {

@@ -59,6 +59,12 @@ export async function acceptDelivered(
       acceptance.accepted &&
       (acceptance.choice === ACCEPTANCE_CHOICE.merge || (delivery.autoMerge && !acceptance.fastForward));
     if (!merge) return acceptance;
+    // A draft cannot be merged (GitHub and Gitea refuse it): merging is the user's word that they are ready.
+    const drafts = open(run).filter((p) => p.draft);
+    if (drafts.length) {
+      const ready = await forge.markReady({ target: delivery.target, numbers: drafts.map((p) => p.number) });
+      ready.forEach((pr) => update(run, { number: pr.number, draft: pr.draft }));
+    }
     const merged = await forge.mergePullRequests({
       target: delivery.target,
       prs: open(run).map((p) => ({ number: p.number, base: p.base, headSha: p.headSha })),
@@ -109,6 +115,7 @@ async function startWatch(
         round: run.round,
         prs: open(run),
         budget: { limitUsd: ctx.settings.budget.sagaUsd, spentUsd: spent },
+        ...(run.deliveryMemory ? { memory: run.deliveryMemory } : {}),
         ...(first ? { bodies: bodies(run) } : {}),
       },
     ],
@@ -119,6 +126,7 @@ async function stopWatch(run: SagaRun, watch: ChildWorkflowHandle<typeof deliver
   await watch.signal(deliveryStopSignal);
   const result = await watch.result();
   run.addUsage(result.usage);
+  run.deliveryMemory = result.memory;
   result.prs.forEach((pr) => run.applyProgress({ type: 'pullRequest', pullRequest: pr }));
 }
 

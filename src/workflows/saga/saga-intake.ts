@@ -66,6 +66,7 @@ export async function intakeAndPlan(
     sagaHome: input.sagaHome,
     ...(input.configFile ? { configFile: input.configFile } : {}),
     ...(input.trustRepoConfig ? { trustRepoConfig: true } : {}),
+    ...(input.deliver ? { deliver: true } : {}),
   });
   const agentName = input.agent ?? settings.defaultAgent;
   const anyProfile = patched(PATCHES.parallelAnyProfile);

@@ -19,6 +19,7 @@ import {
 } from '../../domain/saga/phase-progress';
 import { answeredLine, waitingLine } from '../../domain/saga/rounds';
 import { SAGA_FILES } from '../../domain/contract/saga-dir';
+import type { WatchMemory } from '../../domain/delivery/watch-rules';
 import type { SagaInput } from '../../domain/saga/saga-input';
 import { SAGA_LOG_KEEP, SAGA_STATE_VERSION, type SagaState } from '../../domain/saga/saga-state';
 import { SagaAwaitingInput, SagaPhase } from '../../domain/contract/search-attributes';
@@ -61,6 +62,8 @@ export class SagaRun {
   reconciliation: Reconciliation | null;
   /** The latest final validation's results (the board and `saga status --json` show them). */
   exitResults: ExitResult[] | null;
+  /** What the delivery watches did so far (`delivery: pr`): the next watch goes on from it. */
+  deliveryMemory: WatchMemory | null;
   /** Chat notifications, reminders and decisions.md entries around interactions (never blocking the hub). */
   readonly effects: InteractionEffects;
   readonly hub: InteractionHub;
@@ -94,6 +97,7 @@ export class SagaRun {
     this.sagaDirReady = carry !== undefined;
     this.reconciliation = carry?.reconciliation ?? null;
     this.exitResults = carry?.exitResults ?? null;
+    this.deliveryMemory = carry?.deliveryMemory ?? null;
     this.effects = new InteractionEffects({
       saga: input.name,
       sagaDir: input.sagaDir,
@@ -230,6 +234,7 @@ export class SagaRun {
       reconciliation: this.reconciliation,
       ...(this.exitResults ? { exitResults: this.exitResults } : {}),
       ...(this.progress.pullRequests ? { pullRequests: this.progress.pullRequests } : {}),
+      ...(this.deliveryMemory ? { deliveryMemory: this.deliveryMemory } : {}),
     };
   }
 

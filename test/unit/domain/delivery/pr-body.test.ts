@@ -68,7 +68,9 @@ describe('the delivery settings', () => {
       delivery: 'pr',
       forge: { kind: 'gitea', repo: 'alice/demo', token_env: 'GITEA_TOKEN' },
     });
-    expect(JSON.stringify(gitea.error?.issues)).toContain('a Gitea forge needs its `url`');
+    expect(JSON.stringify(gitea.error?.issues)).toContain(
+      'a Gitea forge needs its url (its web root, e.g. https://git.example.com)',
+    );
   });
 
   test('name the forge target; a token itself in the config is refused', () => {

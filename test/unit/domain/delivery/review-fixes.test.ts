@@ -38,6 +38,15 @@ describe('review comments on a saga PR', () => {
     ]);
   });
 
+  test("the saga's own replies (by the token's user, who can write) are never acted on nor listed", () => {
+    const sorted = sortReviewComments([comment(6, { body: fixedReply('0123456789abcdef0') }), comment(7)], {
+      reviewBots: 'list',
+      handled: [],
+    });
+    expect(sorted.act.map((c) => c.id)).toEqual([7]);
+    expect(sorted.listed).toEqual([]);
+  });
+
   test('review_bots: act acts on a bot with write access', () => {
     const sorted = sortReviewComments([comment(3, { isBot: true })], { reviewBots: 'act', handled: [] });
     expect(sorted.act.map((c) => c.id)).toEqual([3]);
@@ -49,6 +58,8 @@ describe('review comments on a saga PR', () => {
     expect(text).toContain('(commit abcdef012345)');
     expect(text).not.toContain('\u001b');
     expect(text).not.toContain('\u0007');
-    expect(fixedReply('0123456789abcdef0')).toBe("Addressed in 0123456789ab by the saga's fix task.");
+    expect(fixedReply('0123456789abcdef0')).toBe(
+      "Addressed in 0123456789ab by the saga's fix task.\n\n<!-- saga:reply -->",
+    );
   });
 });
