@@ -137,12 +137,14 @@ export function createForgeActivities(deps: ForgeActivityDeps = {}): ForgeActivi
         const input = parseInput('lookAtPullRequests', LookInputSchema, raw);
         const adapter = forge(input.target);
         const looks: PullRequestLook[] = [];
+        // A reviewer of several PRs of the stack is asked about once in this look.
+        const rights = new Map<string, boolean>();
         // One PR at a time (a forge's rate limit is per token), its three reads at once.
         for (const pr of input.prs) {
           const [pullRequest, ci, comments] = await Promise.all([
             adapter.pullRequest(pr.number),
             adapter.ciState(pr.headSha, pr.etag),
-            adapter.reviewComments(pr.number),
+            adapter.reviewComments(pr.number, rights),
           ]);
           looks.push({ number: pr.number, ci, comments, pullRequest });
         }

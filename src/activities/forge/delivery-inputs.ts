@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { isSagaBranch } from '../../domain/contract/naming';
+import { PR_BODY_BEGIN, PR_BODY_END } from '../../domain/delivery/pr-body';
 import { ForgeTargetSchema, MERGE_METHODS, ReviewCommentSchema } from '../../domain/delivery/forge-shapes';
 
 const nonOption = (what: string) =>
@@ -24,6 +25,17 @@ const repoPath = z
 
 const sha = (what: string) =>
   z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, `${what} must be a full commit sha`);
+/**
+ * The saga's part of a PR's body, as renderPrBody writes it: between its markers, so an update replaces it
+ * in place (mergePrBody) instead of stacking one more copy on top of the body each time.
+ */
+const sagaBody = z
+  .string()
+  .refine(
+    (body) => body.startsWith(PR_BODY_BEGIN) && body.endsWith(PR_BODY_END),
+    "body must be the saga's part of the PR body (renderPrBody), between its markers",
+  );
+
 const prNumber = z.number().int().positive('a pull request number is positive');
 
 const ForgeRefSchema = z.object({
@@ -37,7 +49,7 @@ export const DeliverMilestoneInputSchema = ForgeRefSchema.extend({
   headSha: sha('headSha'),
   base: nonOption('base'),
   title: z.string().trim().min(1, 'title must not be empty'),
-  body: z.string(),
+  body: sagaBody,
 });
 
 export const LookInputSchema = z.object({
@@ -73,7 +85,7 @@ export const ReplyInputSchema = z.object({
 export const UpdateBodyInputSchema = z.object({
   target: ForgeTargetSchema,
   number: prNumber,
-  body: z.string(),
+  body: sagaBody,
 });
 
 export const MarkReadyInputSchema = z.object({ target: ForgeTargetSchema, numbers: z.array(prNumber) });

@@ -198,7 +198,7 @@ class GiteaForge implements Forge {
     return answer.kind === 'ok' && WRITE_PERMISSIONS.has(answer.data.permission);
   }
 
-  async reviewComments(number: number): Promise<ReviewComment[]> {
+  async reviewComments(number: number, rights: Map<string, boolean> = new Map()): Promise<ReviewComment[]> {
     const reviews = await this.client.list({
       call: 'list pull request reviews',
       path: `${this.repo}/pulls/${number}/reviews`,
@@ -216,8 +216,9 @@ class GiteaForge implements Forge {
       comments.push(...listed);
     }
     const logins = new Set(comments.map((comment) => comment.user?.login ?? '').filter((l) => l !== ''));
-    const rights = new Map<string, boolean>();
-    for (const login of logins) rights.set(login, await this.canWrite(login));
+    for (const login of logins) {
+      if (!rights.has(login)) rights.set(login, await this.canWrite(login));
+    }
     return toReviewComments(comments, (login) => rights.get(login) === true);
   }
 

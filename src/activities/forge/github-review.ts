@@ -124,12 +124,17 @@ async function threadsOf(http: GitHubHttp, r: Repo, number: number) {
   return byComment;
 }
 
-export async function reviewCommentsOf(http: GitHubHttp, r: Repo, number: number): Promise<ReviewComment[]> {
+/** `rights`: authors' rights already read in this look (see the port's reviewComments), filled in. */
+export async function reviewCommentsOf(
+  http: GitHubHttp,
+  r: Repo,
+  number: number,
+  rights: Map<string, boolean> = new Map(),
+): Promise<ReviewComment[]> {
   const comments = await listComments(http, r, number);
   // No comment, no thread to ask GraphQL about: a watched PR nobody reviewed costs one call less per look.
   if (comments.length === 0) return [];
   const threads = await threadsOf(http, r, number);
-  const rights = new Map<string, boolean>();
   const out: ReviewComment[] = [];
   for (const c of comments) {
     const login = c.user?.login ?? 'ghost';

@@ -183,8 +183,8 @@ class GitHubForge implements Forge {
     return ciStateOf(sha, combined, runs, tags);
   }
 
-  reviewComments(number: number): Promise<ReviewComment[]> {
-    return reviewCommentsOf(this.http, this.repo, number);
+  reviewComments(number: number, rights?: Map<string, boolean>): Promise<ReviewComment[]> {
+    return reviewCommentsOf(this.http, this.repo, number, rights);
   }
 
   async reply(number: number, comment: ReviewComment, body: string): Promise<void> {

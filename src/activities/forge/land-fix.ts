@@ -22,6 +22,7 @@ import { GitError, identityArgs, runGit, runGitRaw } from '../git-ops/run';
 import { listWorktrees } from '../git-ops/worktrees';
 import type { LandFixResult } from './delivery-activities';
 import type { LandFixInputSchema } from './delivery-inputs';
+import { readToken } from './gitea-client';
 import { forgeRemoteUrl } from './open-pull-request';
 import { pushBranch } from './push';
 
@@ -174,6 +175,8 @@ async function applyMoves(repo: string, moves: Move[], checkouts: Map<string, st
 
 /** See the file's comment. `input` is parsed (delivery-inputs.ts); `env` holds the token (forge.token_env). */
 export async function landFixIn(input: LandFixInput, env: NodeJS.ProcessEnv): Promise<LandFixResult> {
+  // A push that could never happen must not leave branches moved here: the token is asked for first.
+  readToken(input.target, env);
   const repo = await repoToplevel(input.repo);
   const remoteUrl = await forgeRemoteUrl(repo, input.remote, input.target);
   const { commit, moves, tops } = await planLanding(repo, input);

@@ -6,6 +6,7 @@
  */
 import { isSagaBranch } from '../../domain/contract/naming';
 import { mergePrBody } from '../../domain/delivery/pr-body';
+import { resolveCommit } from '../git-ops/queries';
 import { runGit } from '../git-ops/run';
 import { ForgeCallError } from './forge-error';
 import { giteaForge } from './gitea';
@@ -64,14 +65,18 @@ export async function openPullRequest(
   if (!isSagaBranch(input.head))
     throw new ForgeCallError('push', null, `'${input.head}' is not a saga branch`);
   const remoteUrl = await forgeRemoteUrl(input.repo, input.remote, input.target);
-  await runGit(input.repo, [
-    'branch',
-    '--force',
-    '--no-track',
-    '--end-of-options',
-    input.head,
-    input.headSha,
-  ]);
+  // Already there (`pr: single` delivers the integration branch, checked out in its worktree, where git
+  // refuses any forced update): nothing to set.
+  if ((await resolveCommit(input.repo, `refs/heads/${input.head}`)) !== input.headSha) {
+    await runGit(input.repo, [
+      'branch',
+      '--force',
+      '--no-track',
+      '--end-of-options',
+      input.head,
+      input.headSha,
+    ]);
+  }
   await pushBranch({
     repoDir: input.repo,
     remoteUrl,

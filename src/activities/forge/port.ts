@@ -46,8 +46,12 @@ export interface Forge {
   markReady(number: number): Promise<PullRequest>;
   /** `not-modified` when `etag` still holds (nothing to re-read). */
   ciState(sha: string, etag?: string | null): Promise<CiState | 'not-modified'>;
-  /** The PR's review comments, resolved ones included (the caller decides), with their authors' rights. */
-  reviewComments(number: number): Promise<ReviewComment[]>;
+  /**
+   * The PR's review comments, resolved ones included (the caller decides), with their authors' rights.
+   * `rights`: authors' rights already read in this look at several PRs, used and filled in, so each author
+   * is asked about once per look (never kept longer: a right taken away counts at the next look).
+   */
+  reviewComments(number: number, rights?: Map<string, boolean>): Promise<ReviewComment[]>;
   /** Replies in the comment's thread. */
   reply(number: number, comment: ReviewComment, body: string): Promise<void>;
   /** Through the forge's merge API, so branch protection holds; `merged: false` with the forge's reason. */

@@ -11,10 +11,12 @@ import {
 } from '../../../../src/activities/forge/delivery-activities';
 import { githubForge } from '../../../../src/activities/forge/github';
 import type { ForgeTarget, PullRequest } from '../../../../src/activities/forge/port';
+import { sagaPrBody } from '../../../harness/delivery-repo';
 import { type GitHubStandIn, startGitHubStandIn } from '../../../standins/github/server';
 
-const SHA1 = '1'.repeat(40);
-const SHA2 = '2'.repeat(40);
+/** Real commits in the stand-in's repository (set in beforeEach): M1's head, and M2's on top of it. */
+let SHA1: string;
+let SHA2: string;
 const M1 = 'saga/greet/deliver-m1';
 const M2 = 'saga/greet/deliver-m2';
 const TOKEN_ENV = 'SAGA_TEST_GH_DELIVERY_TOKEN';
@@ -49,12 +51,12 @@ beforeEach(async () => {
   const env = { [TOKEN_ENV]: gh.state.owner.token };
   acts = createForgeActivities({ env: () => env });
   // What deliverMilestone left on GitHub: two pushed delivery branches and their stacked draft PRs.
-  gh.setBranch(M1, SHA1);
-  gh.setBranch(M2, SHA2);
+  SHA1 = gh.commit(M1, { 'src/greet.ts': 'export const greet = () => "hi";\n' }, 'Greet');
+  SHA2 = gh.commit(M2, { 'src/farewell.ts': 'export const bye = () => "bye";\n' }, 'Farewell', SHA1);
   const forge = githubForge(target, env);
   prs = [
-    await forge.createPullRequest({ head: M1, base: 'main', title: 'm1', body: 'Milestone 1', draft: true }),
-    await forge.createPullRequest({ head: M2, base: M1, title: 'm2', body: 'Milestone 2', draft: true }),
+    await forge.createPullRequest({ head: M1, base: 'main', title: 'm1', body: sagaPrBody(1), draft: true }),
+    await forge.createPullRequest({ head: M2, base: M1, title: 'm2', body: sagaPrBody(2), draft: true }),
   ];
 });
 
@@ -136,9 +138,8 @@ test('replyToReview lands in the thread once; the body is updated in place; draf
   await as(gh.state.owner.token, 'PATCH', '/repos/octo/widgets/pulls/1', {
     body: `A person's note\n\n${prs[0]!.body}`,
   });
-  const updated = await acts.updatePullRequestBody({ target, number: 1, body: 'Milestone 1, checked' });
-  expect(updated.body).toContain("A person's note");
-  expect(updated.body).toContain('Milestone 1, checked');
+  const updated = await acts.updatePullRequestBody({ target, number: 1, body: sagaPrBody(1, 'passed') });
+  expect(updated.body).toBe(`A person's note\n\n${sagaPrBody(1, 'passed')}`);
   const ready = await acts.markReady({ target, numbers: [1, 2] });
   expect(ready.map((p) => p.draft)).toEqual([false, false]);
 });
@@ -157,7 +158,7 @@ test('mergePullRequests: protection refuses with GitHub’s reason; then both me
     refused: { number: 1, message: 'Required status check "build" is expected.' },
   });
   const moved = await acts.mergePullRequests({ ...input, prs: [{ ...input.prs[0]!, headSha: SHA2 }] });
-  expect(moved.refused?.message).toMatch(/head moved from 222222222222 to 111111111111/);
+  expect(moved.refused?.message).toContain(`head moved from ${SHA2.slice(0, 12)} to ${SHA1.slice(0, 12)}`);
 
   await status(SHA1, 'success', 'build');
   await status(SHA2, 'success', 'build');
@@ -192,4 +193,47 @@ test('a refusal of the forge fails at once with its message; a token never reach
     nonRetryable: true,
     message: expect.not.stringContaining(gh.state.owner.token),
   });
+});
+
+test('a look at the stack asks about each reviewer once; a closed PR is refused, not merged', async () => {
+  const rita = gh.addUser('rita', 'write');
+  for (const [number, sha] of [
+    [1, SHA1],
+    [2, SHA2],
+  ] as const) {
+    await as(rita.token, 'POST', `/repos/octo/widgets/pulls/${number}/comments`, {
+      body: `look at #${number}`,
+      commit_id: sha,
+      path: 'src/greet.ts',
+      line: 1,
+      side: 'RIGHT',
+    });
+  }
+  const before = gh.operations.length;
+  const looks = await acts.lookAtPullRequests({
+    target,
+    prs: [
+      { number: 1, headSha: SHA1, etag: null },
+      { number: 2, headSha: SHA2, etag: null },
+    ],
+  });
+  expect(looks.map((l) => l.comments.map((c) => [c.author, c.authorCanWrite]))).toEqual([
+    [['rita', true]],
+    [['rita', true]],
+  ]);
+  const asked = gh.operations.slice(before).filter((o) => o === 'repos/get-collaborator-permission-level');
+  expect(asked).toHaveLength(1);
+
+  await as(gh.state.owner.token, 'PATCH', '/repos/octo/widgets/pulls/1', { state: 'closed' });
+  const result = await acts.mergePullRequests({
+    target,
+    prs: prs.map((p) => ({ number: p.number, base: p.base, headSha: p.headSha })),
+    baseBranch: 'main',
+    method: 'merge',
+  });
+  expect(result).toEqual({
+    merged: [],
+    refused: { number: 1, message: 'pull request #1 was closed without being merged' },
+  });
+  expect(gh.operations).not.toContain('pulls/merge');
 });

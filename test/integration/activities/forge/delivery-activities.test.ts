@@ -1,14 +1,12 @@
 /**
  * The delivery activities (src/activities/forge/delivery-activities.ts) as a worker runs them, against a
- * REAL Gitea (test/harness/gitea.ts) and a real clone in a temp folder: a milestone delivered twice is one
- * draft PR; a look reads CI from commit statuses and bob's (write) and carol's (read) review comments with
- * their rights, in few calls; a fix on m1 lands on m1, is merged up into m2 and the integration branch, all
- * pushed; a conflicting fix moves and pushes nothing; a reply shows in the thread once; merging the stack
- * retargets m2 and merges both in order, and Gitea's branch protection is a refusal with Gitea's reason; no
- * token in .git/config or the history.
+ * REAL Gitea (test/harness/gitea.ts) and a real clone in a temp folder (test/harness/delivery-repo.ts): a
+ * milestone delivered twice is one draft PR; a look reads CI from commit statuses and bob's (write) and
+ * carol's (read) review comments with their rights, in few calls; a reply shows in the thread once; merging
+ * the stack retargets m2 and merges both in order, and Gitea's branch protection is a refusal with Gitea's
+ * reason; no token in .git/config or the history. Landing a fix: land-fix.test.ts.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -17,80 +15,25 @@ import {
   type ForgeRef,
 } from '../../../../src/activities/forge/delivery-activities';
 import type { PullRequest } from '../../../../src/activities/forge/port';
-import { deliveryBranch, integrationBranch } from '../../../../src/domain/contract/naming';
-import { startGitea, type TestGitea } from '../../../harness/gitea';
 import { countingProxy, type CountingProxy } from '../../../harness/counting-proxy';
+import { deliveryRepo, M1, M2, sagaPrBody, type DeliveryRepo } from '../../../harness/delivery-repo';
+import { startGitea, type TestGitea } from '../../../harness/gitea';
 
 const TOKEN_ENV = 'SAGA_TEST_DELIVERY_TOKEN';
 const root = mkdtempSync(path.join(os.tmpdir(), 'saga-delivery-acts-'));
-const repo = path.join(root, 'repo');
-const integrationWorktree = path.join(root, 'integration');
-const M1 = deliveryBranch('greet', 1);
-const M2 = deliveryBranch('greet', 2);
-const INTEGRATION = integrationBranch('greet');
 let gitea: TestGitea;
 let acts: ForgeActivities;
 let ref: ForgeRef;
+let clone: DeliveryRepo;
 const prs: PullRequest[] = [];
-
-const git = (args: string[], cwd = repo, extraEnv: Record<string, string> = {}): string =>
-  execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@saga.invalid', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: path.join(root, 'home'), GIT_CONFIG_NOSYSTEM: '1', ...extraEnv },
-  }).trim();
-
-const head = (branch: string) => git(['rev-parse', `refs/heads/${branch}`]);
-/** The forge's branches, as `git ls-remote` sees them (with alice's token, as a person would look). */
-function remoteHeads(): Record<string, string> {
-  const out = execFileSync('git', ['ls-remote', '--heads', gitea.repo.cloneUrl], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: path.join(root, 'home'), ...gitea.gitEnv('alice') },
-  });
-  return Object.fromEntries(
-    out
-      .trim()
-      .split('\n')
-      .map((line) => line.split('\t'))
-      .map(([sha, name]) => [name!.replace('refs/heads/', ''), sha!]),
-  );
-}
-
-function commit(branch: string, file: string, text: string): string {
-  git(['checkout', '-q', branch]);
-  writeFileSync(path.join(repo, file), text);
-  git(['add', file]);
-  git(['commit', '-q', '-m', `${branch}: ${file}`]);
-  return head(branch);
-}
-
-async function failureOf(
-  promise: Promise<unknown>,
-): Promise<Error & { type?: string; nonRetryable?: boolean }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a failure');
-}
 
 beforeAll(async () => {
   gitea = await startGitea();
   const env = { [TOKEN_ENV]: gitea.users.alice.token };
   acts = createForgeActivities({ env: () => env });
-  execFileSync('git', ['clone', '-q', gitea.repo.cloneUrl, repo], {
-    env: { PATH: process.env.PATH, HOME: path.join(root, 'home'), ...gitea.gitEnv('alice') },
-  });
-  // The saga's work: milestone 1 adds a.txt, milestone 2 b.txt, each delivery branch the integration as it was.
-  git(['checkout', '-q', '-b', INTEGRATION]);
-  git(['branch', M1, commit(INTEGRATION, 'a.txt', 'one\ntwo\nthree\n')]);
-  git(['branch', M2, commit(INTEGRATION, 'b.txt', 'bee\n')]);
-  git(['checkout', '-q', 'main']);
-  // The integration branch is checked out in the saga's integration worktree, as while a saga runs.
-  git(['worktree', 'add', '-q', integrationWorktree, INTEGRATION]);
+  clone = deliveryRepo(gitea, root);
   ref = {
-    repo,
+    repo: clone.repo,
     remote: 'origin',
     target: { kind: 'gitea', url: gitea.url, owner: 'alice', repo: 'demo', tokenEnv: TOKEN_ENV },
   };
@@ -101,6 +44,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
+const head = (branch: string) => clone.head(branch);
+
 test('deliverMilestone twice opens one draft PR per milestone, stacked', async () => {
   const first = {
     ...ref,
@@ -108,7 +53,7 @@ test('deliverMilestone twice opens one draft PR per milestone, stacked', async (
     headSha: head(M1),
     base: 'main',
     title: 'greet: m1',
-    body: 'Milestone 1',
+    body: sagaPrBody(1),
   };
   const one = await acts.deliverMilestone(first);
   expect(await acts.deliverMilestone(first)).toMatchObject({ number: one.number });
@@ -124,7 +69,7 @@ test('deliverMilestone twice opens one draft PR per milestone, stacked', async (
   const all = (await gitea.api('alice', 'GET', '/repos/alice/demo/pulls?state=all')) as { number: number }[];
   expect(all.map((p) => p.number).sort()).toEqual([one.number, two.number].sort());
   prs.push(one, two);
-  expect(remoteHeads()).toMatchObject({ [M1]: head(M1), [M2]: head(M2) });
+  expect(clone.remoteHeads()).toMatchObject({ [M1]: head(M1), [M2]: head(M2) });
 });
 
 test('a look: CI from commit statuses, review comments with their authors’ rights, in few calls', async () => {
@@ -188,66 +133,22 @@ test('replyToReview: the reply shows in the reviewer’s thread, once even when 
   expect(replies[0]).toMatchObject({ threadId: bob.threadId, author: 'alice' });
 });
 
-test('landFix: a fix on m1 reaches m2 and the integration branch, all pushed; a retry changes nothing', async () => {
-  const [m1Before, m2Before] = [head(M1), head(M2)];
-  git(['branch', 'saga/greet/m1-fix', M1]);
-  const fix = commit('saga/greet/m1-fix', 'a.txt', 'one\n2\nthree\n');
-  git(['checkout', '-q', 'main']);
-  const input = {
-    ...ref,
-    fixBranch: 'saga/greet/m1-fix',
-    stack: prs.map((pr) => ({ head: pr.head, number: pr.number })),
-    at: 0,
-    integrationBranch: INTEGRATION,
-  };
-  const landed = await acts.landFix(input);
-  expect(landed.commit).toBe(fix);
-  expect(head(M1)).toBe(fix);
-  const m2 = head(M2);
-  expect(git(['rev-list', '--parents', '-n', '1', m2]).split(' ').slice(1)).toEqual([m2Before, fix]);
-  expect(git(['show', `${m2}:a.txt`])).toBe('one\n2\nthree');
-  expect(landed.heads).toEqual({ [M1]: fix, [M2]: m2 });
-  expect(head(INTEGRATION)).toBe(m2);
-  // The integration worktree followed its branch: the fix is in its files, nothing left dirty.
-  expect(readFileSync(path.join(integrationWorktree, 'a.txt'), 'utf8')).toBe('one\n2\nthree\n');
-  expect(git(['status', '--porcelain'], integrationWorktree)).toBe('');
-  expect(remoteHeads()).toMatchObject({ [M1]: fix, [M2]: m2 });
-  expect(m1Before).not.toBe(fix);
-
-  expect(await acts.landFix(input)).toEqual(landed);
-  expect([head(M1), head(M2), head(INTEGRATION)]).toEqual([fix, m2, m2]);
-  prs.splice(0, 2, { ...prs[0]!, headSha: fix }, { ...prs[1]!, headSha: m2 });
-});
-
-test('landFix: a conflicting fix fails naming the branches and files; nothing moves here or on the forge', async () => {
-  git(['branch', 'saga/greet/m1-clash', M1]);
-  commit('saga/greet/m1-clash', 'b.txt', 'not a bee\n');
-  git(['checkout', '-q', 'main']);
-  const before = { local: [head(M1), head(M2), head(INTEGRATION)], remote: remoteHeads() };
-  const input = {
-    ...ref,
-    fixBranch: 'saga/greet/m1-clash',
-    stack: prs.map((pr) => ({ head: pr.head, number: pr.number })),
-    at: 0,
-    integrationBranch: INTEGRATION,
-  };
-  const failure = await failureOf(acts.landFix(input));
-  expect(failure.message).toContain(`merging '${M1}'`);
-  expect(failure.message).toContain(`into '${M2}'`);
-  expect(failure.message).toContain('conflicts in b.txt');
-  expect(failure).toMatchObject({ type: 'FixConflict', nonRetryable: true });
-  expect([head(M1), head(M2), head(INTEGRATION)]).toEqual(before.local);
-  expect(remoteHeads()).toEqual(before.remote);
-
-  // A fix that did not start from its delivery branch is refused the same way.
-  git(['branch', 'saga/greet/m1-elsewhere', 'main']);
-  commit('saga/greet/m1-elsewhere', 'c.txt', 'sea\n');
-  git(['checkout', '-q', 'main']);
-  const stray = await failureOf(acts.landFix({ ...input, fixBranch: 'saga/greet/m1-elsewhere' }));
-  expect(stray).toMatchObject({ type: 'FixNotOnBranch', nonRetryable: true });
-  expect(stray.message).toContain(`does not descend from '${M1}'`);
-  expect([head(M1), head(M2), head(INTEGRATION)]).toEqual(before.local);
-  expect(remoteHeads()).toEqual(before.remote);
+test('updatePullRequestBody replaces the saga’s part in place; a person’s note and the draft stay', async () => {
+  const [one] = prs;
+  await gitea.api('alice', 'PATCH', `/repos/alice/demo/pulls/${one!.number}`, {
+    body: `A reviewer's note\n\n${one!.body}\n\nP.S. looks fine`,
+  });
+  const update = { target: ref.target, number: one!.number, body: sagaPrBody(1, 'passed') };
+  const updated = await acts.updatePullRequestBody(update);
+  expect(updated.body).toBe(`A reviewer's note\n\n${sagaPrBody(1, 'passed')}\n\nP.S. looks fine`);
+  expect(updated.body).toContain('- [x] E1: greet prints hello (passed)');
+  expect(updated).toMatchObject({ draft: true, title: 'greet: m1' });
+  // The same body again: nothing to write (and no second copy of the saga's part).
+  expect(await acts.updatePullRequestBody(update)).toEqual(updated);
+  // Not the saga's part (no markers): refused, the PR as it was.
+  await expect(acts.updatePullRequestBody({ ...update, body: 'plain text' })).rejects.toThrow(
+    /body must be the saga's part of the PR body/,
+  );
 });
 
 test('mergePullRequests: branch protection refuses with Gitea’s reason; then both merge, in order', async () => {
@@ -284,15 +185,19 @@ test('mergePullRequests: branch protection refuses with Gitea’s reason; then b
     merged: boolean;
   };
   expect(second).toMatchObject({ base: { ref: 'main' }, merged: true });
-  git(['fetch', '-q', gitea.repo.cloneUrl, 'main:refs/remotes/check/main'], repo, gitea.gitEnv('alice'));
-  for (const pr of prs) git(['merge-base', '--is-ancestor', pr.headSha, 'refs/remotes/check/main']);
+  clone.git(
+    ['fetch', '-q', gitea.repo.cloneUrl, 'main:refs/remotes/check/main'],
+    clone.repo,
+    gitea.gitEnv('alice'),
+  );
+  for (const pr of prs) clone.git(['merge-base', '--is-ancestor', pr.headSha, 'refs/remotes/check/main']);
   // Merged already: a retry merges nothing again and says so.
   expect(await acts.mergePullRequests(input)).toEqual(result);
 });
 
 test('no token in .git/config or anywhere in the history', () => {
   const token = gitea.users.alice.token;
-  expect(readFileSync(path.join(repo, '.git', 'config'), 'utf8')).not.toContain(token);
-  expect(git(['log', '--all', '-p', '--format=%H %an %s%n%b'])).not.toContain(token);
-  expect(git(['reflog', '--all'])).not.toContain(token);
+  expect(readFileSync(path.join(clone.repo, '.git', 'config'), 'utf8')).not.toContain(token);
+  expect(clone.git(['log', '--all', '-p', '--format=%H %an %s%n%b'])).not.toContain(token);
+  expect(clone.git(['reflog', '--all'])).not.toContain(token);
 });
