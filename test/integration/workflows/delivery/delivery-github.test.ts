@@ -34,7 +34,7 @@ import { type GitHubStandIn, startGitHubStandIn } from '../../../standins/github
 jest.setTimeout(600_000);
 
 const TOKEN_ENV = 'SAGA_TEST_DELIVERY_GH_TOKEN';
-const NAME = 'deliver';
+const NAME = 'deliver-gh'; // not delivery-gitea.test.ts's: the suites share one server
 let gh: GitHubStandIn;
 let actors: GitHubActors;
 let bob: UserRecord;
