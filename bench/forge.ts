@@ -79,8 +79,7 @@ function callsFigure(forgeName: string, perLook: number): Figure {
 async function githubCalls(): Promise<Figure> {
   const gh = await startGitHubStandIn({ owner: 'octo', repo: 'widgets' });
   try {
-    const sha = '1'.repeat(40);
-    gh.setBranch(HEAD, sha);
+    const sha = gh.commit(HEAD, { 'm1.txt': 'milestone 1\n' }, 'Milestone 1');
     const target: ForgeTarget = {
       kind: 'github',
       url: gh.url,

@@ -30,6 +30,8 @@ export interface RecordedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: unknown;
+  /** The body's bytes as received (a git pack is not text). */
+  raw: Buffer;
 }
 
 export interface StandIn {
@@ -49,14 +51,15 @@ export async function startRecordingServer(handler: Handler): Promise<StandIn> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
+      const raw = Buffer.concat(chunks);
+      const text = raw.toString('utf8');
       let body: unknown = text;
       try {
         body = text ? JSON.parse(text) : null;
       } catch {
         // not JSON: keep the text
       }
-      const recorded = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
+      const recorded = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, raw };
       requests.push(recorded);
       Promise.resolve(handler(recorded, res)).catch((err: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

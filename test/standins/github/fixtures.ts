@@ -127,7 +127,7 @@ export function minimalRepository(api: string, r: RepoRecord) {
 export function repository(api: string, r: RepoRecord) {
   return {
     ...minimalRepository(api, r),
-    clone_url: `${api}/git/${r.owner.login}/${r.name}.git`,
+    clone_url: `${api}/${r.owner.login}/${r.name}.git`,
     git_url: `git://127.0.0.1/${r.owner.login}/${r.name}.git`,
     ssh_url: `git@127.0.0.1:${r.owner.login}/${r.name}.git`,
     svn_url: `${api}/html/${r.owner.login}/${r.name}`,
@@ -198,7 +198,7 @@ export function pullRequest(api: string, r: RepoRecord, p: PullRecord, reviewCom
     merge_commit_sha: p.mergeCommitSha,
     assignee: null,
     head: side(p.head, p.headSha),
-    base: side(p.base, '0'.repeat(40)),
+    base: side(p.base, p.baseSha),
     _links: {
       self: { href: self },
       html: { href: html },

@@ -1,4 +1,6 @@
 /** The GitHub stand-in's state: what it holds, before it is shaped as GitHub serves it (fixtures.ts). */
+import type { BareRepo } from './bare-repo';
+
 export interface UserRecord {
   login: string;
   id: number;
@@ -13,8 +15,10 @@ export interface PullRecord {
   number: number;
   id: number;
   head: string;
+  /** The head branch's commit: read from the repository while the PR is open, kept once it is closed. */
   headSha: string;
   base: string;
+  baseSha: string;
   title: string;
   body: string | null;
   draft: boolean;
@@ -77,7 +81,9 @@ export interface GitHubState {
   owner: UserRecord;
   repo: RepoRecord;
   users: UserRecord[];
-  /** Branch name → head commit sha (the test "pushes" by setting one). */
+  /** The repository git pushes to and the API reads its branches from. */
+  git: BareRepo;
+  /** Branch name → head commit sha, as read from `git` at the start of each request. */
   branches: Map<string, string>;
   pulls: PullRecord[];
   statuses: StatusRecord[];

@@ -12,6 +12,7 @@ import {
   reviewComment,
   simpleUser,
 } from './fixtures';
+import type { MergeMethod } from './bare-repo';
 import type { CommentRecord, GitHubState, PullRecord, UserRecord } from './records';
 
 export interface Call {
@@ -66,9 +67,13 @@ function createPull(s: GitHubState, call: Call): Answer {
   const head = String(call.body.head).replace(/^[^:]+:/, '');
   const base = String(call.body.base);
   const headSha = s.branches.get(head);
-  if (!headSha || !s.branches.has(base)) return fail(422, 'Validation Failed: head or base does not exist');
+  const baseSha = s.branches.get(base);
+  if (!headSha || !baseSha) return fail(422, 'Validation Failed: head or base does not exist');
   if (s.pulls.some((p) => p.head === head && p.state === 'open')) {
     return fail(422, `Validation Failed: A pull request already exists for ${s.owner.login}:${head}.`);
+  }
+  if (s.git.isAncestor(headSha, baseSha)) {
+    return fail(422, `Validation Failed: No commits between ${base} and ${head}`);
   }
   const at = now();
   const pull: PullRecord = {
@@ -77,6 +82,7 @@ function createPull(s: GitHubState, call: Call): Answer {
     head,
     headSha,
     base,
+    baseSha,
     title: String(call.body.title ?? ''),
     body: typeof call.body.body === 'string' ? call.body.body : null,
     draft: call.body.draft === true,
@@ -97,7 +103,11 @@ function updatePull(s: GitHubState, call: Call): Answer {
   if (!mayWrite(call.viewer)) return fail(403, 'Resource not accessible by personal access token');
   if (typeof call.body.title === 'string') pull.title = call.body.title;
   if (typeof call.body.body === 'string') pull.body = call.body.body;
-  if (typeof call.body.base === 'string') pull.base = call.body.base;
+  if (typeof call.body.base === 'string') {
+    const baseSha = s.branches.get(call.body.base);
+    if (!baseSha) return fail(422, `Validation Failed: base ${call.body.base} does not exist`);
+    Object.assign(pull, { base: call.body.base, baseSha });
+  }
   if (call.body.state === 'closed' || call.body.state === 'open') pull.state = call.body.state;
   pull.updatedAt = now();
   return { status: 200, body: pullRequest(s.api, s.repo, pull) };
@@ -119,7 +129,16 @@ function merge(s: GitHubState, call: Call): Answer {
   );
   const missing = s.requiredContexts.find((c) => !passed.has(c));
   if (missing) return fail(405, `Required status check "${missing}" is expected.`);
-  const sha = createHash('sha1').update(`merge ${pull.number} ${pull.headSha}`).digest('hex');
+  const method = (call.body.merge_method ?? 'merge') as MergeMethod;
+  const title =
+    typeof call.body.commit_title === 'string'
+      ? call.body.commit_title
+      : method === 'squash'
+        ? `${pull.title} (#${pull.number})`
+        : `Merge pull request #${pull.number} from ${s.owner.login}/${pull.head}`;
+  const extra = typeof call.body.commit_message === 'string' ? call.body.commit_message : pull.title;
+  const sha = s.git.merge(pull.base, pull.baseSha, pull.headSha, method, `${title}\n\n${extra}`);
+  if (!sha) return fail(405, 'Merge conflict between base and head');
   Object.assign(pull, { merged: true, state: 'closed', mergeCommitSha: sha, updatedAt: now() });
   s.branches.set(pull.base, sha);
   return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };

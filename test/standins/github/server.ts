@@ -4,10 +4,17 @@
  * it is served, and every answer before it is sent: a request the description rejects gets 422 with the
  * validator's message, an answer it rejects gets 500, and both land in `violations`, which a test asserts
  * empty. Tokens map to users with repository roles; a token seen anywhere but the Authorization header is a
- * violation too.
+ * violation too. The API answers at the root (`/repos/…`, `/graphql`) and, as GitHub Enterprise Server does,
+ * under `/api/v3` and `/api/graphql`; git pushes and fetches on the same port (git-http.ts) go to a real
+ * bare repository (bare-repo.ts) that branches, pull request heads and merges are read from and made in.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import type http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { type RecordedRequest, type StandIn, startRecordingServer } from '../script';
+import { BareRepo } from './bare-repo';
+import { gitRoute, serveGit } from './git-http';
 import { runGraphQL } from './graphql';
 import { GitHubDescription } from './openapi';
 import type { GitHubState, UserRecord } from './records';
@@ -19,10 +26,17 @@ export interface GitHubStandIn extends StandIn {
   violations: string[];
   /** The operationId of each REST request (or `graphql`), in order: for counting calls. */
   operations: string[];
+  /** The REST base as a GitHub Enterprise target names it: `http://127.0.0.1:PORT/api/v3`. */
+  apiUrl: string;
+  /** Where git pushes and fetches: `http://127.0.0.1:PORT/OWNER/REPO.git`. */
+  gitUrl: string;
   /** A user with a role in the repository and their own token. */
   addUser(login: string, role: UserRecord['role'], type?: UserRecord['type']): UserRecord;
-  /** Sets a branch's head commit, as a push would (open pull requests from it follow). */
-  setBranch(name: string, sha: string): void;
+  /**
+   * A commit writing `files` on `branch` (made from the default branch, or `from`, when it does not exist),
+   * as a push of it would leave the repository; returns its sha.
+   */
+  commit(branch: string, files: Record<string, string>, message?: string, from?: string): string;
 }
 
 let description: GitHubDescription | undefined;
@@ -62,12 +76,47 @@ interface Book {
 
 /** One request: authenticated, matched to its operation, checked, served, and its answer checked. */
 async function handle(book: Book, req: RecordedRequest, res: http.ServerResponse): Promise<void> {
-  const { spec, state, violations, operations } = book;
-  const owner = state.owner;
+  const { state, violations, operations } = book;
   const url = new URL(req.path, 'http://127.0.0.1');
   const leaked = leakedToken(state, req);
   if (leaked)
     violations.push(`${req.method} ${url.pathname}: ${leaked}'s token outside the Authorization header`);
+  const git = gitRoute(url);
+  if (git) {
+    operations.push(`git ${git.service}`);
+    const fullName = `${state.owner.login}/${state.repo.name}`;
+    if (`${git.owner}/${git.repo}` !== fullName) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Repository not found.\n');
+      return;
+    }
+    const gitReq = { method: req.method, url, headers: req.headers, body: req.raw };
+    await serveGit(state.git, fullName, state.users, gitReq, res);
+    return;
+  }
+  syncFromRepo(state);
+  // GitHub Enterprise Server's prefixes: the REST API under /api/v3, GraphQL at /api/graphql.
+  url.pathname = url.pathname === '/api/graphql' ? '/graphql' : url.pathname.replace(/^\/api\/v3(?=\/)/, '');
+  await handleApi(book, req, url, res);
+}
+
+/** The branches as the repository has them now; open pull requests follow their head and base. */
+function syncFromRepo(state: GitHubState): void {
+  state.branches = state.git.branches();
+  for (const p of state.pulls) {
+    if (p.state !== 'open') continue;
+    p.headSha = state.branches.get(p.head) ?? p.headSha;
+    p.baseSha = state.branches.get(p.base) ?? p.baseSha;
+  }
+}
+
+async function handleApi(
+  book: Book,
+  req: RecordedRequest,
+  url: URL,
+  res: http.ServerResponse,
+): Promise<void> {
+  const { spec, state, violations, operations } = book;
+  const owner = state.owner;
   const viewer = viewerOf(state, req);
   if (!viewer) {
     send(res, 401, {
@@ -146,12 +195,16 @@ export async function startGitHubStandIn(opts: {
     role: 'admin',
   };
   const defaultBranch = opts.defaultBranch ?? 'main';
+  const root = mkdtempSync(path.join(os.tmpdir(), 'saga-github-standin-'));
+  const git = new BareRepo(root, opts.owner, opts.repo);
+  git.init(defaultBranch, `# ${opts.repo}\n`);
   const state: GitHubState = {
     api: '',
     owner,
     repo: { id: 100, owner, name: opts.repo, defaultBranch },
     users: [owner],
-    branches: new Map([[defaultBranch, 'a'.repeat(40)]]),
+    git,
+    branches: git.branches(),
     pulls: [],
     statuses: [],
     checkRuns: [],
@@ -168,6 +221,12 @@ export async function startGitHubStandIn(opts: {
 
   return {
     ...server,
+    apiUrl: `${server.url}/api/v3`,
+    gitUrl: `${server.url}/${opts.owner}/${opts.repo}.git`,
+    close: async () => {
+      await server.close();
+      rmSync(root, { recursive: true, force: true });
+    },
     state,
     violations,
     operations,
@@ -176,9 +235,10 @@ export async function startGitHubStandIn(opts: {
       state.users.push(user);
       return user;
     },
-    setBranch(name, sha) {
-      state.branches.set(name, sha);
-      for (const p of state.pulls) if (p.head === name && p.state === 'open') p.headSha = sha;
+    commit(branch, files, message = `Change ${Object.keys(files).join(', ')}`, from) {
+      const sha = git.commit(branch, files, message, from);
+      syncFromRepo(state);
+      return sha;
     },
   };
 }

@@ -20,8 +20,9 @@ function read<T>(comments: T[] | 'unchanged'): T[] {
   return comments;
 }
 
-const SHA1 = '1'.repeat(40);
-const SHA2 = '2'.repeat(40);
+/** Real commits in the stand-in's repository (set in beforeEach): M1's head, and M2's on top of it. */
+let SHA1: string;
+let SHA2: string;
 const M1 = 'saga/greet/deliver-m1';
 const M2 = 'saga/greet/deliver-m2';
 const TOKEN_ENV = 'SAGA_TEST_GH_DELIVERY_TOKEN';
@@ -56,8 +57,8 @@ beforeEach(async () => {
   const env = { [TOKEN_ENV]: gh.state.owner.token };
   acts = createForgeActivities({ env: () => env });
   // What deliverMilestone left on GitHub: two pushed delivery branches and their stacked draft PRs.
-  gh.setBranch(M1, SHA1);
-  gh.setBranch(M2, SHA2);
+  SHA1 = gh.commit(M1, { 'src/greet.ts': 'export const greet = () => "hi";\n' }, 'Greet');
+  SHA2 = gh.commit(M2, { 'src/farewell.ts': 'export const bye = () => "bye";\n' }, 'Farewell', SHA1);
   const forge = githubForge(target, env);
   prs = [
     await forge.createPullRequest({ head: M1, base: 'main', title: 'm1', body: sagaPrBody(1), draft: true }),
@@ -163,7 +164,7 @@ test('mergePullRequests: protection refuses with GitHub’s reason; then both me
     refused: { number: 1, message: 'Required status check "build" is expected.' },
   });
   const moved = await acts.mergePullRequests({ ...input, prs: [{ ...input.prs[0]!, headSha: SHA2 }] });
-  expect(moved.refused?.message).toMatch(/head moved from 222222222222 to 111111111111/);
+  expect(moved.refused?.message).toContain(`head moved from ${SHA2.slice(0, 12)} to ${SHA1.slice(0, 12)}`);
 
   await status(SHA1, 'success', 'build');
   await status(SHA2, 'success', 'build');

@@ -27,7 +27,8 @@ import { type GitHubStandIn, startGitHubStandIn } from '../../../standins/github
 
 const QUEUE = `forge-probe-${process.pid}`;
 const TOKEN_ENV = 'SAGA_TEST_WORKER_FORGE_TOKEN';
-const SHA1 = '1'.repeat(40);
+/** A real commit in the stand-in's repository (set in beforeAll): the delivery branch's head. */
+let SHA1: string;
 const sagaHome = mkdtempSync(path.join(os.tmpdir(), 'saga-forge-worker-'));
 let gh: GitHubStandIn;
 let worker: Worker;
@@ -69,7 +70,7 @@ beforeAll(async () => {
   connection = await Connection.connect({ address });
   client = new Client({ connection });
   gh = await startGitHubStandIn({ owner: 'octo', repo: 'widgets' });
-  gh.setBranch('saga/greet/deliver-m1', SHA1);
+  SHA1 = gh.commit('saga/greet/deliver-m1', { 'greet.txt': 'hello\n' }, 'Greeting');
   process.env[TOKEN_ENV] = gh.state.owner.token;
   await githubForge(targetAt(gh.url)).createPullRequest({
     head: 'saga/greet/deliver-m1',

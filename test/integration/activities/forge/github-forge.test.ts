@@ -12,12 +12,13 @@ import { gitHubHttp } from '../../../../src/activities/forge/github-http';
 import type { Forge, ForgeTarget } from '../../../../src/activities/forge/port';
 import { type GitHubStandIn, startGitHubStandIn } from '../../../standins/github/server';
 
-const SHA1 = '1'.repeat(40);
-const SHA2 = '2'.repeat(40);
 const TOKEN_ENV = 'SAGA_TEST_GH_TOKEN';
 
 let gh: GitHubStandIn;
 let forge: Forge;
+/** Real commits in the stand-in's repository: saga/m1's head, and saga/m2's on top of it. */
+let SHA1: string;
+let SHA2: string;
 
 const targetOf = (url: string): ForgeTarget => ({
   kind: 'github',
@@ -48,7 +49,8 @@ async function errorOf(promise: Promise<unknown>): Promise<Error> {
 beforeEach(async () => {
   gh = await startGitHubStandIn({ owner: 'octo', repo: 'widgets' });
   forge = githubForge(targetOf(gh.url), { [TOKEN_ENV]: gh.state.owner.token });
-  gh.setBranch('saga/m1', SHA1);
+  SHA1 = gh.commit('saga/m1', { 'src/parse.ts': 'export const parse = (s: string) => s;\n' });
+  SHA2 = gh.commit('saga/m2', { 'src/print.ts': 'export const print = String;\n' }, 'Print', SHA1);
 });
 
 afterEach(async () => {
@@ -74,7 +76,6 @@ test('find-or-create opens one pull request; a retried create finds it; the body
   expect(await forge.createPullRequest(input)).toEqual(pr); // a retry after a lost answer
   expect(gh.state.pulls).toHaveLength(1);
 
-  gh.setBranch('saga/m2', SHA2);
   const stacked = await forge.createPullRequest({ ...input, head: 'saga/m2', base: 'saga/m1', title: 'M2' });
   expect(stacked).toMatchObject({ number: 2, base: 'saga/m1' });
 
@@ -203,7 +204,7 @@ test('review comments carry their thread, resolution, author rights and bots; a 
   expect(reply).toMatchObject({
     inReplyTo: ritaId,
     threadId: byAuthor('rita')[0].threadId,
-    body: 'Fixed in 2222222',
+    body: `Fixed in ${SHA2.slice(0, 7)}`,
   });
 });
 
