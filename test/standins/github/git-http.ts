@@ -112,6 +112,9 @@ function runBackend(repo: BareRepo, pathInfo: string, user: string, req: GitRequ
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => err.push(c));
     child.on('error', reject);
+    // A backend that answers without reading all of its input (a GET, a refused push) closes its stdin
+    // early: the write's EPIPE is not the request's failure, its exit and output say how it went.
+    child.stdin.on('error', () => undefined);
     child.on('close', (code) => {
       if (out.length === 0 && code !== 0) {
         reject(new Error(`git http-backend exited ${code}: ${Buffer.concat(err).toString('utf8')}`));
