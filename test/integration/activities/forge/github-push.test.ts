@@ -112,10 +112,10 @@ test("a reader's token and an unknown token are refused and change nothing", asy
     });
   const reader = gh.addUser('carol', 'read');
   const denied = await push(reader.token).catch((e: Error) => e);
-  expect(String(denied)).toMatch(/Permission to octo\/widgets\.git denied to carol|403/);
+  expect(String(denied)).toContain('The requested URL returned error: 403');
   expect(String(denied)).not.toContain(reader.token);
   const unknown = await push('ghp_nobody').catch((e: Error) => e);
-  expect(String(unknown)).toMatch(/Authentication failed|401|could not read/i);
+  expect(String(unknown)).toContain(`Authentication failed for '${gh.gitUrl}/'`);
   expect(String(unknown)).not.toContain('ghp_nobody');
   expect([...gh.state.git.branches().keys()]).toEqual(['main']);
 });
