@@ -6,26 +6,17 @@
  * watch's questions through the real `respond` update. The run returns the watch's result, the recorded
  * forge and task activity calls and what the saga saw.
  */
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { SearchAttributeType } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
-import { createArtifactActivities } from '../../src/activities/artifacts';
-import { createSagaSetupActivities } from '../../src/activities/planning/saga-setup';
-import { SAGA_SEARCH_ATTRIBUTES } from '../../src/domain/contract/search-attributes';
+import { Worker } from '@temporalio/worker';
 import type { Answer, Interaction, PullRequestStatus } from '../../src/domain/contract/state';
 import type { DeliverySettings } from '../../src/domain/delivery/delivery-config';
 import { parseFlags } from '../../src/domain/request/flags';
 import { respondUpdate } from '../../src/domain/saga/messages';
-import type { RunSettings, SagaContext } from '../../src/domain/saga/saga-input';
+import type { SagaContext } from '../../src/domain/saga/saga-input';
 import type { DeliveryInput, DeliveryResult } from '../../src/workflows/delivery/delivery-watch';
 import { standInActivities, type AttemptScript, type Call } from './fleet-stand-ins';
 import { forgeStandIns, type ForgeCall, type ForgeScript } from './forge-stand-ins';
-import { createTimeSkippingEnv } from './time-skipping';
+import { createStandInSagaEnv, type StandInSagaEnv } from './stand-in-saga-env';
 import {
   deliveryChildId,
   deliveryParentViewQuery,
@@ -36,37 +27,10 @@ import {
 
 const QUEUE = 'delivery-decisions';
 
-export interface DeliveryTestEnv {
-  env: TestWorkflowEnvironment;
-  workflowBundle: { code: string };
-  settings: RunSettings;
-}
+export type DeliveryTestEnv = StandInSagaEnv;
 
-export async function createDeliveryTestEnv(): Promise<DeliveryTestEnv> {
-  const env = await createTimeSkippingEnv();
-  // The fix tasks are started with the saga's SagaName attribute (listed with their saga).
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(
-      SAGA_SEARCH_ATTRIBUTES.map((key) => [
-        key.name,
-        key.type === SearchAttributeType.BOOL
-          ? temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_BOOL
-          : temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-      ]),
-    ),
-  });
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: require.resolve('./workflows/delivery-parent'),
-    logger: new DefaultLogger('WARN'),
-  });
-  // The defaults of saga.config.yaml, as the saga fixes them at its start.
-  const home = mkdtempSync(path.join(os.tmpdir(), 'delivery-decisions-'));
-  const settings = await createSagaSetupActivities({
-    artifacts: createArtifactActivities({ sagaHome: home }),
-  }).loadRunSettings({ repo: home, sagaHome: home });
-  return { env, workflowBundle, settings };
-}
+export const createDeliveryTestEnv = (): Promise<DeliveryTestEnv> =>
+  createStandInSagaEnv(require.resolve('./workflows/delivery-parent'), 'delivery-decisions');
 
 /** A saga PR as the fleet opened it: a draft, CI not seen yet. */
 export function sagaPr(number: number, milestone: number | null, base: string): PullRequestStatus {

@@ -5,24 +5,15 @@
  * the fleet asks through the real `respond` update; the run returns the phase's result, the recorded
  * activity calls and what the saga saw (questions opened, answers, log lines).
  */
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { SearchAttributeType } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
-import { createArtifactActivities } from '../../src/activities/artifacts';
-import { createSagaSetupActivities } from '../../src/activities/planning/saga-setup';
+import { Worker } from '@temporalio/worker';
 import { validatePlan, type Plan } from '../../src/domain/plan';
 import { parseFlags } from '../../src/domain/request/flags';
 import { respondUpdate } from '../../src/domain/saga/messages';
-import { SAGA_SEARCH_ATTRIBUTES } from '../../src/domain/contract/search-attributes';
 import type { LiveProgress } from '../../src/domain/saga/phase-progress';
-import type { RunSettings, SagaContext } from '../../src/domain/saga/saga-input';
+import type { SagaContext } from '../../src/domain/saga/saga-input';
 import type { Answer, Interaction, Usage } from '../../src/domain/contract/state';
-import { createTimeSkippingEnv } from './time-skipping';
+import { createStandInSagaEnv, type StandInSagaEnv } from './stand-in-saga-env';
 import { standInActivities, type Call, type FleetScript } from './fleet-stand-ins';
 import { fleetParentViewQuery, fleetParentWorkflow, type FleetParentView } from './workflows/fleet-parent';
 
@@ -42,37 +33,10 @@ interface ImplementationResult {
   progress?: LiveProgress;
 }
 
-export interface FleetTestEnv {
-  env: TestWorkflowEnvironment;
-  workflowBundle: { code: string };
-  settings: RunSettings;
-}
+export type FleetTestEnv = StandInSagaEnv;
 
-export async function createFleetTestEnv(): Promise<FleetTestEnv> {
-  const env = await createTimeSkippingEnv();
-  // The task children are started with the saga's SagaName attribute (listed with their saga).
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(
-      SAGA_SEARCH_ATTRIBUTES.map((key) => [
-        key.name,
-        key.type === SearchAttributeType.BOOL
-          ? temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_BOOL
-          : temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-      ]),
-    ),
-  });
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: require.resolve('./workflows/fleet-parent'),
-    logger: new DefaultLogger('WARN'),
-  });
-  // The defaults of saga.config.yaml, as the saga fixes them at its start.
-  const home = mkdtempSync(path.join(os.tmpdir(), 'fleet-decisions-'));
-  const settings = await createSagaSetupActivities({
-    artifacts: createArtifactActivities({ sagaHome: home }),
-  }).loadRunSettings({ repo: home, sagaHome: home });
-  return { env, workflowBundle, settings };
-}
+export const createFleetTestEnv = (): Promise<FleetTestEnv> =>
+  createStandInSagaEnv(require.resolve('./workflows/fleet-parent'), 'fleet-decisions');
 
 /** A plan task: `owns` its files, `check` its one validation command. */
 export interface TaskSketch {

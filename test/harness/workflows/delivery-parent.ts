@@ -7,38 +7,16 @@
  * (deliveryStop) as `saga chat serve` and the user's answer do. It knows the watch only by the workflow type
  * name and the messages contract (src/domain/saga/messages.ts).
  */
-import {
-  defineQuery,
-  getExternalWorkflowHandle,
-  setHandler,
-  sleep,
-  startChild,
-  workflowInfo,
-} from '@temporalio/workflow';
-import {
-  deliveryStopSignal,
-  forgeEventSignal,
-  interactionAnsweredSignal,
-  interactionOpenedSignal,
-  progressBatchSignal,
-  progressSignal,
-  respondUpdate,
-} from '../../../src/domain/saga/messages';
-import type {
-  Answer,
-  Interaction,
-  ProgressEvent,
-  PullRequestStatus,
-} from '../../../src/domain/contract/state';
+import { defineQuery, setHandler, sleep, startChild, workflowInfo } from '@temporalio/workflow';
+import type { ProgressEvent, PullRequestStatus } from '../../../src/domain/contract/state';
+import { deliveryStopSignal, forgeEventSignal } from '../../../src/domain/saga/messages';
+import { installStandInHub, type HubView } from './stand-in-hub';
 
 // The workflows the watch starts, registered in the same bundle under their own type names.
 export { deliveryWorkflow, taskWorkflow } from '../../../src/workflows';
 
 /** What the parent has seen: interactions opened and answered, log lines, every PR status sent. */
-export interface DeliveryParentView {
-  opened: Interaction[];
-  pending: Interaction[];
-  answers: Answer[];
+export interface DeliveryParentView extends HubView {
   log: string[];
   pullRequests: PullRequestStatus[];
 }
@@ -62,39 +40,11 @@ export const deliveryChildId = (parentId: string): string => `${parentId}-delive
 export async function deliveryParentWorkflow(input: DeliveryParentInput): Promise<unknown> {
   const view: DeliveryParentView = { opened: [], pending: [], answers: [], log: [], pullRequests: [] };
   setHandler(deliveryParentViewQuery, () => view);
-  setHandler(interactionOpenedSignal, (...opened: Interaction[]) => {
-    view.opened.push(...opened);
-    view.pending.push(...opened);
-  });
   const post = (event: ProgressEvent) => {
     if (event.type === 'log') view.log.push(event.line);
     if (event.type === 'pullRequest') view.pullRequests.push(event.pullRequest);
   };
-  setHandler(progressSignal, post);
-  setHandler(progressBatchSignal, (events) => events.forEach(post));
-  setHandler(
-    respondUpdate,
-    async (respond) => {
-      const at = view.pending.findIndex((i) => i.id === respond.interactionId);
-      const interaction = view.pending.splice(at, 1)[0]!;
-      const answer: Answer = {
-        interactionId: interaction.id,
-        choice: respond.choice,
-        choiceIndex: interaction.options.indexOf(respond.choice),
-        user: respond.user ?? 'tester',
-        answeredAt: new Date().toISOString(),
-      };
-      view.answers.push(answer);
-      await getExternalWorkflowHandle(interaction.owner).signal(interactionAnsweredSignal, answer);
-      return answer;
-    },
-    {
-      validator: (respond) => {
-        if (!view.pending.some((i) => i.id === respond.interactionId))
-          throw new Error(`no pending interaction ${respond.interactionId}`);
-      },
-    },
-  );
+  installStandInHub(view, post);
   const watch = await startChild('deliveryWorkflow', {
     workflowId: deliveryChildId(workflowInfo().workflowId),
     args: [input.delivery],

@@ -6,30 +6,15 @@
  * answered signal) and keeps the log lines its children send. It knows the fleet only by the workflow type
  * name and the messages contract (src/domain/saga/messages.ts).
  */
-import {
-  defineQuery,
-  executeChild,
-  getExternalWorkflowHandle,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
-import {
-  interactionAnsweredSignal,
-  interactionOpenedSignal,
-  progressBatchSignal,
-  progressSignal,
-  respondUpdate,
-} from '../../../src/domain/saga/messages';
-import type { Answer, Interaction, ProgressEvent } from '../../../src/domain/contract/state';
+import { defineQuery, executeChild, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { ProgressEvent } from '../../../src/domain/contract/state';
+import { installStandInHub, type HubView } from './stand-in-hub';
 
 // The workflows the fleet starts, registered in the same bundle under their own type names.
 export { implementationWorkflow, taskWorkflow } from '../../../src/workflows';
 
 /** What the parent has seen: every interaction opened (in order), the answers given, the log lines. */
-export interface FleetParentView {
-  opened: Interaction[];
-  pending: Interaction[];
-  answers: Answer[];
+export interface FleetParentView extends HubView {
   log: string[];
 }
 
@@ -39,39 +24,10 @@ export const fleetParentViewQuery = defineQuery<FleetParentView>('fleetParentVie
 export async function fleetParentWorkflow(input: unknown): Promise<unknown> {
   const view: FleetParentView = { opened: [], pending: [], answers: [], log: [] };
   setHandler(fleetParentViewQuery, () => view);
-  setHandler(interactionOpenedSignal, (...opened: Interaction[]) => {
-    view.opened.push(...opened);
-    view.pending.push(...opened);
-  });
   const post = (event: ProgressEvent) => {
     if (event.type === 'log') view.log.push(event.line);
   };
-  setHandler(progressSignal, post);
-  setHandler(progressBatchSignal, (events) => events.forEach(post));
-  setHandler(
-    respondUpdate,
-    async (respond) => {
-      const at = view.pending.findIndex((i) => i.id === respond.interactionId);
-      const interaction = view.pending.splice(at, 1)[0]!;
-      const answer: Answer = {
-        interactionId: interaction.id,
-        choice: respond.choice,
-        choiceIndex: interaction.options.indexOf(respond.choice),
-        ...(respond.text !== undefined ? { text: respond.text } : {}),
-        user: respond.user ?? 'tester',
-        answeredAt: new Date().toISOString(),
-      };
-      view.answers.push(answer);
-      await getExternalWorkflowHandle(interaction.owner).signal(interactionAnsweredSignal, answer);
-      return answer;
-    },
-    {
-      validator: (respond) => {
-        if (!view.pending.some((i) => i.id === respond.interactionId))
-          throw new Error(`no pending interaction ${respond.interactionId}`);
-      },
-    },
-  );
+  installStandInHub(view, post);
   const result = await executeChild('implementationWorkflow', {
     workflowId: `${workflowInfo().workflowId}-implementation`,
     args: [input],
