@@ -64,7 +64,7 @@ import * as ciWatch from '../domain/delivery/ci-watch';
 import * as deliveryConfig from '../domain/delivery/delivery-config';
 import * as forgeShapes from '../domain/delivery/forge-shapes';
 import * as prBody from '../domain/delivery/pr-body';
-import * as prLines from '../domain/delivery/pr-lines';
+import * as pullRequests from '../domain/record/pull-requests';
 import * as reviewFixes from '../domain/delivery/review-fixes';
 import * as stack from '../domain/delivery/stack';
 import * as watchRules from '../domain/delivery/watch-rules';
@@ -125,7 +125,7 @@ const SHARED_DOMAIN_MODULES = {
   deliveryConfig,
   forgeShapes,
   prBody,
-  prLines,
+  pullRequests,
   reviewFixes,
   stack,
   watchRules,

@@ -139,7 +139,7 @@ export async function runDeliveryScenario(
   const [m1, m2] = [pr(atAcceptance, 1), pr(atAcceptance, 2)];
   expect(m1).toMatchObject({ head: deliveryBranch(name, 1), base: 'main', draft: true, state: 'open' });
   expect(m2).toMatchObject({ head: deliveryBranch(name, 2), base: deliveryBranch(name, 1), draft: true });
-  expect(acceptance.prompt).toContain(`#${m1.number} milestone 1`);
+  expect(acceptance.prompt).toContain(`#${m1.number} (milestone 1) ${m1.head} → main, draft, CI`);
   const read = async (head: string) => (await forge.adapter.findPullRequest(head))!;
   await waitUntil(async () => (await read(m2.head)).body.includes('(passed)'));
   expect((await read(m1.head)).body).toContain('- [x] E1: greet() returns the greeting (passed)');

@@ -3,7 +3,7 @@
  * pull requests (a draft is a title with Gitea's work-in-progress prefix), commit statuses to checks and a
  * CI state, and review comments grouped into threads the way Gitea shows conversations (same file, same line).
  */
-import type { CiState, ForgeCheck, PullRequest, ReviewComment } from './port';
+import type { ForgeCheck, PullRequest, ReviewComment } from './port';
 import type { GiteaCommitStatus, GiteaPull, GiteaReviewComment, GiteaStatusState } from './gitea-schemas';
 
 /** Gitea's default `WORK_IN_PROGRESS_PREFIXES`; the first is the one the adapter writes. */
@@ -83,17 +83,6 @@ export function toCheck(status: GiteaCommitStatus): ForgeCheck {
     // Commit statuses carry no log; the target URL is where it is.
     logExcerpt: null,
   };
-}
-
-/**
- * Failure if any check failed, pending while any runs, success when every check passed or is neutral or
- * skipped. No checks at all is `pending`: right after a push the CI has often not reported yet, and a saga
- * must not take silence for green (the caller decides, after a grace period, that a repository has no CI).
- */
-export function combinedState(checks: ForgeCheck[]): CiState['state'] {
-  if (checks.some((check) => check.state === 'failure')) return 'failure';
-  if (checks.length === 0 || checks.some((check) => check.state === 'pending')) return 'pending';
-  return 'success';
 }
 
 /** A comment's conversation key: Gitea groups a pull's code comments by file and (signed) line. */

@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { ForgeCallError } from './forge-error';
 import { DEFAULT_FORGE_TIMEOUT_MS, GiteaClient } from './gitea-client';
 import {
-  combinedState,
   giteaTitle,
   pickPullForHead,
   toCheck,
@@ -30,6 +29,7 @@ import {
   type GiteaCommitStatus,
   type GiteaReviewComment,
 } from './gitea-schemas';
+import { combinedState } from '../../domain/delivery/forge-shapes';
 import type {
   CiState,
   Forge,

@@ -4,6 +4,8 @@
  * neutral, skipped and stale never fail; one not completed is pending. A status of failure or error fails.
  */
 import { z } from 'zod';
+import { CI_LOG_EXCERPT_CHARS } from '../../domain/delivery/ci-watch';
+import { combinedState } from '../../domain/delivery/forge-shapes';
 import type { CiState, ForgeCheck } from './port';
 
 export const CombinedStatusSchema = z.object({
@@ -38,9 +40,6 @@ export const CheckRunsSchema = z.object({
 });
 export type CheckRuns = z.infer<typeof CheckRunsSchema>;
 
-/** How much of a failing check run's output is kept as its log excerpt (the tail). */
-export const LOG_EXCERPT_CHARS = 4_000;
-
 const FAILING = new Set(['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure']);
 
 function statusState(state: string): ForgeCheck['state'] {
@@ -66,7 +65,7 @@ export function outputExcerpt(output: CheckRuns['check_runs'][number]['output'])
     .filter((s): s is string => !!s?.trim())
     .join('\n\n');
   if (!text) return null;
-  return text.length > LOG_EXCERPT_CHARS ? `…${text.slice(-LOG_EXCERPT_CHARS)}` : text;
+  return text.length > CI_LOG_EXCERPT_CHARS ? `…${text.slice(-CI_LOG_EXCERPT_CHARS)}` : text;
 }
 
 /** CI state of `sha`: failure if any check failed, else pending while any runs (or none reported yet), else success. */
@@ -95,14 +94,8 @@ export function ciStateOf(
       };
     }),
   ];
-  const states = checks.map((c) => c.state);
   // No check reported yet is pending, not success: CI may not have started on a just-pushed commit.
-  const state = states.includes('failure')
-    ? 'failure'
-    : states.length === 0 || states.includes('pending')
-      ? 'pending'
-      : 'success';
-  return { sha, state, checks, etag };
+  return { sha, state: combinedState(checks), checks, etag };
 }
 
 /** One ETag for the two conditional reads (the combined status's and the check runs'). */

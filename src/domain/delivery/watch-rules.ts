@@ -162,10 +162,6 @@ export function nextFix(
   return null;
 }
 
-/** Whether every open PR's CI has settled green (or has no CI) and nothing is left to act on. */
-export const allSettled = (prs: readonly PullRequestStatus[]): boolean =>
-  prs.every((pr) => pr.state !== 'open' || pr.ci === 'success' || pr.ci === 'no-ci');
-
 type Check = PlanTask['validation'][number];
 
 /**

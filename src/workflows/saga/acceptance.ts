@@ -194,7 +194,7 @@ export async function acceptRound(
 /** The saga's PRs in the prompt, and what each delivery option does. */
 const deliveryLines = ({ prLines, note }: NonNullable<AcceptanceInput['delivery']>): string =>
   `\nPull requests (bottom of the stack first; CI and review are watched while you decide):\n` +
-  prLines.map((line) => `  ${line}`).join('\n') +
+  prLines.join('\n') +
   (note ? `\n${note}` : '') +
   `\n'merge' merges them in order through the forge (branch protection holds); 'mark ready' takes them ` +
   `out of draft and asks again; 'accept' leaves them open for your team.`;

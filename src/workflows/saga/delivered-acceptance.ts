@@ -10,7 +10,7 @@ import { ACCEPTANCE_CHOICE } from '../../domain/contract/answer-choices';
 import { phaseWorkflowId } from '../../domain/contract/naming';
 import { SagaName } from '../../domain/contract/search-attributes';
 import type { PullRequestStatus } from '../../domain/contract/state';
-import { pullRequestLine } from '../../domain/delivery/pr-lines';
+import { pullRequestStatusLines } from '../../domain/record/pull-requests';
 import { fixChecks } from '../../domain/delivery/watch-rules';
 import { sagaPrBody } from '../../domain/delivery/pr-body';
 import type { ForgeEvent } from '../../domain/delivery/forge-shapes';
@@ -38,7 +38,7 @@ export async function acceptDelivered(
   for (let asked = 1; ; asked++) {
     const watch = await startWatch(run, asked === 1);
     let acceptance = await accept(run, validation, reported, {
-      prLines: prs(run).map(pullRequestLine),
+      prLines: prLines(run),
       ask: asked,
       ...(note ? { note } : {}),
     });
@@ -50,7 +50,7 @@ export async function acceptDelivered(
       ready.forEach((pr) => update(run, { number: pr.number, draft: pr.draft }));
       run.addLog(`Pull requests marked ready for review by ${acceptance.by}`);
       acceptance = await accept(run, validation, reported, {
-        prLines: prs(run).map(pullRequestLine),
+        prLines: prLines(run),
         ask: ++asked,
       });
     }
@@ -90,6 +90,8 @@ export function wakeDeliveryWatch(run: SagaRun, event: ForgeEvent): void {
 }
 
 const prs = (run: SagaRun): PullRequestStatus[] => run.progress.pullRequests ?? [];
+/** The PRs as `saga status` shows them (one wording everywhere), without its heading. */
+const prLines = (run: SagaRun): string[] => pullRequestStatusLines(prs(run)).slice(1);
 const open = (run: SagaRun): PullRequestStatus[] => prs(run).filter((p) => p.state === 'open');
 
 function update(run: SagaRun, change: Partial<PullRequestStatus> & { number: number }): void {

@@ -4,7 +4,6 @@
  */
 import {
   checkState,
-  combinedState,
   giteaTitle,
   pickPullForHead,
   stripWipPrefix,
@@ -12,6 +11,7 @@ import {
   toPullRequest,
   toReviewComments,
 } from '../../../../src/activities/forge/gitea-map';
+import { combinedState } from '../../../../src/domain/delivery/forge-shapes';
 import type { GiteaPull, GiteaReviewComment } from '../../../../src/activities/forge/gitea-schemas';
 
 const pull = (over: Partial<GiteaPull> & { number: number; headRef?: string }): GiteaPull => ({

@@ -5,12 +5,12 @@
 import {
   type CheckRuns,
   type CombinedStatus,
-  LOG_EXCERPT_CHARS,
   ciStateOf,
   joinEtags,
   outputExcerpt,
   splitEtags,
 } from '../../../../src/activities/forge/github-ci';
+import { CI_LOG_EXCERPT_CHARS as LOG_EXCERPT_CHARS } from '../../../../src/domain/delivery/ci-watch';
 import { forgeMessage, graphqlUrl } from '../../../../src/activities/forge/github-http';
 
 const SHA = 'f'.repeat(40);
