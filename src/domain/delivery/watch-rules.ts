@@ -29,6 +29,21 @@ export interface PrWatch {
   commentCount?: number | null;
 }
 
+/** The watch on a new head (first seen, pushed by a fix or by someone): backoff, ETag and silence start over. */
+export const watchOnHead = (
+  watch: Pick<PrWatch, 'number'> & Partial<PrWatch>,
+  headSha: string,
+  nowMs: number,
+): PrWatch => ({
+  comments: [],
+  ...watch,
+  headSha,
+  etag: null,
+  looks: 0,
+  sinceMs: nowMs,
+  lastCi: null,
+});
+
 /**
  * What the saga's delivery watches have done, across PRs, watches and rounds (the saga keeps it): failures
  * sent to a fix task or left alone, comments handled, and how many fix tasks there were.
@@ -69,9 +84,7 @@ export function applyLook(
   opts: { reviewBots: ReviewBots; memory: WatchMemory },
 ): { pr: PullRequestStatus; watch: PrWatch } {
   const headMoved = look.pullRequest.headSha !== watch.headSha;
-  const base: PrWatch = headMoved
-    ? { ...watch, headSha: look.pullRequest.headSha, etag: null, looks: 0, sinceMs: nowMs, lastCi: null }
-    : watch;
+  const base: PrWatch = headMoved ? watchOnHead(watch, look.pullRequest.headSha, nowMs) : watch;
   // A look read the CI of the head it was given: after someone moved the head, that answer is stale.
   const ci = look.ci === 'not-modified' || look.ci.sha !== base.headSha ? base.lastCi : look.ci;
   const next: PrWatch = {

@@ -27,6 +27,7 @@ import {
   type FixWork,
   type PrWatch,
   type WatchMemory,
+  watchOnHead,
 } from '../../domain/delivery/watch-rules';
 import type { DeliverySettings } from '../../domain/delivery/delivery-config';
 import type { PlanTask } from '../../domain/plan';
@@ -81,15 +82,7 @@ export class DeliveryWatch {
     this.prs = input.prs.map((p) => ({ ...p }));
     this.watches =
       input.carried?.watches ??
-      input.prs.map((p) => ({
-        number: p.number,
-        headSha: p.headSha,
-        etag: null,
-        looks: 0,
-        sinceMs: Date.now(),
-        lastCi: null,
-        comments: [],
-      }));
+      input.prs.map((p) => watchOnHead({ number: p.number }, p.headSha, Date.now()));
     this.memory = input.carried?.memory ?? input.memory ?? emptyWatchMemory();
     this.usage = input.carried?.usage ?? noUsage();
   }
@@ -183,14 +176,7 @@ export class DeliveryWatch {
     );
     // The next look asks about the pushed heads (else it reads the old heads' CI once more, as stale).
     for (const p of this.prs.filter((p) => landed.heads[p.head]))
-      this.setWatch({
-        ...this.watch(p.number),
-        headSha: p.headSha,
-        etag: null,
-        looks: 0,
-        sinceMs: Date.now(),
-        lastCi: null,
-      });
+      this.setWatch(watchOnHead(this.watch(p.number), p.headSha, Date.now()));
     if (work.kind === 'review')
       await this.forge.replyToReview({
         target: this.delivery.target,
