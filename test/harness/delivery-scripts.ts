@@ -7,6 +7,18 @@ export const lookOffsets = (calls: ForgeCall[]): number[] => {
   const looks = calls.filter((c) => c.name === 'lookAtPullRequests');
   return looks.map((l) => Math.round((l.atMs - looks[0]!.atMs) / 1000));
 };
+/**
+ * The look offsets (seconds) that differ from `expected` by more than 2 s, with any difference in count: the
+ * time-skipping server counts the real time its activities take, which a loaded machine makes a second.
+ */
+export const offsetsOffBy = (offsets: number[], expected: number[]): string[] => [
+  ...(offsets.length === expected.length ? [] : [`${offsets.length} looks, not ${expected.length}`]),
+  ...expected.flatMap((e, i) =>
+    offsets[i] !== undefined && Math.abs(offsets[i]! - e) <= 2
+      ? []
+      : [`look ${i}: ${offsets[i]} s, not ${e} s`],
+  ),
+];
 export const pendingCi = (_pr: number, sha: string) => ciOf(sha, [check('build', 'pending')]);
 /** Gaps between looks off 5 minutes by more than a second (the test server's timers drift by milliseconds). */
 export const not5Minutes = (offsets: number[]): number[] =>

@@ -7,7 +7,13 @@
 import { ciPollsIn } from '../../../../src/domain/delivery/ci-watch';
 import { inputsOf } from '../../../harness/fleet-stand-ins';
 import { forgeInputsOf } from '../../../harness/forge-stand-ins';
-import { fixFailedCheck, lookOffsets, not5Minutes, pendingCi } from '../../../harness/delivery-scripts';
+import {
+  fixFailedCheck,
+  lookOffsets,
+  not5Minutes,
+  offsetsOffBy,
+  pendingCi,
+} from '../../../harness/delivery-scripts';
 import {
   createDeliveryTestEnv,
   runDelivery,
@@ -33,7 +39,7 @@ describe('when the delivery watch looks (time-skipping test server)', () => {
     });
     const offsets = lookOffsets(forgeCalls);
     // One look at once, then the backoff of ci-watch.ts: 15 s, 30 s, 1 m, 2 m, then every 5 minutes.
-    expect(offsets.slice(0, 7)).toEqual([0, 15, 45, 105, 225, 525, 825]);
+    expect(offsetsOffBy(offsets.slice(0, 7), [0, 15, 45, 105, 225, 525, 825])).toEqual([]);
     expect(not5Minutes(offsets.slice(5))).toEqual([]);
     expect(offsets.every((s) => s < 3_600)).toBe(true);
     // ciPollsIn counts the looks after a wait; the watch also looks once as it starts.
@@ -57,7 +63,9 @@ describe('when the delivery watch looks (time-skipping test server)', () => {
       ],
     });
     // The timer's looks (…, 825 s, 1125 s) then the event's at 1200 s; the backoff goes on from there.
-    expect(lookOffsets(forgeCalls)).toEqual([0, 15, 45, 105, 225, 525, 825, 1125, 1200, 1500]);
+    expect(offsetsOffBy(lookOffsets(forgeCalls), [0, 15, 45, 105, 225, 525, 825, 1125, 1200, 1500])).toEqual(
+      [],
+    );
   });
 
   test('someone pushes to the PR: the old head’s failure is not acted on and the backoff starts again', async () => {
@@ -70,7 +78,9 @@ describe('when the delivery watch looks (time-skipping test server)', () => {
       },
       schedule: [{ atMs: 1_600_000, signal: 'stop' }],
     });
-    expect(lookOffsets(forgeCalls)).toEqual([0, 15, 45, 105, 225, 525, 825, 1125, 1425, 1440, 1470, 1530]);
+    expect(
+      offsetsOffBy(lookOffsets(forgeCalls), [0, 15, 45, 105, 225, 525, 825, 1125, 1425, 1440, 1470, 1530]),
+    ).toEqual([]);
     expect(inputsOf(taskCalls, 'runTaskAttempt')).toEqual([]);
     expect(result.prs[0]).toMatchObject({ headSha: 'pushed-by-bob', ci: 'pending', failing: [] });
     expect(forgeInputsOf(forgeCalls, 'lookAtPullRequests').at(-1)!.prs).toEqual([
