@@ -208,6 +208,12 @@ describe('a confined run and its worker', () => {
     for (let i = 0; i < 100 && processesWithEnv(mark).length < 2; i++)
       await new Promise((r) => setTimeout(r, 50));
     expect(processesWithEnv(mark).length).toBeGreaterThanOrEqual(2);
+    // The run is up once its process tree stops growing (a loaded machine takes a while to start both sleeps):
+    // the kill then tests a running confined run, not one halfway through its set-up.
+    for (let i = 0, seen = -1; i < 100 && processesWithEnv(mark).length !== seen; i++) {
+      seen = processesWithEnv(mark).length;
+      await new Promise((r) => setTimeout(r, 300));
+    }
     worker.kill('SIGKILL');
     // An orphan would live for its 300 s: the wait is long enough for a loaded machine to reap the run.
     for (let i = 0; i < 200 && processesWithEnv(mark).length > 0; i++)
