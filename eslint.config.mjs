@@ -70,6 +70,7 @@ const DOMAIN_FLOORS = [
   'fleet',
   'record',
   'delivery',
+  'tracker',
   'saga',
 ];
 

@@ -9,6 +9,7 @@ import { AGENT_OUTPUT_FORMATS, AGENT_PRESETS } from './agent-presets';
 import { ModelPriceSchema } from './model-prices';
 import { DurationSchema, parseDuration, parseSize, SizeSchema } from './units';
 import { checkDeliveryKeys, checkForgeTokenKeptOut, DELIVERY_KEYS } from './delivery-keys';
+import { INTAKE_KEYS } from './intake-keys';
 
 /** `budget.on_exhausted`: at the saga budget, running agents finish their current run or are stopped. */
 export const BUDGET_ON_EXHAUSTED = ['finish', 'stop'] as const;
@@ -177,6 +178,8 @@ export const SagaConfigSchema = z
     network: z.array(NetworkEntrySchema).default([]),
     /** `delivery`, `pr`, `forge`, `ci_fix_attempts`, `auto_merge`, `review_bots` (delivery-keys.ts). */
     ...DELIVERY_KEYS,
+    /** `intake:`: trackers a saga is started from, and where its questions go (intake-keys.ts). */
+    ...INTAKE_KEYS,
   })
   .strict()
   .superRefine((config, ctx) => {

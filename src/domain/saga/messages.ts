@@ -5,6 +5,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BudgetGrant } from '../fleet/budget';
 import type { ForgeEvent } from '../delivery/forge-shapes';
+import type { TrackerWatchStatus } from '../tracker/issue-sync';
+import type { WorkpadUpdate } from '../tracker/workpad';
 import type { LiveProgress } from './phase-progress';
 import type { Reconciliation, ReconciliationInput } from '../contract/reconciliation';
 import type { SagaState } from './saga-state';
@@ -48,3 +50,18 @@ export const budgetGrantSignal = defineSignal<[BudgetGrant]>('budgetGrant');
 export const forgeEventSignal = defineSignal<[ForgeEvent]>('forgeEvent');
 /** Saga → its delivery watch: the user answered acceptance; finish the fix at hand, then return. */
 export const deliveryStopSignal = defineSignal('deliveryStop');
+
+/**
+ * Saga or fleet → the saga's issue sync (`saga-<name>-issue`), at phase boundaries only: what the workpad
+ * shows now (parts left out stay as they were). An update with phase `done` or `cancelled` is the last.
+ */
+export const workpadSignal = defineSignal<[WorkpadUpdate]>('workpad');
+/**
+ * Saga → its issue sync (`intake.questions: issue`): the questions pending now, whole list each time (new
+ * ones are posted; none left stops reading replies).
+ */
+export const issueQuestionsSignal = defineSignal<[Interaction[]]>('issueQuestions');
+/** `saga watch --stop` → the watch: start nothing more, and end. */
+export const watchStopSignal = defineSignal('watchStop');
+/** The watch as `saga list` shows it. */
+export const watchStatusQuery = defineQuery<TrackerWatchStatus>('watchStatus');

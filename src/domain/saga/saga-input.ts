@@ -9,6 +9,14 @@ import { ResolvedAgentProfileSchema } from '../config/profile-resolution';
 import { FlagsResultSchema } from '../contract/flags-result';
 import { DeliverySettingsSchema } from '../delivery/delivery-config';
 import { PlanSchema } from '../plan';
+import { IntakeSourceSchema, TrackerConnectionSchema } from '../tracker/issue';
+
+/** A saga from an issue: the tracker it writes back to and where its questions go (`intake:`). */
+export const IntakeSettingsSchema = z.object({
+  tracker: TrackerConnectionSchema,
+  questions: z.enum(['cli', 'issue']),
+});
+export type IntakeSettings = z.infer<typeof IntakeSettingsSchema>;
 
 /** Settings read from saga.config.yaml by an activity at start (host-bound), then fixed in history. */
 export const RunSettingsSchema = z.object({
@@ -43,6 +51,8 @@ export const RunSettingsSchema = z.object({
   sandbox: CommandSandboxSchema.default({}),
   /** `delivery: pr`: the forge and how pull requests are opened, watched and merged; absent: local. */
   delivery: DeliverySettingsSchema.optional(),
+  /** A saga from an issue (`source` in its input): its tracker and where questions go; absent otherwise. */
+  intake: IntakeSettingsSchema.optional(),
 });
 export type RunSettings = z.infer<typeof RunSettingsSchema>;
 
@@ -68,6 +78,16 @@ export const SagaInputSchema = z.object({
    * refused it unless the config names a `forge:`). Absent: as the config says.
    */
   deliver: z.boolean().optional(),
+  /**
+   * `saga start --from REF` or `saga watch`: the issue the request came from (untrusted text, made safe).
+   * Absent: the request was typed.
+   */
+  source: IntakeSourceSchema.optional(),
+  /**
+   * Who confirmed the name before the saga started (`saga watch`: the label is the confirmation), recorded
+   * as the confirm-name answer's `by`. Absent: confirm-name is asked.
+   */
+  confirmedBy: z.string().optional(),
   /** What runs unconfined (`sandbox: none`), as saga start found it; the confirm-name prompt says so. */
   unconfined: z.array(z.string()).optional(),
   sagaHome: z.string(),
