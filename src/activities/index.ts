@@ -14,6 +14,7 @@ import { createProgressActivities } from './artifacts/projector';
 import { createRoleAgentActivities } from './agents/roles';
 import { createSagaSetupActivities } from './planning/saga-setup';
 import { createTaskAttemptActivities } from './task-attempt';
+import { createTrackerActivities } from './tracker/tracker-activities';
 import { createValidationActivities } from './validation';
 
 export interface ActivityDeps {
@@ -49,6 +50,8 @@ export function createActivities(deps: ActivityDeps) {
     }),
     // Delivery to a forge (`delivery: pr`): the token is read from the worker's environment at each call.
     ...createForgeActivities(),
+    // Intake from a tracker (`saga start --from`, `saga watch`): the issue, the write-back, the replies.
+    ...createTrackerActivities(),
     // Chat notifications; configured from the worker's environment.
     ...createNotifyActivities({ sagaHome: deps.sagaHome }),
   };
