@@ -9,14 +9,10 @@ import { ResolvedAgentProfileSchema } from '../config/profile-resolution';
 import { FlagsResultSchema } from '../contract/flags-result';
 import { DeliverySettingsSchema } from '../delivery/delivery-config';
 import { PlanSchema } from '../plan';
-import { IntakeSourceSchema, TrackerConnectionSchema } from '../tracker/issue';
+import { IntakeSettingsSchema, IntakeSourceSchema } from '../tracker/issue';
 
-/** A saga from an issue: the tracker it writes back to and where its questions go (`intake:`). */
-export const IntakeSettingsSchema = z.object({
-  tracker: TrackerConnectionSchema,
-  questions: z.enum(['cli', 'issue']),
-});
-export type IntakeSettings = z.infer<typeof IntakeSettingsSchema>;
+// Defined on the tracker floor, which makes them from the config (tracker/intake-config.ts).
+export { IntakeSettingsSchema, type IntakeSettings } from '../tracker/issue';
 
 /** Settings read from saga.config.yaml by an activity at start (host-bound), then fixed in history. */
 export const RunSettingsSchema = z.object({

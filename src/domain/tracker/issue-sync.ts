@@ -48,6 +48,11 @@ export const TrackerWatchInputSchema = z.object({
     worktreeRoot: z.string(),
     hostId: z.string(),
     hostQueue: z.string(),
+    /**
+     * The flag defaults of the repository's `.sage/config.yaml` (`saga start` reads them; the watch cannot
+     * read files), read once by `saga watch`. Absent: none.
+     */
+    flagDefaults: z.record(z.boolean()).optional(),
   }),
 });
 export type TrackerWatchInput = z.infer<typeof TrackerWatchInputSchema>;

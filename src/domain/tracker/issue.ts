@@ -4,7 +4,7 @@
  * controls stripped, sizes capped, fenced and labelled as data), never as instructions.
  */
 import { z } from 'zod';
-import { TRACKER_KINDS } from '../config/intake-keys';
+import { INTAKE_QUESTIONS, TRACKER_KINDS } from '../config/intake-keys';
 import { TrackerRefSchema } from './tracker-ref';
 
 export const IssueCommentSchema = z.object({
@@ -52,6 +52,13 @@ export const TrackerConnectionSchema = z.object({
   tokenEnv: z.string(),
 });
 export type TrackerConnection = z.infer<typeof TrackerConnectionSchema>;
+
+/** A saga from an issue: the tracker it writes back to and where its questions go (`intake:`). */
+export const IntakeSettingsSchema = z.object({
+  tracker: TrackerConnectionSchema,
+  questions: z.enum(INTAKE_QUESTIONS),
+});
+export type IntakeSettings = z.infer<typeof IntakeSettingsSchema>;
 
 /** A comment on the issue after the saga asked, with whether its author may write to the repository/team. */
 export const IssueReplySchema = IssueCommentSchema.extend({ canWrite: z.boolean() });

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { TRACKER_KINDS, type TrackerKind } from '../config/intake-keys';
+import { SAGA_NAME_PATTERN, slugify } from '../contract/naming';
 
 const OwnerOrRepo = z.string().regex(/^[\w.-]+$/, 'must be letters, digits, ., _ or -');
 
@@ -96,5 +97,48 @@ export function scopeOf(ref: TrackerRef): TrackerScope {
 
 /** Which tracker a reference or scope names. */
 export const trackerKindOf = (ref: { kind: TrackerKind }): TrackerKind => ref.kind;
+
+/**
+ * The saga's name for an issue, from its reference alone (`gitea-acme-app-12`, `linear-eng-42`): the saga's
+ * workflow id is made from it, so one issue is one saga however often `saga watch` or `saga start --from`
+ * meets it. Owners and repositories are compared case-insensitively (GitHub and Gitea do). A name is kept
+ * readable when it can be read back (the owner a plain word, the repository words joined by single dashes,
+ * the whole within SAGA_NAME_PATTERN); any other reference gets a slug and a stable hash of the whole
+ * reference, `-h` + 8 characters: a readable name's last part is the number, a hashed one's starts with `h`,
+ * so the two never meet.
+ */
+export function issueSagaName(ref: TrackerRef): string {
+  if (ref.kind === 'linear') return `linear-${ref.team.toLowerCase()}-${ref.number}`;
+  const owner = ref.owner.toLowerCase();
+  const repo = ref.repo.toLowerCase();
+  const readable = `${ref.kind}-${owner}-${repo}-${ref.number}`;
+  if (
+    /^[a-z0-9]+$/.test(owner) &&
+    /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(repo) &&
+    SAGA_NAME_PATTERN.test(readable)
+  )
+    return readable;
+  const tail = `-${ref.number}-h${hashText(`${ref.kind}:${owner}/${repo}#${ref.number}`)}`;
+  const room = Math.max(1, 63 - ref.kind.length - 1 - tail.length);
+  return `${ref.kind}-${slugify(`${owner}-${repo}`, room)}${tail}`;
+}
+
+/**
+ * 8 base-36 characters of a 53-bit hash of `text` (cyrb53, computed by hand: workflow code has no crypto).
+ * Not a secret, only a tie-breaker between references whose slugs meet.
+ */
+export function hashText(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  const value = 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  return value.toString(36).padStart(8, '0').slice(-8);
+}
 
 export { TRACKER_KINDS };
