@@ -23,6 +23,9 @@ export type RoleAgentInput = Omit<RunAgentInput, 'prompt'> & {
   memory?: { repo: string };
 };
 
+/** What `{{request}}` says when the saga did not come from an issue. */
+export const TYPED_REQUEST = 'The request was typed by the user: the goal above.';
+
 /** `{{key}}` is replaced by the context value of that key (objects as JSON); unknown keys stay visible. */
 export function renderTemplate(template: string, context: Record<string, unknown>): string {
   return template.replace(/\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}/g, (whole, key: string) => {
@@ -59,10 +62,13 @@ export function createRoleAgentActivities(deps: {
       throw ApplicationFailure.nonRetryable(`Prompt template ${file} is missing`, 'BadTemplate');
     });
     const { template: _name, memory: _memory, ...rest } = input;
-    const context = await withMemory(input);
+    // The issue's text goes into the prompt once, fenced and marked untrusted (tracker/intake-source.ts),
+    // not again unfenced in the context block.
+    const { request, ...context } = await withMemory(input);
     const memory = context.memory as PlannerMemoryItem[] | undefined;
     const prompt = renderTemplate(template, {
       ...context,
+      request: typeof request === 'string' ? request : TYPED_REQUEST,
       // A planner step run without a repo to remember (none today) still gets a readable line.
       memory: memory ? renderPlannerMemory(memory) : 'Not consulted for this step.',
       // Prompt text only (not the context block): the plan reviewer cannot see the saga directory.

@@ -22,7 +22,10 @@ export interface PrBodyInput {
   tasks: { id: string; title: string; agent: string | null; status: TaskStatus }[];
   costUsd: number | null;
   boardUrl: string | null;
-  /** `#12` or a tracker key (`ENG-42`) when the saga came from an issue. */
+  /**
+   * The line that closes the issue the saga came from when this PR merges (tracker/workpad-text.ts
+   * closingReference: `Closes #12`, `Fixes ENG-42`), on the PR that lands last; else null.
+   */
   closes: string | null;
 }
 
@@ -58,7 +61,7 @@ export function renderPrBody(input: PrBodyInput): string {
     input.boardUrl ? `[Saga board](${input.boardUrl})` : null,
   ].filter((x): x is string => x !== null);
   if (footer.length) lines.push('', footer.join(' · '));
-  if (input.closes) lines.push('', `Closes ${cell(input.closes)}`);
+  if (input.closes) lines.push('', cell(input.closes));
   lines.push(PR_BODY_END);
   return lines.join('\n');
 }
@@ -84,6 +87,8 @@ export function sagaPrBody(input: {
   stackedOn: number | null;
   costUsd: number | null;
   boardUrl: string | null;
+  /** The closing line (PrBodyInput.closes); absent: none. */
+  closes?: string | null;
 }): string {
   const specs = input.plan.milestones.filter((m) => input.milestone === null || m.id === input.milestone);
   const tasks = specs.flatMap((m) => {
@@ -111,6 +116,6 @@ export function sagaPrBody(input: {
     tasks,
     costUsd: input.costUsd,
     boardUrl: input.boardUrl,
-    closes: null,
+    closes: input.closes ?? null,
   });
 }

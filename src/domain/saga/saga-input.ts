@@ -111,5 +111,7 @@ export const SagaContextSchema = z.object({
   executionMode: z.enum(['subagents', 'inline']),
   settings: RunSettingsSchema,
   agent: z.string().nullable(),
+  /** The issue the saga came from (`SagaInput.source`): the planner reads its request; absent: typed. */
+  source: IntakeSourceSchema.optional(),
 });
 export type SagaContext = z.infer<typeof SagaContextSchema>;

@@ -120,3 +120,16 @@ export function closingReference(source: IntakeSource, forge: ForgeTarget | null
     forge.repo.toLowerCase() === ref.repo.toLowerCase();
   return same ? `Closes #${ref.number}` : `Closes ${ref.owner}/${ref.repo}#${ref.number}`;
 }
+
+/**
+ * The PR body's closing line (`closingReference`) for the PR that lands the whole saga: the one PR of
+ * `pr: single`, or the top of the stack (`landsAll`). Each stacked PR merges into the base branch in turn,
+ * so the line on a lower one would close the issue with only part of the work merged. Null without an issue.
+ */
+export function prClosingLine(
+  source: IntakeSource | undefined,
+  forge: ForgeTarget | undefined,
+  landsAll: boolean,
+): string | null {
+  return source && landsAll ? closingReference(source, forge ?? null) : null;
+}

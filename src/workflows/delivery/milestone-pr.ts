@@ -9,6 +9,7 @@ import { getExternalWorkflowHandle } from '@temporalio/workflow';
 import type { PullRequestStatus, MilestoneState, Usage } from '../../domain/contract/state';
 import { sagaPrBody } from '../../domain/delivery/pr-body';
 import { prStack } from '../../domain/delivery/stack';
+import { prClosingLine } from '../../domain/tracker/workpad-text';
 import type { Plan } from '../../domain/plan';
 import { progressSignal } from '../../domain/saga/messages';
 import type { SagaContext } from '../../domain/saga/saga-input';
@@ -58,6 +59,11 @@ export async function openMilestonePr(input: MilestonePrInput): Promise<PullRequ
       stackedOn: below?.number ?? null,
       costUsd: input.usage.costUsd ?? null,
       boardUrl: null,
+      closes: prClosingLine(
+        ctx.source,
+        delivery.target,
+        mine.milestone === null || input.integrated.length >= plan.milestones.length,
+      ),
     }),
   });
   const known = input.known.find((p) => p.number === pr.number);

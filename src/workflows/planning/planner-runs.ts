@@ -109,7 +109,14 @@ export class PlannerRuns {
       attempt: at.attempt,
       profile: plannerProfile(ctx),
       workdir: this.scratch,
-      context: { ...context, goal: ctx.goal, stage, previousErrors: at.errors },
+      // The issue's text, when the saga came from one: fenced and marked untrusted (tracker/intake-source.ts).
+      context: {
+        ...context,
+        goal: ctx.goal,
+        request: ctx.source?.request ?? null,
+        stage,
+        previousErrors: at.errors,
+      },
       // Earlier sagas' decisions and learnings of this repo, read into the prompt with their citations.
       memory: { repo: ctx.repo },
       attachments: [],

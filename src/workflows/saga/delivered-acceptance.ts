@@ -13,6 +13,7 @@ import type { PullRequestStatus } from '../../domain/contract/state';
 import { pullRequestStatusLines } from '../../domain/record/pull-requests';
 import { fixChecks } from '../../domain/delivery/watch-rules';
 import { sagaPrBody } from '../../domain/delivery/pr-body';
+import { prClosingLine } from '../../domain/tracker/workpad-text';
 import type { ForgeEvent } from '../../domain/delivery/forge-shapes';
 import { deliveryStopSignal, forgeEventSignal } from '../../domain/saga/messages';
 import { forgeActivities } from '../activity-proxies';
@@ -152,6 +153,12 @@ function bodies(run: SagaRun): Record<string, string> {
         stackedOn: all.find((p) => p.head === pr.base)?.number ?? null,
         costUsd: run.progress.usage.costUsd ?? null,
         boardUrl: null,
+        // The top of the stack (no PR on it) or the one PR lands the whole saga.
+        closes: prClosingLine(
+          ctx.source,
+          ctx.settings.delivery?.target,
+          pr.milestone === null || !all.some((p) => p.base === pr.head),
+        ),
       }),
     ]),
   );

@@ -67,6 +67,7 @@ export async function intakeAndPlan(
     ...(input.configFile ? { configFile: input.configFile } : {}),
     ...(input.trustRepoConfig ? { trustRepoConfig: true } : {}),
     ...(input.deliver ? { deliver: true } : {}),
+    ...(input.source ? { intake: input.source.ref } : {}),
   });
   const agentName = input.agent ?? settings.defaultAgent;
   const anyProfile = patched(PATCHES.parallelAnyProfile);
@@ -122,6 +123,7 @@ function sagaContext(input: SagaInput, settings: SagaContext['settings'], modes:
     executionMode: modes.mode.mode,
     settings,
     agent: input.agent,
+    ...(input.source ? { source: input.source } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import {
   mergePrBody,
   PR_BODY_BEGIN,
+  PR_BODY_END,
   renderPrBody,
   sagaPrBody,
   type PrBodyInput,
@@ -9,6 +10,7 @@ import { DeliveryConfigSchema, forgeTarget } from '../../../../src/domain/delive
 import { mergeSteps, prStack } from '../../../../src/domain/delivery/stack';
 import type { MilestoneState } from '../../../../src/domain/contract/state';
 import type { Plan } from '../../../../src/domain/plan';
+import { prClosingLine } from '../../../../src/domain/tracker/workpad-text';
 
 const input: PrBodyInput = {
   saga: 'add-greeting',
@@ -23,7 +25,7 @@ const input: PrBodyInput = {
   tasks: [{ id: '2.1', title: 'Wire the command', agent: 'claude', status: 'integrated' }],
   costUsd: 1.234,
   boardUrl: 'http://127.0.0.1:3100/#/saga/add-greeting',
-  closes: '#12',
+  closes: 'Closes #12',
 };
 
 describe('a saga PR’s body', () => {
@@ -113,6 +115,55 @@ describe('a saga PR’s body from the plan and the saga’s state (sagaPrBody)',
     expect(body).toContain('- [x] E1: greet prints hello (passed)');
     expect(body).toContain('- [ ] E2: reads well (to verify by hand)');
     expect(body).toContain('Cost so far: $0.50');
+  });
+
+  test('a saga from an issue: the closing line inside the saga’s part, on the PR that lands it all', () => {
+    const source = {
+      ref: { kind: 'gitea' as const, owner: 'alice', repo: 'demo', number: 3 },
+      url: 'http://127.0.0.1:3000/alice/demo/issues/3',
+      title: 'Add a greeting',
+      request: '',
+    };
+    const target = forgeTarget({
+      kind: 'gitea',
+      url: 'http://127.0.0.1:3000',
+      repo: 'alice/demo',
+      remote: 'origin',
+      token_env: 'GITEA_TOKEN',
+    });
+    const body = sagaPrBody({
+      ...base,
+      milestone: 2,
+      exitResults: null,
+      stackedOn: 7,
+      closes: prClosingLine(source, target, true),
+    });
+    const inside = body.slice(body.indexOf(PR_BODY_BEGIN), body.indexOf(PR_BODY_END));
+    expect(inside).toContain('\nCloses #3\n');
+    expect(body.endsWith(`Closes #3\n${PR_BODY_END}`)).toBe(true);
+    // Replaced in place like the rest of the saga's part, so a moved top of the stack drops it below.
+    const lower = sagaPrBody({
+      ...base,
+      milestone: 1,
+      exitResults: null,
+      stackedOn: null,
+      closes: prClosingLine(source, target, false),
+    });
+    expect(mergePrBody(body, lower)).not.toContain('Closes');
+    const linear = { ...source, ref: { kind: 'linear' as const, team: 'ENG', number: 42 } };
+    expect(
+      sagaPrBody({
+        ...base,
+        milestone: null,
+        exitResults: null,
+        stackedOn: null,
+        closes: prClosingLine(linear, target, true),
+      }),
+    ).toContain('\nFixes ENG-42\n');
+    expect(prClosingLine(undefined, target, true)).toBeNull();
+    expect(sagaPrBody({ ...base, milestone: 1, exitResults: null, stackedOn: null })).not.toMatch(
+      /Closes|Fixes/,
+    );
   });
 
   test('a task the saga has no state for yet is pending', () => {
