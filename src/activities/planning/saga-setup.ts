@@ -16,6 +16,8 @@ import { resolveAgentProfile } from '../../domain/config/profile-resolution';
 import { knownAgentNames } from '../../domain/config/config';
 import { budgetSettings } from '../../domain/fleet/budget';
 import { deliverySettings } from '../../domain/delivery/delivery-config';
+import { intakeSettings } from '../../domain/tracker/intake-config';
+import type { TrackerRef } from '../../domain/tracker/tracker-ref';
 import type { FlagsResult } from '../../domain/contract/flags-result';
 import type { RunSettings } from '../../domain/saga/saga-input';
 import type { createArtifactActivities } from '../artifacts';
@@ -58,6 +60,8 @@ async function loadRunSettings(input: {
   trustRepoConfig?: boolean;
   /** `saga start --deliver`: pull requests for this saga even with `delivery: local` (a `forge:` needed). */
   deliver?: boolean;
+  /** A saga from an issue (`saga start --from`, `saga watch`): its tracker is fixed with the settings. */
+  intake?: TrackerRef;
 }): Promise<RunSettings> {
   const { config, source, envSources, repoSource, repoWidening } = await loadSagaConfig(input);
   const sources = {
@@ -66,6 +70,7 @@ async function loadRunSettings(input: {
   };
   const { profiles, subagentDispatch, agentTimeoutMs } = agentSettings(config, source, envSources, sources);
   const delivery = runDelivery(config, input.deliver === true);
+  const intake = input.intake ? failStart(() => intakeSettings(config, input.intake!)) : undefined;
   return {
     attempts: config.attempts,
     checkTimeoutMs: checkTimeoutMs(config),
@@ -84,13 +89,19 @@ async function loadRunSettings(input: {
     passEnv: config.pass_env,
     sandbox: { mode: config.sandbox, network: config.network, sources },
     ...(delivery ? { delivery } : {}),
+    ...(intake ? { intake } : {}),
   };
 }
 
 /** The delivery settings (absent: local); `--deliver` without a `forge:` fails the start, not each retry. */
 function runDelivery(config: SagaConfig, deliver: boolean) {
+  return failStart(() => deliverySettings(config, { deliver }));
+}
+
+/** A setting the config lacks fails the start once, naming the key, not each retry. */
+function failStart<T>(make: () => T): T {
   try {
-    return deliverySettings(config, { deliver });
+    return make();
   } catch (error) {
     throw ApplicationFailure.nonRetryable((error as Error).message, 'InvalidSagaConfig');
   }

@@ -8,7 +8,7 @@ import { NetworkEntrySchema, SandboxModeSchema } from './sandbox';
 import { AGENT_OUTPUT_FORMATS, AGENT_PRESETS } from './agent-presets';
 import { ModelPriceSchema } from './model-prices';
 import { DurationSchema, parseDuration, parseSize, SizeSchema } from './units';
-import { checkDeliveryKeys, checkForgeTokenKeptOut, DELIVERY_KEYS } from './delivery-keys';
+import { checkDeliveryKeys, checkTokensKeptOut, DELIVERY_KEYS } from './delivery-keys';
 import { INTAKE_KEYS } from './intake-keys';
 
 /** `budget.on_exhausted`: at the saga budget, running agents finish their current run or are stopped. */
@@ -184,7 +184,7 @@ export const SagaConfigSchema = z
   .strict()
   .superRefine((config, ctx) => {
     checkDeliveryKeys(config, ctx);
-    checkForgeTokenKeptOut(config, ctx);
+    checkTokensKeptOut(config, ctx);
     for (const [name, profile] of Object.entries(config.agents)) {
       if (!profile.command && !BUILTIN_AGENTS[name]) {
         ctx.addIssue({

@@ -83,20 +83,48 @@ export function checkDeliveryKeys(config: DeliveryKeys, ctx: z.RefinementCtx): v
     });
 }
 
+/** A token's variable and the key that names it (`forge.token_env`, `intake.gitea.token_env`). */
+export interface TokenVariable {
+  key: string;
+  name: string;
+  /** What the token is, in the refusal: `the forge token`. */
+  what: string;
+}
+
 /**
- * The forge token never enters a sandbox: a `pass_env` (checks and set-up, or an agent profile's) naming
- * `forge.token_env` would hand the token to code an agent wrote.
+ * No token of saga's own enters a sandbox: a `pass_env` (checks and set-up, or an agent profile's) naming
+ * `forge.token_env` or a tracker's `intake.*.token_env` would hand the token to code an agent wrote.
  */
-export function checkForgeTokenKeptOut(
+export function checkTokensKeptOut(
   config: {
     forge?: ForgeConfig | undefined;
+    intake?: Partial<Record<'github' | 'gitea' | 'linear', { token_env: string } | undefined>>;
     pass_env: readonly string[];
     agents: Readonly<Record<string, { pass_env?: readonly string[] | undefined }>>;
   },
   ctx: z.RefinementCtx,
 ): void {
-  const tokenEnv = config.forge?.token_env;
-  if (!tokenEnv) return;
+  const tokens: TokenVariable[] = [
+    ...(config.forge
+      ? [{ key: 'forge.token_env', name: config.forge.token_env, what: 'the forge token' }]
+      : []),
+    ...(['github', 'gitea', 'linear'] as const).flatMap((kind) => {
+      const name = config.intake?.[kind]?.token_env;
+      return name ? [{ key: `intake.${kind}.token_env`, name, what: `the ${kind} tracker token` }] : [];
+    }),
+  ];
+  for (const problem of tokenPassProblems(config, tokens))
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: problem.path, message: problem.message });
+}
+
+/** Each `pass_env` entry (top level or a profile's) naming one of `tokens`: where it is and why it is refused. */
+export function tokenPassProblems(
+  config: {
+    pass_env: readonly string[];
+    agents: Readonly<Record<string, { pass_env?: readonly string[] | undefined }>>;
+  },
+  tokens: readonly TokenVariable[],
+): { path: (string | number)[]; message: string }[] {
   const lists: [(string | number)[], readonly string[]][] = [
     [['pass_env'], config.pass_env],
     ...Object.entries(config.agents).map(([name, profile]): [(string | number)[], readonly string[]] => [
@@ -104,14 +132,16 @@ export function checkForgeTokenKeptOut(
       profile.pass_env ?? [],
     ]),
   ];
+  const problems: { path: (string | number)[]; message: string }[] = [];
   for (const [at, list] of lists) {
     list.forEach((name, index) => {
-      if (name === tokenEnv)
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
+      const token = tokens.find((t) => t.name === name);
+      if (token)
+        problems.push({
           path: [...at, index],
-          message: `is forge.token_env: the forge token is never passed to agents, checks or set-up commands`,
+          message: `is ${token.key}: ${token.what} is never passed to agents, checks or set-up commands`,
         });
     });
   }
+  return problems;
 }

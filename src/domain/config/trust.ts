@@ -31,10 +31,14 @@ const REPO_SAFE_PATHS: readonly string[] = [
   // Delivery: how PRs are laid out and how many CI fix tasks run, never where they go or who merges.
   'pr',
   'ci_fix_attempts',
+  // Intake: where questions are asked too and how often and how many, never which tracker or token.
+  'intake.questions',
+  'intake.max_sagas',
+  'intake.poll_seconds',
 ];
 
 /**
- * What a repository could do with the user's forge if its file set these delivery keys (they are outside
+ * What a repository could do with the user's forge or tracker if its file set these keys (they are outside
  * REPO_SAFE_PATHS, so refused unless trusted); the refusal says so.
  */
 const DELIVERY_RISKS: Readonly<Record<string, string>> = {
@@ -42,9 +46,10 @@ const DELIVERY_RISKS: Readonly<Record<string, string>> = {
   forge: 'it could send your forge token to another host',
   auto_merge: 'it could merge pull requests without asking you',
   review_bots: "it could have bots' review comments acted on",
+  intake: 'it could send your tracker token to another host',
 };
 
-/** Why a repository may not set `keyPath` when it is a delivery key, else null. */
+/** Why a repository may not set `keyPath` when it is a delivery or intake key, else null. */
 export function repoSettingRisk(keyPath: string): string | null {
   return DELIVERY_RISKS[keyPath.split('.')[0]!] ?? null;
 }

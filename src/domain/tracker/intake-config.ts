@@ -5,7 +5,7 @@
  * missing setting is an error naming the key to set.
  */
 import type { SagaConfig } from '../config/config';
-import { DEFAULT_GITHUB_API } from '../config/delivery-keys';
+import { DEFAULT_GITHUB_API, tokenPassProblems } from '../config/delivery-keys';
 import { DEFAULT_LINEAR_API, type TrackerKind } from '../config/intake-keys';
 import type { IntakeSettings, TrackerConnection } from './issue';
 import type { TrackerRef } from './tracker-ref';
@@ -41,7 +41,22 @@ export function trackerConnection(config: IntakeConfigPart, kind: TrackerKind): 
   return { kind, url, tokenEnv };
 }
 
-/** What a saga from the issue `ref` runs with (RunSettings.intake). */
-export function intakeSettings(config: IntakeConfigPart, ref: TrackerRef): IntakeSettings {
-  return { tracker: trackerConnection(config, ref.kind), questions: config.intake.questions };
+/**
+ * What a saga from the issue `ref` runs with (RunSettings.intake). The tracker's token never enters a
+ * sandbox: the config's schema refuses a `pass_env` naming an `intake.*.token_env`, and this refuses one
+ * naming the variable the tracker falls back to (the forge's, Linear's default).
+ */
+export function intakeSettings(
+  config: IntakeConfigPart & Partial<Pick<SagaConfig, 'pass_env' | 'agents'>>,
+  ref: TrackerRef,
+): IntakeSettings {
+  const tracker = trackerConnection(config, ref.kind);
+  const passing = tokenPassProblems({ pass_env: config.pass_env ?? [], agents: config.agents ?? {} }, [
+    { key: `intake.${ref.kind}.token_env`, name: tracker.tokenEnv, what: `the ${ref.kind} tracker token` },
+  ]);
+  if (passing.length)
+    throw new Error(
+      passing.map((p) => `${p.path.join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]')}: ${p.message}`).join('; '),
+    );
+  return { tracker, questions: config.intake.questions };
 }
