@@ -101,6 +101,12 @@ describe('intakeSource: the issue as untrusted, capped text', () => {
     expect(intakeSource(issue({ title: `${ESC}[0m \n ` })).title).toBe('Issue gitea:alice/demo#3');
   });
 
+  test('a run of thousands of backticks is shortened, so the fence stays short', () => {
+    const ticks = intakeSource(issue({ body: `before ${'`'.repeat(5_000)} after` })).request;
+    expect(ticks).toMatch(/^`{16}untrusted-issue$/m);
+    expect(ticks).toContain(`before ${'`'.repeat(15)} after`);
+  });
+
   test('fenceFor is longer than any backtick run; capBytes cuts whole characters', () => {
     expect(fenceFor('no ticks')).toBe('```');
     expect(fenceFor('a ````` b')).toBe('``````');
