@@ -183,7 +183,8 @@ export function trackerActivities(hostQueue: string) {
     taskQueue: hostQueue,
     startToCloseTimeout: '2m',
     heartbeatTimeout: '1m',
-    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10m', maximumAttempts: 0 },
+    // No maximumAttempts: unlimited (the SDK refuses 0).
+    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10m' },
   });
   return {
     read: {
