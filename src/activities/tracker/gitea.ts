@@ -21,7 +21,14 @@ import {
   GiteaMeSchema,
   GiteaPermissionSchema,
 } from './gitea-schemas';
-import { isOtherSagaLabel, issueNumber, repoTarget, requireToken, spendFrom } from './tracker-common';
+import {
+  isOtherSagaLabel,
+  issueNumber,
+  repoTarget,
+  requireToken,
+  spendFrom,
+  withWriteAccess,
+} from './tracker-common';
 import { z } from 'zod';
 
 const enc = encodeURIComponent;
@@ -34,19 +41,34 @@ export function createGiteaTracker(
 ): Tracker {
   if (connection.kind !== 'gitea')
     throw new Error(`createGiteaTracker was given a ${connection.kind} connection`);
-  const spend = spendFrom(connection);
-  const clientFor = (where: TrackerRef | TrackerScope) => {
-    requireToken(connection, env);
-    return new GiteaClient(repoTarget(connection, where), env, undefined, spend);
-  };
-  const issuePath = (c: GiteaClient, ref: TrackerRef) => `${c.repoPath()}/issues/${issueNumber(ref)}`;
+  return new GiteaTracker(connection, env);
+}
 
-  async function comments(ref: TrackerRef): Promise<IssueComment[]> {
-    const c = clientFor(ref);
+class GiteaTracker implements Tracker {
+  private readonly spend: () => Promise<void>;
+
+  constructor(
+    readonly connection: TrackerConnection,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.spend = spendFrom(connection);
+  }
+
+  private clientFor(where: TrackerRef | TrackerScope): GiteaClient {
+    requireToken(this.connection, this.env);
+    return new GiteaClient(repoTarget(this.connection, where), this.env, undefined, this.spend);
+  }
+
+  private issuePath(c: GiteaClient, ref: TrackerRef): string {
+    return `${c.repoPath()}/issues/${issueNumber(ref)}`;
+  }
+
+  private async comments(ref: TrackerRef): Promise<IssueComment[]> {
+    const c = this.clientFor(ref);
     const list = await c.call({
       call: 'list issue comments',
       method: 'GET',
-      path: `${issuePath(c, ref)}/comments`,
+      path: `${this.issuePath(c, ref)}/comments`,
       schema: GiteaCommentListSchema,
     });
     return list
@@ -54,12 +76,12 @@ export function createGiteaTracker(
       .sort((a, b) => Number(a.id) - Number(b.id));
   }
 
-  async function related(ref: TrackerRef): Promise<TrackerIssue['related']> {
-    const c = clientFor(ref);
+  private async related(ref: TrackerRef): Promise<TrackerIssue['related']> {
+    const c = this.clientFor(ref);
     const answer = await c.request({
       call: 'list issue dependencies',
       method: 'GET',
-      path: `${issuePath(c, ref)}/dependencies?limit=50`,
+      path: `${this.issuePath(c, ref)}/dependencies?limit=50`,
       schema: GiteaIssueListSchema,
       // Dependencies switched off for the repository: the issue simply has none.
       acceptStatuses: [403, 404],
@@ -71,27 +93,25 @@ export function createGiteaTracker(
     }));
   }
 
-  async function labelId(ref: TrackerRef, name: string): Promise<number> {
-    const c = clientFor(ref);
-    const labels = await c.list({
-      call: 'list labels',
-      path: `${c.repoPath()}/labels`,
-      schema: GiteaLabelListSchema,
-    });
+  /** The label's id, the label created (with the saga's colour) when the repository lacks it. */
+  private async labelId(ref: TrackerRef, name: string): Promise<number> {
+    const c = this.clientFor(ref);
+    const path = `${c.repoPath()}/labels`;
+    const labels = await c.list({ call: 'list labels', path, schema: GiteaLabelListSchema });
     const found = labels.find((l) => l.name === name);
     if (found) return found.id;
     const created = await c.call({
       call: 'create label',
       method: 'POST',
-      path: `${c.repoPath()}/labels`,
+      path,
       body: { name, color: SAGA_LABEL_COLOR, description: 'Set by the saga working on this issue' },
       schema: GiteaLabelSchema,
     });
     return created.id;
   }
 
-  async function canWrite(ref: TrackerRef, login: string): Promise<boolean> {
-    const c = clientFor(ref);
+  private async canWrite(ref: TrackerRef, login: string): Promise<boolean> {
+    const c = this.clientFor(ref);
     const answer = await c.request({
       call: 'get collaborator permission',
       method: 'GET',
@@ -102,104 +122,96 @@ export function createGiteaTracker(
     return answer.kind === 'ok' && WRITE_PERMISSIONS.has(answer.data.permission);
   }
 
-  return {
-    connection,
-    async issue(ref) {
-      const c = clientFor(ref);
-      const issue = await c.call({
-        call: 'get issue',
-        method: 'GET',
-        path: issuePath(c, ref),
-        schema: GiteaIssueSchema,
-      });
-      return {
-        ref,
-        url: issue.html_url,
-        title: issue.title,
-        body: issue.body ?? '',
-        labels: (issue.labels ?? []).map((l) => l.name),
-        state: issue.state,
-        comments: await comments(ref),
-        related: await related(ref),
-      };
-    },
-    async labelledIssues(scope, label) {
-      const c = clientFor(scope);
-      const issues = await c.list({
-        call: 'list labelled issues',
-        path: `${c.repoPath()}/issues?state=open&type=issues&labels=${enc(label)}`,
-        schema: GiteaIssueListSchema,
-      });
-      return issues
-        .filter((i) => !i.pull_request && (i.labels ?? []).some((l) => l.name === label))
-        .sort((a, b) => a.number - b.number)
-        .map((i) => ({ ...(scope as Extract<TrackerScope, { kind: 'gitea' }>), number: i.number }));
-    },
-    async findComment(ref, marker) {
-      return (await comments(ref)).find((x) => x.body.includes(marker))?.id ?? null;
-    },
-    async createComment(ref, body) {
-      const c = clientFor(ref);
-      const created = await c.call({
-        call: 'create issue comment',
-        method: 'POST',
-        path: `${issuePath(c, ref)}/comments`,
-        body: { body },
-        schema: GiteaCommentSchema,
-      });
-      return String(created.id);
-    },
-    async editComment(ref, commentId, body) {
-      const c = clientFor(ref);
+  async issue(ref: TrackerRef): Promise<TrackerIssue> {
+    const c = this.clientFor(ref);
+    const path = this.issuePath(c, ref);
+    const issue = await c.call({ call: 'get issue', method: 'GET', path, schema: GiteaIssueSchema });
+    return {
+      ref,
+      url: issue.html_url,
+      title: issue.title,
+      body: issue.body ?? '',
+      labels: (issue.labels ?? []).map((l) => l.name),
+      state: issue.state,
+      comments: await this.comments(ref),
+      related: await this.related(ref),
+    };
+  }
+
+  async labelledIssues(scope: TrackerScope, label: string): Promise<TrackerRef[]> {
+    const c = this.clientFor(scope);
+    const issues = await c.list({
+      call: 'list labelled issues',
+      path: `${c.repoPath()}/issues?state=open&type=issues&labels=${enc(label)}`,
+      schema: GiteaIssueListSchema,
+    });
+    const repoScope = scope as Extract<TrackerScope, { kind: 'gitea' }>;
+    return issues
+      .filter((i) => !i.pull_request && (i.labels ?? []).some((l) => l.name === label))
+      .sort((a, b) => a.number - b.number)
+      .map((i) => ({ ...repoScope, number: i.number }));
+  }
+
+  async findComment(ref: TrackerRef, marker: string): Promise<string | null> {
+    return (await this.comments(ref)).find((x) => x.body.includes(marker))?.id ?? null;
+  }
+
+  async createComment(ref: TrackerRef, body: string): Promise<string> {
+    const c = this.clientFor(ref);
+    const created = await c.call({
+      call: 'create issue comment',
+      method: 'POST',
+      path: `${this.issuePath(c, ref)}/comments`,
+      body: { body },
+      schema: GiteaCommentSchema,
+    });
+    return String(created.id);
+  }
+
+  async editComment(ref: TrackerRef, commentId: string, body: string): Promise<void> {
+    const c = this.clientFor(ref);
+    await c.call({
+      call: 'edit issue comment',
+      method: 'PATCH',
+      path: `${c.repoPath()}/issues/comments/${enc(commentId)}`,
+      body: { body },
+      schema: GiteaCommentSchema,
+    });
+  }
+
+  async commentsAfter(ref: TrackerRef, afterCommentId: string | null): Promise<IssueReply[]> {
+    const after = afterCommentId === null ? -1 : Number(afterCommentId);
+    const later = (await this.comments(ref)).filter((x) => Number(x.id) > after);
+    return withWriteAccess(later, (login) => this.canWrite(ref, login));
+  }
+
+  async setPhase(ref: TrackerRef, phase: TrackerPhase): Promise<void> {
+    const c = this.clientFor(ref);
+    const wanted = phaseLabel(phase);
+    const id = await this.labelId(ref, wanted);
+    const now = await c.call({
+      call: 'add issue label',
+      method: 'POST',
+      path: `${this.issuePath(c, ref)}/labels`,
+      body: { labels: [id] },
+      schema: GiteaLabelListSchema,
+    });
+    for (const label of now.filter((l) => isOtherSagaLabel(l.name, wanted))) {
       await c.call({
-        call: 'edit issue comment',
-        method: 'PATCH',
-        path: `${c.repoPath()}/issues/comments/${enc(commentId)}`,
-        body: { body },
-        schema: GiteaCommentSchema,
+        call: 'remove issue label',
+        method: 'DELETE',
+        path: `${this.issuePath(c, ref)}/labels/${label.id}`,
+        schema: z.unknown(),
       });
-    },
-    async commentsAfter(ref, afterCommentId): Promise<IssueReply[]> {
-      const after = afterCommentId === null ? -1 : Number(afterCommentId);
-      const later = (await comments(ref)).filter((x) => Number(x.id) > after);
-      const rights = new Map<string, boolean>(); // asked once per author per call
-      const replies: IssueReply[] = [];
-      for (const x of later) {
-        if (!rights.has(x.author)) rights.set(x.author, x.author !== '' && (await canWrite(ref, x.author)));
-        replies.push({ ...x, canWrite: rights.get(x.author) === true });
-      }
-      return replies;
-    },
-    async setPhase(ref, phase: TrackerPhase) {
-      const c = clientFor(ref);
-      const wanted = phaseLabel(phase);
-      const id = await labelId(ref, wanted);
-      const now = await c.call({
-        call: 'add issue label',
-        method: 'POST',
-        path: `${issuePath(c, ref)}/labels`,
-        body: { labels: [id] },
-        schema: GiteaLabelListSchema,
-      });
-      for (const label of now.filter((l) => isOtherSagaLabel(l.name, wanted))) {
-        await c.call({
-          call: 'remove issue label',
-          method: 'DELETE',
-          path: `${issuePath(c, ref)}/labels/${label.id}`,
-          schema: z.unknown(),
-        });
-      }
-    },
-    async whoAmI() {
-      requireToken(connection, env);
-      const c = new GiteaClient(
-        { kind: 'gitea', url: connection.url, owner: '-', repo: '-', tokenEnv: connection.tokenEnv },
-        env,
-        undefined,
-        spend,
-      );
-      const me = await c.call({ call: 'get user', method: 'GET', path: '/user', schema: GiteaMeSchema });
-      return { login: me.login };
-    },
-  };
+    }
+  }
+
+  async whoAmI(): Promise<{ login: string }> {
+    requireToken(this.connection, this.env);
+    const { url, tokenEnv } = this.connection;
+    const target = { kind: 'gitea' as const, url, owner: '-', repo: '-', tokenEnv };
+    const c = new GiteaClient(target, this.env, undefined, this.spend);
+    const me = await c.call({ call: 'get user', method: 'GET', path: '/user', schema: GiteaMeSchema });
+    return { login: me.login };
+  }
 }

@@ -5,13 +5,20 @@
  * access is `collaborators/{user}/permission` being admin or write (maintain reads as write there).
  */
 import { z } from 'zod';
-import type { IssueComment, IssueReply, TrackerConnection } from '../../domain/tracker/issue';
+import type { IssueComment, IssueReply, TrackerConnection, TrackerIssue } from '../../domain/tracker/issue';
 import type { TrackerRef, TrackerScope } from '../../domain/tracker/tracker-ref';
-import { phaseLabel } from '../../domain/tracker/workpad';
+import { phaseLabel, type TrackerPhase } from '../../domain/tracker/workpad';
 import { gitHubHttp, type GitHubHttp, type RestRequest } from '../forge/github-http';
 import { ForgeCallError } from '../forge/forge-error';
 import type { Tracker } from './port';
-import { isOtherSagaLabel, issueNumber, repoTarget, requireToken, spendFrom } from './tracker-common';
+import {
+  isOtherSagaLabel,
+  issueNumber,
+  repoTarget,
+  requireToken,
+  spendFrom,
+  withWriteAccess,
+} from './tracker-common';
 
 const enc = encodeURIComponent;
 const PER_PAGE = 100;
@@ -46,36 +53,49 @@ export function createGithubTracker(
 ): Tracker {
   if (connection.kind !== 'github')
     throw new Error(`createGithubTracker was given a ${connection.kind} connection`);
-  const spend = spendFrom(connection);
-  const httpFor = (where: TrackerRef | TrackerScope): { http: GitHubHttp; repo: string } => {
-    requireToken(connection, env);
-    const target = repoTarget(connection, where);
+  return new GitHubTracker(connection, env);
+}
+
+async function ok<T>(http: GitHubHttp, req: RestRequest<T>): Promise<T> {
+  const answer = await http.rest(req);
+  if (answer.kind !== 'ok') throw new ForgeCallError(req.call, null, `GitHub ${req.call} gave no data`);
+  return answer.data;
+}
+
+/** Every page of a list, in GitHub's order. */
+async function pages<T>(http: GitHubHttp, req: RestRequest<T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const query = { ...req.query, per_page: String(PER_PAGE), page: String(page) };
+    const items = await ok(http, { ...req, query });
+    all.push(...items);
+    if (items.length < PER_PAGE) break;
+  }
+  return all;
+}
+
+class GitHubTracker implements Tracker {
+  private readonly spend: () => Promise<void>;
+
+  constructor(
+    readonly connection: TrackerConnection,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.spend = spendFrom(connection);
+  }
+
+  /** The HTTP client and `/repos/OWNER/REPO` (encoded) of an issue's or scope's repository. */
+  private httpFor(where: TrackerRef | TrackerScope): { http: GitHubHttp; repo: string } {
+    requireToken(this.connection, this.env);
+    const target = repoTarget(this.connection, where);
     return {
-      http: gitHubHttp(target, env, undefined, spend),
+      http: gitHubHttp(target, this.env, undefined, this.spend),
       repo: `/repos/${enc(target.owner)}/${enc(target.repo)}`,
     };
-  };
-
-  async function ok<T>(http: GitHubHttp, req: RestRequest<T>): Promise<T> {
-    const answer = await http.rest(req);
-    if (answer.kind !== 'ok') throw new ForgeCallError(req.call, null, `GitHub ${req.call} gave no data`);
-    return answer.data;
   }
 
-  /** Every page of a list, oldest first as GitHub pages it. */
-  async function pages<T>(http: GitHubHttp, req: RestRequest<T[]>): Promise<T[]> {
-    const all: T[] = [];
-    for (let page = 1; page <= MAX_PAGES; page++) {
-      const query = { ...req.query, per_page: String(PER_PAGE), page: String(page) };
-      const items = await ok(http, { ...req, query });
-      all.push(...items);
-      if (items.length < PER_PAGE) break;
-    }
-    return all;
-  }
-
-  async function comments(ref: TrackerRef): Promise<IssueComment[]> {
-    const { http, repo } = httpFor(ref);
+  private async comments(ref: TrackerRef): Promise<IssueComment[]> {
+    const { http, repo } = this.httpFor(ref);
     const list = await pages(http, {
       call: 'list issue comments',
       method: 'GET',
@@ -90,8 +110,8 @@ export function createGithubTracker(
     }));
   }
 
-  async function related(ref: TrackerRef) {
-    const { http, repo } = httpFor(ref);
+  private async related(ref: TrackerRef): Promise<TrackerIssue['related']> {
+    const { http, repo } = this.httpFor(ref);
     const answer = await http.rest({
       call: 'list sub-issues',
       method: 'GET',
@@ -101,11 +121,11 @@ export function createGithubTracker(
       tolerate: [404, 410], // an instance or repository without sub-issues
     });
     if (answer.kind !== 'ok') return [];
-    return answer.data.map((s) => ({ ref: `#${s.number}`, title: s.title }));
+    return answer.data.map((sub) => ({ ref: `#${sub.number}`, title: sub.title }));
   }
 
-  async function canWrite(ref: TrackerRef, login: string): Promise<boolean> {
-    const { http, repo } = httpFor(ref);
+  private async canWrite(ref: TrackerRef, login: string): Promise<boolean> {
+    const { http, repo } = this.httpFor(ref);
     const answer = await http.rest({
       call: 'get collaborator permission',
       method: 'GET',
@@ -117,8 +137,8 @@ export function createGithubTracker(
   }
 
   /** The label exists in the repository (created with the saga's colour when missing). */
-  async function ensureLabel(ref: TrackerRef, name: string): Promise<void> {
-    const { http, repo } = httpFor(ref);
+  private async ensureLabel(ref: TrackerRef, name: string): Promise<void> {
+    const { http, repo } = this.httpFor(ref);
     const schema = z.object({ name: z.string() });
     const found = await http.rest({
       call: 'get label',
@@ -138,114 +158,104 @@ export function createGithubTracker(
     });
   }
 
-  return {
-    connection,
-    async issue(ref) {
-      const { http, repo } = httpFor(ref);
-      const issue = await ok(http, {
-        call: 'get issue',
-        method: 'GET',
-        path: `${repo}/issues/${issueNumber(ref)}`,
-        schema: IssueSchema,
+  async issue(ref: TrackerRef): Promise<TrackerIssue> {
+    const { http, repo } = this.httpFor(ref);
+    const path = `${repo}/issues/${issueNumber(ref)}`;
+    const issue = await ok(http, { call: 'get issue', method: 'GET', path, schema: IssueSchema });
+    return {
+      ref,
+      url: issue.html_url,
+      title: issue.title,
+      body: issue.body ?? '',
+      labels: issue.labels.map(labelName).filter(Boolean),
+      state: issue.state,
+      comments: await this.comments(ref),
+      related: await this.related(ref),
+    };
+  }
+
+  async labelledIssues(scope: TrackerScope, label: string): Promise<TrackerRef[]> {
+    const { http, repo } = this.httpFor(scope);
+    const list = await pages(http, {
+      call: 'list labelled issues',
+      method: 'GET',
+      path: `${repo}/issues`,
+      query: { state: 'open', labels: label, sort: 'created', direction: 'asc' },
+      schema: z.array(IssueSchema),
+    });
+    const repoScope = scope as Extract<TrackerScope, { kind: 'github' }>;
+    return list
+      .filter((i) => i.pull_request === undefined)
+      .sort((a, b) => a.number - b.number)
+      .map((i) => ({ ...repoScope, number: i.number }));
+  }
+
+  async findComment(ref: TrackerRef, marker: string): Promise<string | null> {
+    return (await this.comments(ref)).find((x) => x.body.includes(marker))?.id ?? null;
+  }
+
+  async createComment(ref: TrackerRef, body: string): Promise<string> {
+    const { http, repo } = this.httpFor(ref);
+    const created = await ok(http, {
+      call: 'create issue comment',
+      method: 'POST',
+      path: `${repo}/issues/${issueNumber(ref)}/comments`,
+      body: { body },
+      schema: CommentSchema,
+    });
+    return String(created.id);
+  }
+
+  async editComment(ref: TrackerRef, commentId: string, body: string): Promise<void> {
+    const { http, repo } = this.httpFor(ref);
+    await ok(http, {
+      call: 'edit issue comment',
+      method: 'PATCH',
+      path: `${repo}/issues/comments/${enc(commentId)}`,
+      body: { body },
+      schema: CommentSchema,
+    });
+  }
+
+  async commentsAfter(ref: TrackerRef, afterCommentId: string | null): Promise<IssueReply[]> {
+    const after = afterCommentId === null ? -1 : Number(afterCommentId);
+    const later = (await this.comments(ref)).filter((x) => Number(x.id) > after);
+    return withWriteAccess(later, (login) => this.canWrite(ref, login));
+  }
+
+  async setPhase(ref: TrackerRef, phase: TrackerPhase): Promise<void> {
+    const { http, repo } = this.httpFor(ref);
+    const wanted = phaseLabel(phase);
+    await this.ensureLabel(ref, wanted);
+    const labels = `${repo}/issues/${issueNumber(ref)}/labels`;
+    const now = await ok(http, {
+      call: 'add issue label',
+      method: 'POST',
+      path: labels,
+      body: { labels: [wanted] },
+      schema: LabelList,
+    });
+    for (const label of now.filter((l) => isOtherSagaLabel(l.name, wanted))) {
+      await http.rest({
+        call: 'remove issue label',
+        method: 'DELETE',
+        path: `${labels}/${enc(label.name)}`,
+        schema: z.unknown(),
+        tolerate: [404], // gone meanwhile
       });
-      return {
-        ref,
-        url: issue.html_url,
-        title: issue.title,
-        body: issue.body ?? '',
-        labels: issue.labels.map(labelName).filter(Boolean),
-        state: issue.state,
-        comments: await comments(ref),
-        related: await related(ref),
-      };
-    },
-    async labelledIssues(scope, label) {
-      const { http, repo } = httpFor(scope);
-      const list = await pages(http, {
-        call: 'list labelled issues',
-        method: 'GET',
-        path: `${repo}/issues`,
-        query: { state: 'open', labels: label, sort: 'created', direction: 'asc' },
-        schema: z.array(IssueSchema),
-      });
-      const repoScope = scope as Extract<TrackerScope, { kind: 'github' }>;
-      return list
-        .filter((i) => i.pull_request === undefined)
-        .sort((a, b) => a.number - b.number)
-        .map((i) => ({ ...repoScope, number: i.number }));
-    },
-    async findComment(ref, marker) {
-      return (await comments(ref)).find((x) => x.body.includes(marker))?.id ?? null;
-    },
-    async createComment(ref, body) {
-      const { http, repo } = httpFor(ref);
-      const created = await ok(http, {
-        call: 'create issue comment',
-        method: 'POST',
-        path: `${repo}/issues/${issueNumber(ref)}/comments`,
-        body: { body },
-        schema: CommentSchema,
-      });
-      return String(created.id);
-    },
-    async editComment(ref, commentId, body) {
-      const { http, repo } = httpFor(ref);
-      await ok(http, {
-        call: 'edit issue comment',
-        method: 'PATCH',
-        path: `${repo}/issues/comments/${enc(commentId)}`,
-        body: { body },
-        schema: CommentSchema,
-      });
-    },
-    async commentsAfter(ref, afterCommentId): Promise<IssueReply[]> {
-      const after = afterCommentId === null ? -1 : Number(afterCommentId);
-      const later = (await comments(ref)).filter((x) => Number(x.id) > after);
-      const rights = new Map<string, boolean>(); // asked once per author per call
-      const replies: IssueReply[] = [];
-      for (const x of later) {
-        if (!rights.has(x.author)) rights.set(x.author, x.author !== '' && (await canWrite(ref, x.author)));
-        replies.push({ ...x, canWrite: rights.get(x.author) === true });
-      }
-      return replies;
-    },
-    async setPhase(ref, phase) {
-      const { http, repo } = httpFor(ref);
-      const wanted = phaseLabel(phase);
-      await ensureLabel(ref, wanted);
-      const now = await ok(http, {
-        call: 'add issue label',
-        method: 'POST',
-        path: `${repo}/issues/${issueNumber(ref)}/labels`,
-        body: { labels: [wanted] },
-        schema: LabelList,
-      });
-      for (const label of now.filter((l) => isOtherSagaLabel(l.name, wanted))) {
-        await http.rest({
-          call: 'remove issue label',
-          method: 'DELETE',
-          path: `${repo}/issues/${issueNumber(ref)}/labels/${enc(label.name)}`,
-          schema: z.unknown(),
-          tolerate: [404], // gone meanwhile
-        });
-      }
-    },
-    async whoAmI() {
-      requireToken(connection, env);
-      const target = {
-        kind: 'github' as const,
-        url: connection.url,
-        owner: '-',
-        repo: '-',
-        tokenEnv: connection.tokenEnv,
-      };
-      const me = await ok(gitHubHttp(target, env, undefined, spend), {
-        call: 'get user',
-        method: 'GET',
-        path: '/user',
-        schema: z.object({ login: z.string() }),
-      });
-      return { login: me.login };
-    },
-  };
+    }
+  }
+
+  async whoAmI(): Promise<{ login: string }> {
+    requireToken(this.connection, this.env);
+    const { url, tokenEnv } = this.connection;
+    const target = { kind: 'github' as const, url, owner: '-', repo: '-', tokenEnv };
+    const me = await ok(gitHubHttp(target, this.env, undefined, this.spend), {
+      call: 'get user',
+      method: 'GET',
+      path: '/user',
+      schema: z.object({ login: z.string() }),
+    });
+    return { login: me.login };
+  }
 }

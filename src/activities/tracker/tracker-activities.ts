@@ -14,6 +14,32 @@ import type { Tracker } from './port';
 import { asTrackerActivity } from './tracker-failure';
 import { createTracker } from './trackers';
 
+/** The workpad edited by id, else the one found by its marker, else created: one per issue however retried. */
+async function writeWorkpadOn(
+  tracker: Tracker,
+  input: { ref: TrackerRef; body: string; commentId: string | null },
+): Promise<{ commentId: string }> {
+  // The marker is always in the body, so a later write (or a retry after a lost answer) finds it.
+  const body = input.body.includes(WORKPAD_MARKER) ? input.body : `${WORKPAD_MARKER}\n${input.body}`;
+  const commentId = input.commentId ?? (await tracker.findComment(input.ref, WORKPAD_MARKER));
+  if (commentId !== null) {
+    await tracker.editComment(input.ref, commentId, body);
+    return { commentId };
+  }
+  return { commentId: await tracker.createComment(input.ref, body) };
+}
+
+/** A comment posted, unless one holding `marker` is already there (a retried activity). */
+async function postOnce(
+  tracker: Tracker,
+  input: { ref: TrackerRef; body: string; marker: string | null },
+): Promise<{ commentId: string }> {
+  const { marker } = input;
+  const body = marker === null || input.body.includes(marker) ? input.body : `${marker}\n${input.body}`;
+  const existing = marker === null ? null : await tracker.findComment(input.ref, marker);
+  return { commentId: existing ?? (await tracker.createComment(input.ref, body)) };
+}
+
 /** `trackerFor`: the adapter for a connection (tests hand in one reading another environment). */
 export function createTrackerActivities(
   trackerFor: (connection: TrackerConnection) => Tracker = (connection) => createTracker(connection),
@@ -43,17 +69,7 @@ export function createTrackerActivities(
       body: string;
       commentId: string | null;
     }): Promise<{ commentId: string }> {
-      return asTrackerActivity('writeWorkpad', async () => {
-        const tracker = trackerFor(input.tracker);
-        // The marker is always in the body, so a later write (or a retry after a lost answer) finds it.
-        const body = input.body.includes(WORKPAD_MARKER) ? input.body : `${WORKPAD_MARKER}\n${input.body}`;
-        const commentId = input.commentId ?? (await tracker.findComment(input.ref, WORKPAD_MARKER));
-        if (commentId !== null) {
-          await tracker.editComment(input.ref, commentId, body);
-          return { commentId };
-        }
-        return { commentId: await tracker.createComment(input.ref, body) };
-      });
+      return asTrackerActivity('writeWorkpad', () => writeWorkpadOn(trackerFor(input.tracker), input));
     },
     /** The label `saga:<phase>` on, the other `saga:` labels off (Linear: its state moved too). */
     async setIssuePhase(input: {
@@ -75,13 +91,7 @@ export function createTrackerActivities(
       body: string;
       marker: string | null;
     }): Promise<{ commentId: string }> {
-      return asTrackerActivity('postIssueComment', async () => {
-        const tracker = trackerFor(input.tracker);
-        const { marker } = input;
-        const body = marker === null || input.body.includes(marker) ? input.body : `${marker}\n${input.body}`;
-        const existing = marker === null ? null : await tracker.findComment(input.ref, marker);
-        return { commentId: existing ?? (await tracker.createComment(input.ref, body)) };
-      });
+      return asTrackerActivity('postIssueComment', () => postOnce(trackerFor(input.tracker), input));
     },
     /** Comments after `afterCommentId` (all when null), oldest first, with their authors' write access. */
     async readIssueReplies(input: {

@@ -2,7 +2,7 @@
  * What the GitHub and Gitea tracker adapters share: the token check naming the variable, the forge target
  * an issue's repository is, and the budget hook every HTTP call awaits.
  */
-import type { TrackerConnection } from '../../domain/tracker/issue';
+import type { IssueComment, IssueReply, TrackerConnection } from '../../domain/tracker/issue';
 import type { TrackerRef, TrackerScope } from '../../domain/tracker/tracker-ref';
 import { ForgeCallError } from '../forge/forge-error';
 import type { ForgeTarget } from '../forge/port';
@@ -53,3 +53,17 @@ export function issueNumber(ref: TrackerRef): number {
 /** A `saga:` label other than the phase's own (the issue shows one phase; other labels are left alone). */
 export const isOtherSagaLabel = (name: string, wanted: string): boolean =>
   name.startsWith('saga:') && name !== wanted;
+
+/** Each comment with whether its author may write; each author asked once per call (rights change). */
+export async function withWriteAccess(
+  comments: IssueComment[],
+  canWrite: (login: string) => Promise<boolean>,
+): Promise<IssueReply[]> {
+  const rights = new Map<string, boolean>();
+  const replies: IssueReply[] = [];
+  for (const x of comments) {
+    if (!rights.has(x.author)) rights.set(x.author, x.author !== '' && (await canWrite(x.author)));
+    replies.push({ ...x, canWrite: rights.get(x.author) === true });
+  }
+  return replies;
+}

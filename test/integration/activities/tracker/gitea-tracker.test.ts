@@ -4,6 +4,9 @@
  */
 import { z } from 'zod';
 import { createGiteaTracker } from '../../../../src/activities/tracker/gitea';
+import { createTrackerActivities } from '../../../../src/activities/tracker/tracker-activities';
+import { createTracker } from '../../../../src/activities/tracker/trackers';
+import { WORKPAD_MARKER } from '../../../../src/domain/tracker/workpad';
 import { startGitea, type TestGitea, type UserName } from '../../../harness/gitea';
 import { type Actor, type TrackerFixture, trackerContract } from '../../../harness/tracker-contract';
 
@@ -66,4 +69,59 @@ afterAll(async () => {
 
 describe('the Gitea tracker against a real Gitea', () => {
   trackerContract(() => fixture);
+});
+
+describe('the tracker activities against a real Gitea', () => {
+  const activities = () =>
+    createTrackerActivities((c) => createTracker(c, { [TOKEN_ENV]: gitea.users.alice.token }));
+  const connection = () => fixture.tracker.connection;
+
+  it('writes one workpad: created once, then edited in place when no id is known', async () => {
+    const ref = await fixture.newIssue('owner', { title: 'Workpad twice', body: '', labels: [] });
+    await fixture.comment('bob', ref, 'a comment before the workpad');
+    const input = { tracker: connection(), ref, commentId: null };
+    const first = await activities().writeWorkpad({ ...input, body: 'plan' });
+    const second = await activities().writeWorkpad({ ...input, body: 'milestone 1' });
+    expect(second).toEqual(first);
+    expect(await fixture.commentBodies(ref)).toEqual([
+      'a comment before the workpad',
+      `${WORKPAD_MARKER}\nmilestone 1`,
+    ]);
+    // With its id known, the edit goes straight to it.
+    await activities().writeWorkpad({ ...input, commentId: first.commentId, body: 'done' });
+    expect((await fixture.commentBodies(ref))[1]).toBe(`${WORKPAD_MARKER}\ndone`);
+  });
+
+  it('posts a comment with a marker once, however often the activity runs', async () => {
+    const ref = await fixture.newIssue('owner', { title: 'Questions once', body: '', labels: [] });
+    const input = { tracker: connection(), ref, body: 'q1: which greeting?', marker: '<!-- saga:q1 -->' };
+    const first = await activities().postIssueComment(input);
+    expect(await activities().postIssueComment(input)).toEqual(first);
+    expect(await fixture.commentBodies(ref)).toEqual(['<!-- saga:q1 -->\nq1: which greeting?']);
+    // Without a marker every call posts.
+    await activities().postIssueComment({ ...input, marker: null, body: 'note' });
+    expect(await fixture.commentBodies(ref)).toHaveLength(2);
+  });
+
+  it('reads the issue, the labelled list and the replies', async () => {
+    await fixture.ensureLabel('saga-activities');
+    const ref = await fixture.newIssue('owner', {
+      title: 'Via activities',
+      body: 'b',
+      labels: ['saga-activities'],
+    });
+    await fixture.comment('carol', ref, 'hi');
+    const acts = activities();
+    expect((await acts.readTrackerIssue({ tracker: connection(), ref })).title).toBe('Via activities');
+    const listed = await acts.listLabelledIssues({
+      tracker: connection(),
+      scope: fixture.scope,
+      label: 'saga-activities',
+    });
+    expect(listed).toEqual([ref]);
+    const replies = await acts.readIssueReplies({ tracker: connection(), ref, afterCommentId: null });
+    expect(replies.map((r) => [r.author, r.canWrite])).toEqual([['carol', false]]);
+    await acts.setIssuePhase({ tracker: connection(), ref, phase: 'review' });
+    expect((await fixture.labelsOf(ref)).sort()).toEqual(['saga-activities', 'saga:review']);
+  });
 });
