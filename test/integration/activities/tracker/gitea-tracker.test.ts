@@ -71,6 +71,25 @@ describe('the Gitea tracker against a real Gitea', () => {
   trackerContract(() => fixture);
 });
 
+describe('related issues on Gitea', () => {
+  it('reads the issues an issue depends on as related', async () => {
+    const blocker = await fixture.newIssue('owner', {
+      title: 'Set up greeting config',
+      body: '',
+      labels: [],
+    });
+    const ref = await fixture.newIssue('owner', { title: 'Greet', body: '', labels: [] });
+    await gitea.api('alice', 'POST', `${REPO}/issues/${ref.number}/dependencies`, {
+      owner: 'alice',
+      repo: 'demo',
+      index: blocker.number,
+    });
+    expect((await fixture.tracker.issue(ref)).related).toEqual([
+      { ref: `gitea:alice/demo#${blocker.number}`, title: 'Set up greeting config' },
+    ]);
+  });
+});
+
 describe('the tracker activities against a real Gitea', () => {
   const activities = () =>
     createTrackerActivities((c) => createTracker(c, { [TOKEN_ENV]: gitea.users.alice.token }));
