@@ -8,6 +8,7 @@ import {
 } from '@temporalio/workflow';
 import type { SagaActivities } from '../activities';
 import type { ForgeActivities } from '../activities/forge/delivery-activities';
+import type { TrackerActivities } from '../activities/tracker/tracker-activities';
 import { DEFAULT_HEARTBEAT_TIMEOUT } from '../domain/config/config';
 import { parseDuration } from '../domain/config/units';
 import { projectorTaskQueue } from '../domain/contract/naming';
@@ -161,4 +162,40 @@ export function forgeActivities(ctx: Pick<SagaContext, 'hostQueue' | 'settings'>
     heartbeatTimeout: ctx.settings.heartbeatTimeoutMs,
     retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m', maximumAttempts: 12 },
   });
+}
+
+/**
+ * The tracker calls of intake (docs/PROCEDURE.md §14), on the host's queue. `read` (the issue, the watch's
+ * poll, the replies) waits out a tracker that is down for about half an hour, then fails the call;
+ * `writeBack` (workpad, phase label, questions) never gives up, so a tracker that is down delays the
+ * write-back and never fails the saga. A 429/503 retry waits what the tracker asked (Retry-After, up to
+ * 10 minutes); what the tracker refuses (401, 403, 404, 422, a token not set) fails at once.
+ */
+export function trackerActivities(hostQueue: string) {
+  const read = proxyActivities<TrackerActivities>({
+    taskQueue: hostQueue,
+    startToCloseTimeout: '2m',
+    heartbeatTimeout: '1m',
+    // 5 s doubling to 5 min: 12 attempts span about 32 minutes.
+    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '5m', maximumAttempts: 12 },
+  });
+  const writeBack = proxyActivities<TrackerActivities>({
+    taskQueue: hostQueue,
+    startToCloseTimeout: '2m',
+    heartbeatTimeout: '1m',
+    // No maximumAttempts: unlimited (the SDK refuses 0).
+    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10m' },
+  });
+  return {
+    read: {
+      readTrackerIssue: read.readTrackerIssue,
+      listLabelledIssues: read.listLabelledIssues,
+      readIssueReplies: read.readIssueReplies,
+    },
+    writeBack: {
+      writeWorkpad: writeBack.writeWorkpad,
+      setIssuePhase: writeBack.setIssuePhase,
+      postIssueComment: writeBack.postIssueComment,
+    },
+  };
 }

@@ -9,6 +9,8 @@ export class ForgeCallError extends Error {
     readonly call: string,
     readonly status: number | null,
     message: string,
+    /** How long the server asked to wait before another call (Retry-After; see retry-after.ts), or null. */
+    readonly retryAfterMs: number | null = null,
   ) {
     super(message);
     this.name = 'ForgeCallError';

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { ForgeCallError, scrubSecret } from './forge-error';
 import { GiteaErrorSchema } from './gitea-schemas';
 import type { ForgeTarget } from './port';
+import { retryAfterMs } from './retry-after';
 
 export { ForgeCallError, scrubSecret } from './forge-error';
 
@@ -30,7 +31,7 @@ export function readToken(target: ForgeTarget, env: NodeJS.ProcessEnv): string {
 export interface GiteaRequest<T> {
   /** Names the call in errors, e.g. `create pull request`. */
   call: string;
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** Below `/api/v1`, with its query; every variable part already encoded by the caller. */
   path: string;
   body?: unknown;
@@ -65,6 +66,8 @@ export class GiteaClient {
     readonly target: ForgeTarget,
     private readonly env: NodeJS.ProcessEnv,
     private readonly timeoutMs: number = DEFAULT_FORGE_TIMEOUT_MS,
+    /** Awaited before each HTTP call (a tracker's call budget). */
+    private readonly beforeCall: () => Promise<void> = async () => {},
   ) {
     this.apiBase = `${target.url.replace(/\/+$/, '')}/api/v1`;
   }
@@ -77,12 +80,13 @@ export class GiteaClient {
   async request<T>(request: GiteaRequest<T>): Promise<GiteaAnswer<T>> {
     const token = readToken(this.target, this.env);
     const where = `${request.method} ${request.path.split('?')[0]}`;
-    const fail = (status: number | null, detail: string): never => {
+    const fail = (status: number | null, detail: string, waitMs: number | null = null): never => {
       const statusText = status === null ? 'no answer' : `HTTP ${status}`;
       throw new ForgeCallError(
         request.call,
         status,
         scrubSecret(`Gitea call '${request.call}' (${where}) failed: ${statusText}: ${detail}`, token),
+        waitMs,
       );
     };
     const headers: Record<string, string> = {
@@ -92,6 +96,7 @@ export class GiteaClient {
     if (request.body !== undefined) headers['Content-Type'] = 'application/json';
     if (request.etag) headers['If-None-Match'] = request.etag;
     let response: Response;
+    await this.beforeCall();
     try {
       response = await fetch(`${this.apiBase}${request.path}`, {
         method: request.method,
@@ -113,7 +118,7 @@ export class GiteaClient {
       if (request.acceptStatuses?.includes(response.status)) {
         return { kind: 'refused', status: response.status, message: scrubSecret(forgeMessage(text), token) };
       }
-      return fail(response.status, forgeMessage(text));
+      return fail(response.status, forgeMessage(text), retryAfterMs(response.headers));
     }
     let json: unknown;
     try {

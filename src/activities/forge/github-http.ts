@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { ForgeCallError } from './forge-error';
 import type { ForgeTarget } from './port';
+import { retryAfterMs } from './retry-after';
 
 export const GITHUB_TIMEOUT_MS = 15_000;
 const API_VERSION = '2022-11-28';
@@ -15,7 +16,7 @@ const MAX_MESSAGE = 400;
 export interface RestRequest<T> {
   /** A short name of the call for errors: `find pull request`. */
   call: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** The path after the API base, already encoded: `/repos/o/r/pulls`. */
   path: string;
   query?: Record<string, string>;
@@ -80,6 +81,7 @@ interface Connection {
   target: ForgeTarget;
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
+  beforeCall: () => Promise<void>;
 }
 
 function tokenOf(c: Connection, call: string): string {
@@ -103,6 +105,7 @@ async function send(
 ) {
   const timeoutMs = c.timeoutMs;
   const token = tokenOf(c, call);
+  await c.beforeCall();
   const headers: Record<string, string> = {
     accept: 'application/vnd.github+json',
     authorization: `Bearer ${token}`,
@@ -155,9 +158,11 @@ export function gitHubHttp(
   target: ForgeTarget,
   env: NodeJS.ProcessEnv,
   timeoutMs = GITHUB_TIMEOUT_MS,
+  /** Awaited before each HTTP call (a tracker's call budget). */
+  beforeCall: () => Promise<void> = async () => {},
 ): GitHubHttp {
   const base = target.url.replace(/\/+$/, '');
-  const c: Connection = { target, env, timeoutMs };
+  const c: Connection = { target, env, timeoutMs, beforeCall };
 
   return {
     async rest<T>(req: RestRequest<T>): Promise<RestAnswer<T>> {
@@ -175,6 +180,7 @@ export function gitHubHttp(
           req.call,
           response.status,
           `GitHub ${req.call} (${what}) failed: ${response.status} ${message}`,
+          retryAfterMs(response.headers),
         );
       }
       return {
@@ -194,6 +200,7 @@ export function gitHubHttp(
           call,
           response.status,
           `GitHub ${call} (${what}) failed: ${response.status} ${scrub(forgeMessage(text), env[target.tokenEnv])}`,
+          retryAfterMs(response.headers),
         );
       }
       const body = parse(call, what, text, GraphQLAnswerSchema, response.status);

@@ -20,6 +20,10 @@ export interface GitHubActors {
     user: UserRecord,
     input: { pr: number; commitId: string; path: string; line: number; body: string },
   ): Promise<number>;
+  /** An issue opened by `user` (labels kept only when `user` may push, as on GitHub); its number. */
+  issue(user: UserRecord, input: { title: string; body: string; labels?: string[] }): Promise<number>;
+  /** A comment on issue `number` by `user`; its id. */
+  issueComment(user: UserRecord, number: number, body: string): Promise<number>;
 }
 
 async function call(gh: GitHubStandIn, user: UserRecord, apiPath: string, body: unknown): Promise<unknown> {
@@ -57,6 +61,14 @@ export function githubActors(gh: GitHubStandIn, ci: UserRecord): GitHubActors {
         line: input.line,
         side: 'RIGHT',
       })) as { id: number };
+      return answer.id;
+    },
+    async issue(user, input) {
+      const answer = (await call(gh, user, `${repo}/issues`, input)) as { number: number };
+      return answer.number;
+    },
+    async issueComment(user, number, body) {
+      const answer = (await call(gh, user, `${repo}/issues/${number}/comments`, { body })) as { id: number };
       return answer.id;
     },
   };

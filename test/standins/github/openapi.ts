@@ -35,7 +35,28 @@ const escapePointer = (s: string): string => s.replace(/~/g, '~0').replace(/\//g
 function loadDescription(): Json {
   const pkg = require.resolve('@octokit/openapi/package.json');
   const file = path.join(path.dirname(pkg), 'generated', 'api.github.com.json');
-  return JSON.parse(readFileSync(file, 'utf8')) as Json;
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as Json;
+  normaliseNullable(doc);
+  return doc;
+}
+
+/**
+ * OpenAPI 3.0's `nullable` beside a `oneOf`/`anyOf` but no `type` (e.g. issues/create's `milestone`) means
+ * "or null"; ajv knows `nullable` only next to `type`, so such a schema is rewritten as `anyOf [it, null]`.
+ */
+function normaliseNullable(node: unknown): void {
+  if (Array.isArray(node)) {
+    node.forEach(normaliseNullable);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const obj = node as Json;
+  Object.values(obj).forEach(normaliseNullable);
+  if (obj.nullable === true && obj.type === undefined && obj.$ref === undefined) {
+    const { nullable: _nullable, description, ...rest } = obj;
+    for (const key of Object.keys(obj)) delete obj[key];
+    Object.assign(obj, { ...(description ? { description } : {}), anyOf: [rest, { type: 'null' }] });
+  }
 }
 
 function resolvePointer(doc: Json, ref: string): Json {

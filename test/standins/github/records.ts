@@ -74,6 +74,37 @@ export interface RepoRecord {
   defaultBranch: string;
 }
 
+export interface LabelRecord {
+  id: number;
+  name: string;
+  color: string;
+  description: string | null;
+}
+
+/** An issue (pull requests are kept apart, in `pulls`, though they share the numbers). */
+export interface IssueRecord {
+  number: number;
+  id: number;
+  title: string;
+  body: string | null;
+  state: 'open' | 'closed';
+  labels: string[];
+  author: UserRecord;
+  /** The parent issue's number when this is a sub-issue. */
+  parent: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface IssueCommentRecord {
+  id: number;
+  issue: number;
+  body: string;
+  author: UserRecord;
+  at: string;
+  updatedAt: string;
+}
+
 /** Everything the stand-in holds for its one repository. */
 export interface GitHubState {
   /** The API's base URL (http://127.0.0.1:PORT). */
@@ -90,6 +121,9 @@ export interface GitHubState {
   checkRuns: CheckRunRecord[];
   comments: CommentRecord[];
   resolvedThreads: Set<string>;
+  issues: IssueRecord[];
+  issueComments: IssueCommentRecord[];
+  labels: LabelRecord[];
   /** Branch protection: status contexts that must be `success` before a merge. */
   requiredContexts: string[];
   nextId: number;

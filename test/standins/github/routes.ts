@@ -13,6 +13,7 @@ import {
   simpleUser,
 } from './fixtures';
 import type { MergeMethod } from './bare-repo';
+import { issueRoutes } from './issues';
 import type { CommentRecord, GitHubState, PullRecord, UserRecord } from './records';
 
 export interface Call {
@@ -187,6 +188,7 @@ function permission(s: GitHubState, call: Call): Answer {
 }
 
 export const routes: Record<string, (s: GitHubState, call: Call) => Answer> = {
+  ...issueRoutes,
   'users/get-authenticated': (s, call) => ({ status: 200, body: privateUser(s.api, call.viewer) }),
   'pulls/list': (s, call) => {
     const state = call.query.get('state') ?? 'open';
