@@ -40,6 +40,9 @@ export const IssueAnswer = z.object({
 export const ISSUE_ID = `query sagaIssueId($id: String!) { issue(id: $id) { id } }`;
 export const IssueIdAnswer = z.object({ issue: z.object({ id: z.string() }) });
 
+export const VIEWER_ID = `query sagaViewerId { viewer { id } }`;
+export const ViewerIdAnswer = z.object({ viewer: z.object({ id: z.string() }) });
+
 export const COMMENTS = `query sagaIssueComments($id: String!, $after: String) {
   issue(id: $id) {
     team { id }

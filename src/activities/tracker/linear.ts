@@ -30,6 +30,8 @@ import {
   PHASE,
   PhaseAnswer,
   type State,
+  VIEWER_ID,
+  ViewerIdAnswer,
 } from './linear-documents';
 import { failureOf } from './linear-failure';
 
@@ -60,13 +62,19 @@ function tokenOf(c: Context): string {
 /** One request through a fresh SDK client: the key read now, a timeout of its own, no redirect followed. */
 async function call<T>(c: Context, name: string, run: (client: LinearClient) => Promise<T>): Promise<T> {
   const token = tokenOf(c);
+  let client: LinearClient;
+  try {
+    client = new LinearClient({
+      apiKey: token,
+      apiUrl: c.connection.url || DEFAULT_LINEAR_API,
+      signal: AbortSignal.timeout(LINEAR_TIMEOUT_MS),
+      redirect: 'error',
+    });
+  } catch (error) {
+    // The SDK refuses a plain-http URL that is not local: a setting to fix, not a call to try again.
+    throw new ForgeCallError('config', 422, `Linear ${name}: ${(error as Error).message}`);
+  }
   await c.spend();
-  const client = new LinearClient({
-    apiKey: token,
-    apiUrl: c.connection.url || DEFAULT_LINEAR_API,
-    signal: AbortSignal.timeout(LINEAR_TIMEOUT_MS),
-    redirect: 'error',
-  });
   try {
     return await run(client);
   } catch (error) {
@@ -216,7 +224,11 @@ export function createLinearTracker(
       return nodes.sort(byCreated).map((n) => ({ kind: 'linear', team: scope.team, number: n.number }));
     },
     async findComment(ref, marker) {
-      return (await commentsOf(c, ref)).comments.find((n) => n.body.includes(marker))?.id ?? null;
+      // Only the key's own comments: Linear lets no one edit another's, so a copy of the marker by someone
+      // else must not become the workpad (its edit would be refused for good).
+      const me = (await query(c, 'who am I', VIEWER_ID, {}, ViewerIdAnswer)).viewer.id;
+      const { comments } = await commentsOf(c, ref);
+      return comments.find((n) => n.user?.id === me && n.body.includes(marker))?.id ?? null;
     },
     async createComment(ref, body) {
       const { issue } = await query(c, 'find issue', ISSUE_ID, { id: identifierOf(ref) }, IssueIdAnswer);
@@ -232,6 +244,7 @@ export function createLinearTracker(
     },
     async commentsAfter(ref, afterCommentId): Promise<IssueReply[]> {
       const { teamId, comments } = await commentsOf(c, ref);
+      // An anchor that is gone (deleted) reads as no anchor: every comment, as the port's null does.
       const at = afterCommentId === null ? -1 : comments.findIndex((n) => n.id === afterCommentId);
       const after = comments.slice(at + 1);
       const members = after.some((n) => n.user)

@@ -139,13 +139,15 @@ test('the workpad: not found, created once, found again by its marker, then edit
   const issue = linear.addIssue('ENG', { title: 'Workpad issue' });
   const key = ref(`ENG-${issue.number}`);
   linear.addComment(`ENG-${issue.number}`, bob, 'A comment before the saga.');
+  // Someone else's copy of the marker is not the saga's workpad (Linear would refuse its edit for good).
+  linear.addComment(`ENG-${issue.number}`, bob, `${WORKPAD_MARKER}\nnot the saga's`);
   const tracker = createLinearTracker(connection, env);
   expect(await tracker.findComment(key, WORKPAD_MARKER)).toBeNull();
   const id = await tracker.createComment(key, `${WORKPAD_MARKER}\n## Saga\nplanning`);
   expect(await tracker.findComment(key, WORKPAD_MARKER)).toBe(id);
   await tracker.editComment(key, id, `${WORKPAD_MARKER}\n## Saga\nimplementation`);
   const read = await tracker.issue(key);
-  const workpads = read.comments.filter((c) => c.body.includes(WORKPAD_MARKER));
+  const workpads = read.comments.filter((c) => c.author === 'alice');
   expect(workpads).toEqual([
     { id, author: 'alice', body: `${WORKPAD_MARKER}\n## Saga\nimplementation`, at: expect.any(String) },
   ]);
@@ -229,6 +231,14 @@ test('a missing key names its variable; a wrong key is refused without showing i
   expect(isRetryableForgeError(wrong)).toBe(false);
 });
 
+test('a plain-http URL that is not local is refused before any request, as a setting to fix', async () => {
+  const remote = { ...connection, url: 'http://linear.example.com/graphql' };
+  const refused = await failure(() => createLinearTracker(remote, env).whoAmI());
+  expect(refused.status).toBe(422);
+  expect(refused.message).toMatch(/HTTPS/);
+  expect(isRetryableForgeError(refused)).toBe(false);
+});
+
 test('an unknown issue is a 404 refusal naming Linear’s message', async () => {
   const unknown = await failure(() => createLinearTracker(connection, env).issue(ref('ENG-999')));
   expect(unknown.status).toBe(404);
@@ -260,6 +270,7 @@ test('no request carried a key outside the Authorization header, and each was a 
       'sagaIssueComments',
       'sagaLabelledIssues',
       'sagaIssueId',
+      'sagaViewerId',
       'createComment',
       'updateComment',
       'sagaIssuePhase',
