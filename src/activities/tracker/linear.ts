@@ -181,6 +181,69 @@ async function setPhase(c: Context, ref: TrackerRef, phase: TrackerPhase): Promi
   );
 }
 
+async function readIssue(c: Context, ref: TrackerRef): Promise<TrackerIssue> {
+  const { issue } = await query(c, 'read issue', ISSUE, { id: identifierOf(ref) }, IssueAnswer);
+  const { comments } = await commentsOf(c, ref);
+  const related = [
+    ...issue.children.nodes,
+    ...issue.relations.nodes.map((r) => r.relatedIssue),
+    ...issue.inverseRelations.nodes.map((r) => r.issue),
+  ].map((r) => ({ ref: `linear:${r.identifier}`, title: r.title }));
+  return {
+    ref,
+    url: issue.url,
+    title: issue.title,
+    body: issue.description ?? '',
+    labels: issue.labels.nodes.map((l) => l.name),
+    state: issue.state.name,
+    comments: comments.map((n) => ({ id: n.id, author: authorOf(n), body: n.body, at: n.createdAt })),
+    related: related.filter((r, i) => related.findIndex((o) => o.ref === r.ref) === i),
+  };
+}
+
+async function labelledIssues(c: Context, scope: TrackerScope, label: string): Promise<TrackerRef[]> {
+  if (scope.kind !== 'linear') {
+    throw new ForgeCallError('reference', 422, `a ${scope.kind} scope was given to the linear tracker`);
+  }
+  const filter = {
+    team: { key: { eq: scope.team } },
+    labels: { some: { name: { eqIgnoreCase: label } } },
+    state: { type: { nin: ['completed', 'canceled'] } },
+  };
+  const nodes = await allPages(
+    async (after) => (await query(c, 'list issues', LABELLED, { filter, after }, LabelledAnswer)).issues,
+  );
+  return nodes.sort(byCreated).map((n) => ({ kind: 'linear', team: scope.team, number: n.number }));
+}
+
+async function teamMembers(c: Context, teamId: string): Promise<Set<string>> {
+  const members = await allPages(
+    async (after) =>
+      (await query(c, 'list members', MEMBERS, { id: teamId, after }, MembersAnswer)).team.members,
+  );
+  return new Set(members.map((m) => m.id));
+}
+
+async function commentsAfter(
+  c: Context,
+  ref: TrackerRef,
+  afterCommentId: string | null,
+): Promise<IssueReply[]> {
+  const { teamId, comments } = await commentsOf(c, ref);
+  // An anchor that is gone (deleted) reads as no anchor: every comment, as the port's null does.
+  const at = afterCommentId === null ? -1 : comments.findIndex((n) => n.id === afterCommentId);
+  const after = comments.slice(at + 1);
+  const members = after.some((n) => n.user) ? await teamMembers(c, teamId) : new Set<string>();
+  return after.map((n) => ({
+    id: n.id,
+    author: authorOf(n),
+    body: n.body,
+    at: n.createdAt,
+    // A guest may be in the team too, but only to comment: write access is a full member's.
+    canWrite: !!n.user && n.user.active && !n.user.guest && members.has(n.user.id),
+  }));
+}
+
 /** `spend` is awaited before every request: the token's per-minute budget (the tracker activities' hook). */
 export function createLinearTracker(
   connection: TrackerConnection,
@@ -190,39 +253,8 @@ export function createLinearTracker(
   const c: Context = { connection, env, spend };
   return {
     connection,
-    async issue(ref): Promise<TrackerIssue> {
-      const { issue } = await query(c, 'read issue', ISSUE, { id: identifierOf(ref) }, IssueAnswer);
-      const { comments } = await commentsOf(c, ref);
-      const related = [
-        ...issue.children.nodes,
-        ...issue.relations.nodes.map((r) => r.relatedIssue),
-        ...issue.inverseRelations.nodes.map((r) => r.issue),
-      ].map((r) => ({ ref: `linear:${r.identifier}`, title: r.title }));
-      return {
-        ref,
-        url: issue.url,
-        title: issue.title,
-        body: issue.description ?? '',
-        labels: issue.labels.nodes.map((l) => l.name),
-        state: issue.state.name,
-        comments: comments.map((n) => ({ id: n.id, author: authorOf(n), body: n.body, at: n.createdAt })),
-        related: related.filter((r, i) => related.findIndex((o) => o.ref === r.ref) === i),
-      };
-    },
-    async labelledIssues(scope: TrackerScope, label: string): Promise<TrackerRef[]> {
-      if (scope.kind !== 'linear') {
-        throw new ForgeCallError('reference', 422, `a ${scope.kind} scope was given to the linear tracker`);
-      }
-      const filter = {
-        team: { key: { eq: scope.team } },
-        labels: { some: { name: { eqIgnoreCase: label } } },
-        state: { type: { nin: ['completed', 'canceled'] } },
-      };
-      const nodes = await allPages(
-        async (after) => (await query(c, 'list issues', LABELLED, { filter, after }, LabelledAnswer)).issues,
-      );
-      return nodes.sort(byCreated).map((n) => ({ kind: 'linear', team: scope.team, number: n.number }));
-    },
+    issue: (ref) => readIssue(c, ref),
+    labelledIssues: (scope, label) => labelledIssues(c, scope, label),
     async findComment(ref, marker) {
       // Only the key's own comments: Linear lets no one edit another's, so a copy of the marker by someone
       // else must not become the workpad (its edit would be refused for good).
@@ -242,31 +274,7 @@ export function createLinearTracker(
     async editComment(_ref, commentId, body) {
       await call(c, 'edit comment', (client) => client.updateComment(commentId, { body }));
     },
-    async commentsAfter(ref, afterCommentId): Promise<IssueReply[]> {
-      const { teamId, comments } = await commentsOf(c, ref);
-      // An anchor that is gone (deleted) reads as no anchor: every comment, as the port's null does.
-      const at = afterCommentId === null ? -1 : comments.findIndex((n) => n.id === afterCommentId);
-      const after = comments.slice(at + 1);
-      const members = after.some((n) => n.user)
-        ? new Set(
-            (
-              await allPages(
-                async (cursor) =>
-                  (await query(c, 'list members', MEMBERS, { id: teamId, after: cursor }, MembersAnswer)).team
-                    .members,
-              )
-            ).map((m) => m.id),
-          )
-        : new Set<string>();
-      return after.map((n) => ({
-        id: n.id,
-        author: authorOf(n),
-        body: n.body,
-        at: n.createdAt,
-        // A guest may be in the team too, but only to comment: write access is a full member's.
-        canWrite: !!n.user && n.user.active && !n.user.guest && members.has(n.user.id),
-      }));
-    },
+    commentsAfter: (ref, afterCommentId) => commentsAfter(c, ref, afterCommentId),
     setPhase: (ref, phase) => setPhase(c, ref, phase),
     async whoAmI() {
       const me = await call(c, 'who am I', (client) => client.viewer);

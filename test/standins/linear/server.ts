@@ -8,39 +8,18 @@
  */
 import type http from 'node:http';
 import { type RecordedRequest, type StandIn, startRecordingServer } from '../script';
+import { workspaceBuilders, type WorkspaceBuilders } from './builders';
 import { FilterGaps } from './filters';
 import { runGraphQL } from './graphql';
-import {
-  DEFAULT_STATES,
-  type IssueRecord,
-  type LinearWorkspace,
-  type StateType,
-  type TeamRecord,
-  type UserRecord,
-  findIssue,
-  newId,
-  newWorkspace,
-  tick,
-} from './records';
+import { type LinearWorkspace, newWorkspace } from './records';
 
-export interface LinearStandIn extends StandIn {
+export interface LinearStandIn extends StandIn, WorkspaceBuilders {
   /** What `apiUrl` points at: `http://127.0.0.1:PORT/graphql`. */
   apiUrl: string;
   workspace: LinearWorkspace;
   violations: string[];
   /** Each request's operation name, in order (`sagaIssue`, `createComment`, …): for counting calls. */
   operations: string[];
-  addTeam(key: string, name?: string, states?: Array<[string, StateType]>): TeamRecord;
-  /** A user in `teams` (keys) with an API key of their own; a guest is in them as a guest. */
-  addUser(displayName: string, teams: string[], opts?: { guest?: boolean }): UserRecord;
-  addIssue(
-    team: string,
-    fields: { title: string; description?: string; labels?: string[]; state?: string; parent?: string },
-  ): IssueRecord;
-  addComment(issue: string, author: UserRecord, body: string): string;
-  addRelation(issue: string, related: string, type?: 'blocks' | 'related'): void;
-  /** The issue's label names and state name now. */
-  look(issue: string): { labels: string[]; state: string };
   /** The next `count` requests answer `status` (429: rate limited, with `retryAfterSeconds`). */
   failNext(count: number, status: 429 | 503, retryAfterSeconds?: number): void;
 }
@@ -112,103 +91,13 @@ export async function startLinearStandIn(): Promise<LinearStandIn> {
   const book: Book = { w, violations: [], operations: [], failures: [] };
   const server = await startRecordingServer((req, res) => handle(book, req, res));
   w.baseUrl = server.url;
-  const teamOf = (key: string) => {
-    const team = w.teams.find((t) => t.key === key);
-    if (!team) throw new Error(`no team ${key} in the Linear stand-in`);
-    return team;
-  };
-  const issueOf = (id: string) => {
-    const issue = findIssue(w, id);
-    if (!issue) throw new Error(`no issue ${id} in the Linear stand-in`);
-    return issue;
-  };
-  const labelId = (teamId: string, name: string) => {
-    const found = w.labels.find((l) => l.name === name && (l.teamId === teamId || l.teamId === null));
-    if (found) return found.id;
-    const id = newId();
-    w.labels.push({ id, name, teamId, color: '#bec2c8' });
-    return id;
-  };
   return {
     ...server,
     apiUrl: `${server.url}/graphql`,
     workspace: w,
     violations: book.violations,
     operations: book.operations,
-    addTeam(key, name = key, states = DEFAULT_STATES) {
-      const team = { id: newId(), key, name };
-      w.teams.push(team);
-      states.forEach(([n, type], position) =>
-        w.states.push({ id: newId(), teamId: team.id, name: n, type, position }),
-      );
-      return team;
-    },
-    addUser(displayName, teams, opts = {}) {
-      const user: UserRecord = {
-        id: newId(),
-        name: `${displayName[0]!.toUpperCase()}${displayName.slice(1)} Example`,
-        displayName,
-        email: `${displayName}@example.com`,
-        guest: opts.guest ?? false,
-        active: true,
-        apiKey: `lin_api_${displayName}${newId().replace(/-/g, '')}`,
-        teamIds: teams.map((k) => teamOf(k).id),
-      };
-      w.users.push(user);
-      return user;
-    },
-    addIssue(key, fields) {
-      const team = teamOf(key);
-      const states = w.states.filter((s) => s.teamId === team.id);
-      const state = states.find((s) => s.name === (fields.state ?? 'Todo')) ?? states[0]!;
-      const at = tick(w);
-      const issue: IssueRecord = {
-        id: newId(),
-        teamId: team.id,
-        number: w.issues.filter((i) => i.teamId === team.id).length + 1,
-        title: fields.title,
-        description: fields.description ?? null,
-        stateId: state.id,
-        labelIds: (fields.labels ?? []).map((n) => labelId(team.id, n)),
-        parentId: fields.parent ? issueOf(fields.parent).id : null,
-        createdAt: at,
-        updatedAt: at,
-      };
-      w.issues.push(issue);
-      return issue;
-    },
-    addComment(issue, author, body) {
-      const at = tick(w);
-      const id = newId();
-      w.comments.push({
-        id,
-        issueId: issueOf(issue).id,
-        userId: author.id,
-        body,
-        createdAt: at,
-        updatedAt: at,
-        editedAt: null,
-      });
-      return id;
-    },
-    addRelation(issue, related, type = 'related') {
-      w.relations.push({
-        id: newId(),
-        issueId: issueOf(issue).id,
-        relatedIssueId: issueOf(related).id,
-        type,
-      });
-    },
-    look(issue) {
-      const i = issueOf(issue);
-      return {
-        labels: w.labels
-          .filter((l) => i.labelIds.includes(l.id))
-          .map((l) => l.name)
-          .sort(),
-        state: w.states.find((s) => s.id === i.stateId)?.name ?? '?',
-      };
-    },
+    ...workspaceBuilders(w),
     failNext(count, status, retryAfterSeconds) {
       for (let n = 0; n < count; n++) book.failures.push({ status, retryAfter: retryAfterSeconds });
     },
