@@ -168,16 +168,15 @@ async function setPhase(c: Context, ref: TrackerRef, phase: TrackerPhase): Promi
     if (!labelId)
       throw new ForgeCallError('create label', 502, `Linear create label: no label in the answer`);
   }
-  const current = issue.labels.nodes.map((l) => l.id);
-  const labelIds = [
-    ...issue.labels.nodes.filter((l) => !l.name.startsWith('saga:')).map((l) => l.id),
-    labelId,
-  ];
+  // Added and removed rather than the whole list: a label someone sets meanwhile is not undone.
+  const has = issue.labels.nodes;
+  const removedLabelIds = has.filter((l) => l.name.startsWith('saga:') && l.id !== labelId).map((l) => l.id);
+  const addedLabelIds = has.some((l) => l.id === labelId) ? [] : [labelId];
   const state = targetState(phase, issue.team.states.nodes);
-  const sameLabels = labelIds.length === current.length && labelIds.every((l) => current.includes(l));
-  if (sameLabels && (!state || state.id === issue.state.id)) return;
+  const stateId = state && state.id !== issue.state.id ? state.id : undefined;
+  if (addedLabelIds.length + removedLabelIds.length === 0 && !stateId) return;
   await call(c, 'update issue', (client) =>
-    client.updateIssue(issue.id, { labelIds, ...(state ? { stateId: state.id } : {}) }),
+    client.updateIssue(issue.id, { addedLabelIds, removedLabelIds, ...(stateId ? { stateId } : {}) }),
   );
 }
 

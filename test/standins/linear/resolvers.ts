@@ -209,14 +209,16 @@ function issueUpdate(s: Served, id: string, input: Args) {
   const issue = findIssue(s.w, id);
   if (!issue) throw notFound('Issue');
   requireMember(s, issue.teamId);
-  for (const key of Object.keys(input))
-    if (key !== 'labelIds' && key !== 'stateId') s.gaps.gap('IssueUpdateInput', key);
-  if (Array.isArray(input.labelIds)) {
-    const ids = input.labelIds as string[];
-    const usable = (l: LabelRecord) => l.teamId === null || l.teamId === issue.teamId;
-    if (!ids.every((x) => s.w.labels.some((l) => l.id === x && usable(l)))) throw notFound('IssueLabel');
-    issue.labelIds = [...new Set(ids)];
-  }
+  const known = ['labelIds', 'addedLabelIds', 'removedLabelIds', 'stateId'];
+  for (const key of Object.keys(input)) if (!known.includes(key)) s.gaps.gap('IssueUpdateInput', key);
+  const ids = (key: string) => (Array.isArray(input[key]) ? (input[key] as string[]) : null);
+  const usable = (x: string) =>
+    s.w.labels.some((l) => l.id === x && (l.teamId === null || l.teamId === issue.teamId));
+  const [all, added, removed] = [ids('labelIds'), ids('addedLabelIds'), ids('removedLabelIds')];
+  if (![...(all ?? []), ...(added ?? [])].every(usable)) throw notFound('IssueLabel');
+  let next = all ?? issue.labelIds;
+  next = [...next, ...(added ?? [])].filter((x) => !(removed ?? []).includes(x));
+  issue.labelIds = [...new Set(next)];
   if (typeof input.stateId === 'string') {
     const state = s.w.states.find((x) => x.id === input.stateId && x.teamId === issue.teamId);
     if (!state) throw notFound('WorkflowState');

@@ -22,6 +22,8 @@ export interface LinearStandIn extends StandIn, WorkspaceBuilders {
   operations: string[];
   /** The next `count` requests answer `status` (429: rate limited, with `retryAfterSeconds`). */
   failNext(count: number, status: 429 | 503, retryAfterSeconds?: number): void;
+  /** `change` runs once, right after the next `operation` is answered: someone acting meanwhile. */
+  afterNext(operation: string, change: () => void): void;
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -43,6 +45,7 @@ interface Book {
   violations: string[];
   operations: string[];
   failures: Array<{ status: 429 | 503; retryAfter?: number }>;
+  after: Map<string, () => void>;
 }
 
 async function handle(book: Book, req: RecordedRequest, res: http.ServerResponse): Promise<void> {
@@ -82,13 +85,16 @@ async function handle(book: Book, req: RecordedRequest, res: http.ServerResponse
   }
   const outcome = await runGraphQL({ w, viewer, gaps: new FilterGaps() }, req.body);
   book.operations.push(outcome.operation);
+  const change = book.after.get(outcome.operation);
+  book.after.delete(outcome.operation);
+  change?.();
   violations.push(...outcome.violations);
   send(res, outcome.status, outcome.body);
 }
 
 export async function startLinearStandIn(): Promise<LinearStandIn> {
   const w = newWorkspace();
-  const book: Book = { w, violations: [], operations: [], failures: [] };
+  const book: Book = { w, violations: [], operations: [], failures: [], after: new Map() };
   const server = await startRecordingServer((req, res) => handle(book, req, res));
   w.baseUrl = server.url;
   return {
@@ -98,6 +104,9 @@ export async function startLinearStandIn(): Promise<LinearStandIn> {
     violations: book.violations,
     operations: book.operations,
     ...workspaceBuilders(w),
+    afterNext(operation, change) {
+      book.after.set(operation, change);
+    },
     failNext(count, status, retryAfterSeconds) {
       for (let n = 0; n < count; n++) book.failures.push({ status, retryAfter: retryAfterSeconds });
     },

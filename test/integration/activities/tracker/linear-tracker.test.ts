@@ -183,6 +183,15 @@ test('setPhase(): one saga: label at a time, other labels kept, and the state mo
   expect(linear.workspace.labels.filter((l) => l.name === 'saga:planning')).toHaveLength(1);
 });
 
+test('setPhase(): a label someone sets while the phase is written stays', async () => {
+  const issue = linear.addIssue('ENG', { title: 'Busy issue', labels: ['saga:planning'] });
+  const key = `ENG-${issue.number}`;
+  const urgent = linear.addIssue('ENG', { title: 'label maker', labels: ['urgent'] }).labelIds[0]!;
+  linear.afterNext('sagaIssuePhase', () => issue.labelIds.push(urgent));
+  await createLinearTracker(connection, env).setPhase(ref(key), 'implementation');
+  expect(linear.look(key)).toEqual({ labels: ['saga:implementation', 'urgent'], state: 'In Progress' });
+});
+
 test('setPhase(): review leaves the state when the team’s workflow has no review state', async () => {
   const issue = linear.addIssue('OPS', { title: 'No review state', state: 'Doing' });
   const key = `OPS-${issue.number}`;
