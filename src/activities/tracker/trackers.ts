@@ -4,6 +4,7 @@ import { createGiteaTracker } from './gitea';
 import { createGithubTracker } from './github';
 import { createLinearTracker } from './linear';
 import type { Tracker } from './port';
+import { spendFrom } from './tracker-common';
 
 export function createTracker(connection: TrackerConnection, env: NodeJS.ProcessEnv = process.env): Tracker {
   switch (connection.kind) {
@@ -12,6 +13,6 @@ export function createTracker(connection: TrackerConnection, env: NodeJS.Process
     case 'gitea':
       return createGiteaTracker(connection, env);
     case 'linear':
-      return createLinearTracker(connection, env);
+      return createLinearTracker(connection, env, spendFrom(connection));
   }
 }
