@@ -98,3 +98,15 @@ export function scopeOf(ref: TrackerRef): TrackerScope {
 export const trackerKindOf = (ref: { kind: TrackerKind }): TrackerKind => ref.kind;
 
 export { TRACKER_KINDS };
+
+/** STAND-IN until the domain helper's issueSagaName lands (theirs replaces it at merge). */
+export function issueSagaName(ref: TrackerRef): string {
+  const text =
+    ref.kind === 'linear'
+      ? `linear-${ref.team}-${ref.number}`
+      : `${ref.kind}-${ref.owner}-${ref.repo}-${ref.number}`;
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .slice(0, 63);
+}
