@@ -68,6 +68,7 @@ import * as pullRequests from '../domain/record/pull-requests';
 import * as reviewFixes from '../domain/delivery/review-fixes';
 import * as stack from '../domain/delivery/stack';
 import * as watchRules from '../domain/delivery/watch-rules';
+import * as trackerRef from '../domain/tracker/tracker-ref';
 
 const SHARED_DOMAIN_MODULES = {
   acceptanceIssues,
@@ -129,6 +130,7 @@ const SHARED_DOMAIN_MODULES = {
   reviewFixes,
   stack,
   watchRules,
+  trackerRef,
 };
 
 /** Parses once through every schema reachable from `value`, so each one's lazy cache exists. */
