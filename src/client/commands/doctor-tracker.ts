@@ -31,14 +31,18 @@ export async function trackerChecks(
   const results: CheckResult[] = [];
   for (const kind of configuredTrackers(config)) {
     const name = `tracker ${kind}`;
-    const fromRepo = repoWidening.some((s) => s.startsWith(`intake.${kind}`));
-    if (fromRepo) {
+    // A tracker left out of `intake:` is the forge: what the repository sets of either decides where it is.
+    const keys = config.intake[kind] ? [`intake.${kind}`] : [`intake.${kind}`, 'forge.'];
+    const fromRepo = repoWidening
+      .map((s) => s.replace(/: .*$/, ''))
+      .filter((key) => keys.some((k) => key.startsWith(k)));
+    if (fromRepo.length > 0) {
       results.push({
         name,
         level: 'fail',
         detail:
-          `not checked: the repository's saga.config.yaml sets intake.${kind}, and your token is not sent to a ` +
-          'tracker a repository names: put it in your own saga.config.yaml',
+          `not checked: the repository's saga.config.yaml sets ${fromRepo.join(', ')}, and your token is not ` +
+          'sent to a tracker a repository names: put it in your own saga.config.yaml',
       });
       continue;
     }

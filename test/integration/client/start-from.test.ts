@@ -13,6 +13,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { createSampleRepo } from '../../../src/demo/sample-repo';
 import { sagaWorkflowId } from '../../../src/domain/contract/naming';
 import type { SagaInput } from '../../../src/domain/saga/saga-input';
+import type { TrackerWatchInput } from '../../../src/domain/tracker/issue-sync';
 import { issueSagaName } from '../../../src/domain/tracker/tracker-ref';
 import { runSaga } from '../../harness/cli';
 import { startGitea, type TestGitea } from '../../harness/gitea';
@@ -53,15 +54,11 @@ afterAll(async () => {
   await env?.close();
 });
 
-/** `saga start --from REF` with the token variable as given (alice's by default). */
-async function startFrom(
-  ref: string,
-  token: string | undefined = gitea.users.alice.token,
-  ...extra: string[]
-) {
+/** `saga start --from REF` with the token variable as given (alice's by default; null: not set). */
+async function startFrom(ref: string, token: string | null = gitea.users.alice.token, ...extra: string[]) {
   const cliEnv: NodeJS.ProcessEnv = { ...env.cliEnv };
   delete cliEnv[TOKEN_ENV];
-  if (token !== undefined) cliEnv[TOKEN_ENV] = token;
+  if (token !== null) cliEnv[TOKEN_ENV] = token;
   const args = [
     'start',
     '--repo',
@@ -105,7 +102,7 @@ test('a bad reference: refused naming the forms, exit 1, nothing started', async
 });
 
 test('the token variable not set: refused naming the variable and its key, nothing started', async () => {
-  const r = await startFrom(`gitea:alice/demo#${issue}`, undefined);
+  const r = await startFrom(`gitea:alice/demo#${issue}`, null);
   expect(r.code).toBe(1);
   expect(r.stderr).toContain(`${TOKEN_ENV} is not set: export the gitea token in ${TOKEN_ENV}`);
   expect(r.stderr).toContain('intake.gitea.token_env');
@@ -227,6 +224,51 @@ describe('saga watch: argument errors, each exit 1 naming the problem, nothing s
     );
     expect(goal.code).toBe(1);
     expect(goal.stderr).toContain("each saga's goal is its issue's title, so 'Ship it' has no place here");
+  });
+
+  test('a watch starts once: checked, the tracker asked, then a second start says it runs and how to stop it', async () => {
+    const args = [
+      'watch',
+      '--repo',
+      repo,
+      '--config',
+      configFile,
+      '--from',
+      'gitea:alice/demo',
+      '--label',
+      'saga',
+    ];
+    const cliEnv = { ...env.cliEnv, [TOKEN_ENV]: gitea.users.alice.token };
+    const first = await runSaga([...args, '--skip-agent-check', '--max', '2', '--', '--parallel=2'], cliEnv);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain("gitea:alice/demo answers: 0 open issue(s) labelled 'saga' now.");
+    expect(first.stdout).toMatch(
+      /Started the watch of gitea:alice\/demo label 'saga' \(workflow saga-watch-gitea-alice-demo-saga-/,
+    );
+    const id = /workflow (saga-watch-[a-z0-9-]+)/.exec(first.stdout)![1]!;
+    const started = await env.client.workflow.getHandle(id).fetchHistory();
+    const input = defaultPayloadConverter.fromPayload<TrackerWatchInput>(
+      started.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!,
+    );
+    expect(input).toMatchObject({
+      scope: { kind: 'gitea', owner: 'alice', repo: 'demo' },
+      label: 'saga',
+      tracker: { kind: 'gitea', url: gitea.url, tokenEnv: TOKEN_ENV },
+      maxSagas: 2,
+      pollSeconds: 60,
+      argumentsText: '--parallel=2',
+      template: { repo, configFile, agent: null, deliver: false },
+    });
+    expect(JSON.stringify(input)).not.toContain(gitea.users.alice.token);
+
+    const second = await runSaga([...args, '--skip-agent-check'], cliEnv);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain(
+      `The watch of gitea:alice/demo label 'saga' is already running (workflow ${id})`,
+    );
+    expect(second.stdout).toContain("saga watch --stop --from gitea:alice/demo --label 'saga'");
+    await env.client.workflow.getHandle(id).terminate('test done');
   });
 
   test('--stop with no watch running says so (exit 0); --status says none runs (exit 1)', async () => {
