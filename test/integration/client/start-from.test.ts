@@ -75,14 +75,13 @@ async function startFrom(ref: string, token: string | null = gitea.users.alice.t
   return result;
 }
 
-/** No saga directory, no saga workflow: nothing was started. */
+/** No saga directory, no saga workflow of the issue's name: nothing was started (other files share the server). */
 async function expectNothingStarted(result: { stdout: string }) {
   expect(result.stdout).not.toContain('Started saga');
-  expect(existsSync(env.sagaHome) ? readdirSync(env.sagaHome).filter((f) => !f.startsWith('.')) : []).toEqual(
-    [],
-  );
-  const sagas = await runSaga(['list', '--json'], env.cliEnv);
-  expect(JSON.parse(sagas.stdout)).toEqual([]);
+  const dirs = existsSync(env.sagaHome) ? readdirSync(env.sagaHome).filter((f) => !f.startsWith('.')) : [];
+  expect(dirs).toEqual([]);
+  const sagas = JSON.parse((await runSaga(['list', '--json'], env.cliEnv)).stdout) as { name: string }[];
+  expect(sagas.map((s) => s.name).filter((n) => n.startsWith('gitea-alice-demo'))).toEqual([]);
 }
 
 /** The input the saga workflow was started with, as its history holds it. */
@@ -179,18 +178,21 @@ test('a good reference: the saga named after the issue, its title the goal, the 
 describe('saga watch: argument errors, each exit 1 naming the problem, nothing started', () => {
   const base = ['watch', '--repo', '.', '--config', 'missing.yaml'];
   test.each([
-    [['--from', 'gitea:alice/demo#3', '--label', 'saga'], "'gitea:alice/demo#3' is not a tracker to watch"],
+    [
+      ['--from', 'gitea:alice/demo#3', '--label', 'cli-test'],
+      "'gitea:alice/demo#3' is not a tracker to watch",
+    ],
     [['--from', 'gitea:alice/demo', '--label', 'saga:planning'], "the saga's own phase labels"],
     [
-      ['--from', 'gitea:alice/demo', '--label', 'saga', '--max', '0'],
+      ['--from', 'gitea:alice/demo', '--label', 'cli-test', '--max', '0'],
       '--max 0: give a whole number from 1 to 50',
     ],
     [
-      ['--from', 'gitea:alice/demo', '--label', 'saga', '--poll', '2'],
+      ['--from', 'gitea:alice/demo', '--label', 'cli-test', '--poll', '2'],
       '--poll 2: give a whole number from 5',
     ],
     [
-      ['--from', 'gitea:alice/demo', '--label', 'saga', '--stop', '--status'],
+      ['--from', 'gitea:alice/demo', '--label', 'cli-test', '--stop', '--status'],
       'give --stop or --status, not both',
     ],
     [['--from', 'gitea:alice/demo'], "required option '--label <LABEL>' not specified"],
@@ -201,11 +203,11 @@ describe('saga watch: argument errors, each exit 1 naming the problem, nothing s
     const watches: string[] = [];
     for await (const wf of env.client.workflow.list({ query: `WorkflowType = 'trackerWatchWorkflow'` }))
       watches.push(wf.workflowId);
-    expect(watches).toEqual([]);
+    expect(watches.filter((id) => id.includes('cli-test'))).toEqual([]);
   });
 
   test('no --repo to start a watch, and a goal among the flags: each refused', async () => {
-    const noRepo = await runSaga(['watch', '--from', 'gitea:alice/demo', '--label', 'saga'], env.cliEnv);
+    const noRepo = await runSaga(['watch', '--from', 'gitea:alice/demo', '--label', 'cli-test'], env.cliEnv);
     expect(noRepo.code).toBe(1);
     expect(noRepo.stderr).toContain('saga watch: --repo PATH is required to start a watch');
     const goal = await runSaga(
@@ -218,7 +220,7 @@ describe('saga watch: argument errors, each exit 1 naming the problem, nothing s
         '--from',
         'gitea:alice/demo',
         '--label',
-        'saga',
+        'cli-test',
       ].concat(['--skip-agent-check', '--', '--parallel=2 Ship it']),
       { ...env.cliEnv, [TOKEN_ENV]: gitea.users.alice.token },
     );
@@ -236,15 +238,15 @@ describe('saga watch: argument errors, each exit 1 naming the problem, nothing s
       '--from',
       'gitea:alice/demo',
       '--label',
-      'saga',
+      'cli-test',
     ];
     const cliEnv = { ...env.cliEnv, [TOKEN_ENV]: gitea.users.alice.token };
     const first = await runSaga([...args, '--skip-agent-check', '--max', '2', '--', '--parallel=2'], cliEnv);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain("gitea:alice/demo answers: 0 open issue(s) labelled 'saga' now.");
+    expect(first.stdout).toContain("gitea:alice/demo answers: 0 open issue(s) labelled 'cli-test' now.");
     expect(first.stdout).toMatch(
-      /Started the watch of gitea:alice\/demo label 'saga' \(workflow saga-watch-gitea-alice-demo-saga-/,
+      /Started the watch of gitea:alice\/demo label 'cli-test' \(workflow saga-watch-gitea-alice-demo-cli-test-/,
     );
     const id = /workflow (saga-watch-[a-z0-9-]+)/.exec(first.stdout)![1]!;
     const started = await env.client.workflow.getHandle(id).fetchHistory();
@@ -253,7 +255,7 @@ describe('saga watch: argument errors, each exit 1 naming the problem, nothing s
     );
     expect(input).toMatchObject({
       scope: { kind: 'gitea', owner: 'alice', repo: 'demo' },
-      label: 'saga',
+      label: 'cli-test',
       tracker: { kind: 'gitea', url: gitea.url, tokenEnv: TOKEN_ENV },
       maxSagas: 2,
       pollSeconds: 60,
@@ -265,19 +267,19 @@ describe('saga watch: argument errors, each exit 1 naming the problem, nothing s
     const second = await runSaga([...args, '--skip-agent-check'], cliEnv);
     expect(second.code).toBe(0);
     expect(second.stdout).toContain(
-      `The watch of gitea:alice/demo label 'saga' is already running (workflow ${id})`,
+      `The watch of gitea:alice/demo label 'cli-test' is already running (workflow ${id})`,
     );
-    expect(second.stdout).toContain("saga watch --stop --from gitea:alice/demo --label 'saga'");
+    expect(second.stdout).toContain("saga watch --stop --from gitea:alice/demo --label 'cli-test'");
     await env.client.workflow.getHandle(id).terminate('test done');
   });
 
   test('--stop with no watch running says so (exit 0); --status says none runs (exit 1)', async () => {
-    const where = ['--from', 'gitea:alice/demo', '--label', 'saga'];
+    const where = ['--from', 'gitea:alice/demo', '--label', 'cli-test'];
     const stop = await runSaga(['watch', ...where, '--stop'], env.cliEnv);
     expect(stop.code).toBe(0);
-    expect(stop.stdout).toContain("No watch of gitea:alice/demo label 'saga' is running");
+    expect(stop.stdout).toContain("No watch of gitea:alice/demo label 'cli-test' is running");
     const status = await runSaga(['watch', ...where, '--status'], env.cliEnv);
     expect(status.code).toBe(1);
-    expect(status.stderr).toContain("gitea:alice/demo label 'saga'");
+    expect(status.stderr).toContain("gitea:alice/demo label 'cli-test'");
   });
 });
