@@ -12,6 +12,10 @@ export { usageLine } from './command-decl';
 
 const NAME: ArgDecl = { name: 'NAME' };
 const JSON_OPTION: OptionDecl = { name: 'json', description: 'machine-readable output (stable, documented)' };
+const DELIVER_OPTION: OptionDecl = {
+  name: 'deliver',
+  description: "deliver as pull requests on the config's forge, even with delivery: local",
+};
 
 export const COMMAND_DECLS: readonly TopCommandDecl[] = [
   ...DEV_AND_WORKER_DECLS,
@@ -34,15 +38,57 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
         name: 'trust-repo-config',
         description: "let the repository's saga.config.yaml set commands, sandbox, network, env and delivery",
       },
+      DELIVER_OPTION,
       {
-        name: 'deliver',
-        description: "deliver as pull requests on the config's forge, even with delivery: local",
+        name: 'from',
+        value: 'REF',
+        description: 'start from an issue: github:OWNER/REPO#N, gitea:OWNER/REPO#N or linear:TEAM-N',
       },
     ],
     notes:
       'ARGUMENTS is the slash-command text, best given after --, e.g.\n' +
       '  saga start --repo ~/src/app -- "--autonomous --parallel=3 Ship dark mode"\n' +
-      "With no goal (and no --plan) it picks up the repository's unfinished saga, as saga continue would.",
+      "With no goal (and no --plan) it picks up the repository's unfinished saga, as saga continue would.\n" +
+      'With --from the issue is the request (untrusted text) and its title the goal unless one is typed.',
+  },
+  {
+    name: 'watch',
+    load: async () => (await import('./commands/watch')).watchCommand,
+    summary: 'start a saga per newly labelled issue of a tracker',
+    args: [{ name: 'ARGUMENTS', optional: true, variadic: true }],
+    options: [
+      {
+        name: 'from',
+        value: 'SCOPE',
+        required: true,
+        description: 'the issues to watch: github:OWNER/REPO, gitea:OWNER/REPO or linear:TEAM',
+      },
+      { name: 'label', value: 'LABEL', required: true, description: 'the label that starts a saga' },
+      { name: 'repo', value: 'PATH', description: 'the git repository the sagas work on (to start a watch)' },
+      { name: 'max', value: 'N', description: 'sagas running at once, at most (default: intake.max_sagas)' },
+      {
+        name: 'poll',
+        value: 'SECONDS',
+        description: 'how often the tracker is asked (default: intake.poll_seconds)',
+      },
+      { name: 'agent', value: 'PROFILE', description: 'agent profile for the tasks' },
+      { name: 'config', value: 'FILE', description: 'saga config file' },
+      { name: 'base', value: 'BRANCH', description: 'branch to start from (default: the current one)' },
+      { name: 'allow-dirty', description: 'start even if the repository has uncommitted changes' },
+      { name: 'skip-agent-check', description: 'do not check the agent CLI before starting' },
+      {
+        name: 'trust-repo-config',
+        description: "let the repository's saga.config.yaml set commands, sandbox, network, env and delivery",
+      },
+      DELIVER_OPTION,
+      { name: 'stop', description: 'stop the watch (the sagas it started go on)' },
+      { name: 'status', description: 'what the watch started, runs and waits for' },
+      JSON_OPTION,
+    ],
+    notes:
+      'ARGUMENTS are flags only, given to every saga, e.g.\n' +
+      '  saga watch --repo ~/src/app --from gitea:acme/app --label saga -- "--parallel=2"\n' +
+      "Each saga's name comes from its issue, so an issue gets one saga however often the watch restarts.",
   },
   {
     name: 'status',
@@ -206,7 +252,7 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
   {
     name: 'doctor',
     load: async () => (await import('./commands/doctor')).doctorCommand,
-    summary: 'check git, server, saga home, the forge and agent CLIs',
+    summary: 'check git, server, saga home, the forge, the trackers and agent CLIs',
     options: [
       { name: 'repo', value: 'PATH', description: 'also check this repository' },
       { name: 'config', value: 'FILE', description: 'saga config file' },

@@ -68,6 +68,7 @@ import * as pullRequests from '../domain/record/pull-requests';
 import * as reviewFixes from '../domain/delivery/review-fixes';
 import * as stack from '../domain/delivery/stack';
 import * as watchRules from '../domain/delivery/watch-rules';
+import * as trackerRef from '../domain/tracker/tracker-ref';
 import * as workpadText from '../domain/tracker/workpad-text';
 
 const SHARED_DOMAIN_MODULES = {
@@ -130,6 +131,7 @@ const SHARED_DOMAIN_MODULES = {
   reviewFixes,
   stack,
   watchRules,
+  trackerRef,
   workpadText,
 };
 

@@ -1,6 +1,7 @@
 /**
  * `saga doctor [--repo PATH] [--agent NAME [--probe]] [--json]`: can this machine run sagas? git, the
- * Temporal connection, the saga home, the repo and its config, the forge it names (doctor-forge.ts), and
+ * Temporal connection, the saga home, the repo and its config, the forge it names (doctor-forge.ts), the
+ * trackers it names (doctor-tracker.ts), and
  * each agent profile it would use; the
  * other presets are listed as optional. Exit 0 when nothing checked failed (warnings allowed), 2 otherwise.
  */
@@ -21,6 +22,7 @@ import { knownAgentNames } from '../../domain/config/config';
 import { parseSagaConfigText } from '../../domain/config/config-text';
 import { defaultSagaHome } from '../../worker/host-settings';
 import { forgeChecks } from './doctor-forge';
+import { trackerChecks } from './doctor-tracker';
 import { bool, str } from '../args';
 import type { ParsedArgs } from '../command-decl';
 import { connectionSettings } from '../connection';
@@ -45,6 +47,7 @@ export async function doctorCommand(
   results.push(check, await commandSandboxCheck(config));
   if (config.forge)
     results.push(...(await forgeChecks(config.forge, repo ? path.resolve(repo) : undefined, repoWidening)));
+  results.push(...(await trackerChecks(config, repoWidening)));
   if (agentName && !knownAgentNames(config).includes(agentName))
     throw new UserError(
       `saga doctor: --agent ${agentName}: unknown agent profile. Known: ${knownAgentNames(config).join(', ')}.`,

@@ -23,12 +23,14 @@ import {
 import { statusJson } from '../status-json';
 import { autoPickStatusLines, newAutoPickNotices } from '../auto-pick-view';
 import { findTranscript, transcriptFormat } from '../transcripts';
+import { runningWatchLines } from './watch-status';
 import type { Io } from '../io';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function renderStatus(s: SagaStatus, agents: RunningAgent[] = []): string {
   const lines = [`Saga ${s.name} — ${s.phase}${s.round > 1 ? ` (round ${s.round})` : ''}`, `Goal: ${s.goal}`];
+  if (s.source) lines.push(`Source: ${s.source.ref} (${s.source.url})`);
   if (s.error) lines.push(`Error: ${s.error}`);
   lines.push(`Mode: ${s.executionMode}`);
   lines.push(...autoPickStatusLines(s.log));
@@ -142,7 +144,8 @@ export async function watchUntilDone(client: Client, name: string, io: Io): Prom
 }
 
 export async function listCommand(args: ParsedArgs, io: Io, connect: () => Promise<Client>): Promise<number> {
-  const sagas = await listSagas(await connect());
+  const client = await connect();
+  const sagas = await listSagas(client);
   if (bool(args, 'json')) io.out(JSON.stringify(sagas, null, 2));
   else if (!sagas.length) io.out('No sagas yet. Start one: saga start --repo PATH -- "Ship dark mode"');
   else
@@ -150,6 +153,8 @@ export async function listCommand(args: ParsedArgs, io: Io, connect: () => Promi
       io.out(
         `${s.name.padEnd(40)} ${(s.phase ?? '-').padEnd(15)} ${s.status}${s.awaitingInput ? '  (waiting for input)' : ''}`,
       );
+  // The running `saga watch`es, under the sagas they start (the JSON list stays the sagas' alone).
+  if (!bool(args, 'json')) for (const line of await runningWatchLines(client)) io.out(`Watches: ${line}`);
   return 0;
 }
 

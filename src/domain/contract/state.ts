@@ -245,6 +245,8 @@ export const SagaStatusSchema = z.object({
   repo: z.string(),
   /** `saga start --config FILE` (absolute), or null when settings come from the repo or saga home. */
   configFile: z.string().nullable().optional(),
+  /** A saga from an issue (`saga start --from`, `saga watch`): its reference (`gitea:acme/app#12`) and page. */
+  source: z.object({ ref: z.string(), url: z.string() }).nullable().optional(),
   flags: FlagsResultSchema,
   executionMode: z.string(),
   pending: z.array(InteractionSchema),

@@ -39,6 +39,7 @@ import { InteractionHub } from './interaction-hub';
 import { ProgressProjector } from './progress-projector';
 import type { PlannedSaga } from './saga-intake';
 import { SearchAttributeBatch } from './search-attribute-batch';
+import { trackerRefText } from '../../domain/tracker/tracker-ref';
 
 export class SagaRun {
   readonly self = workflowInfo().workflowId;
@@ -196,6 +197,7 @@ export class SagaRun {
       goal: input.goal,
       repo: input.repo,
       configFile: input.configFile ?? null,
+      ...(input.source ? { source: { ref: trackerRefText(input.source.ref), url: input.source.url } } : {}),
       flags: input.flags,
       executionMode: this.executionModeLabel,
       pending: this.hub.list(),

@@ -32,6 +32,14 @@ function greetingStatus(): SagaStatus {
 }
 
 describe('saga status (the terminal view)', () => {
+  it("shows where a saga from an issue came from, the tracker's url without its escapes", () => {
+    const status = greetingStatus();
+    expect(renderStatus(status)).not.toContain('Source:');
+    status.source = { ref: 'gitea:alice/demo#3', url: 'https://git.example.com/alice/demo/issues/3\x1b[2J' };
+    const lines = renderStatus(status).split('\n');
+    expect(lines[2]).toBe('Source: gitea:alice/demo#3 (https://git.example.com/alice/demo/issues/3)');
+  });
+
   it("shows an integrated milestone's landed tasks as its count, and every task that did not land", () => {
     const status = greetingStatus();
     const [m1, m2] = status.milestones;
