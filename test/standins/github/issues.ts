@@ -155,3 +155,16 @@ export const issueRoutes: Record<string, (s: GitHubState, call: Call) => Answer>
     };
   },
 };
+
+/**
+ * As GitHub does when a PR merges into the default branch: the issues its body names with a closing
+ * keyword (`Closes #3`, `fixes alice/demo#3`) in this repository are closed.
+ */
+export function closeReferencedIssues(s: GitHubState, body: string): void {
+  const keyword = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:([\w.-]+)\/([\w.-]+))?#(\d+)\b/gi;
+  for (const [, owner, repo, number] of body.matchAll(keyword)) {
+    if (owner && (owner !== s.owner.login || repo !== s.repo.name)) continue;
+    const issue = s.issues.find((i) => i.number === Number(number));
+    if (issue && issue.state === 'open') Object.assign(issue, { state: 'closed', updatedAt: now() });
+  }
+}

@@ -13,7 +13,7 @@ import {
   simpleUser,
 } from './fixtures';
 import type { MergeMethod } from './bare-repo';
-import { issueRoutes } from './issues';
+import { closeReferencedIssues, issueRoutes } from './issues';
 import type { CommentRecord, GitHubState, PullRecord, UserRecord } from './records';
 
 export interface Call {
@@ -142,6 +142,7 @@ function merge(s: GitHubState, call: Call): Answer {
   if (!sha) return fail(405, 'Merge conflict between base and head');
   Object.assign(pull, { merged: true, state: 'closed', mergeCommitSha: sha, updatedAt: now() });
   s.branches.set(pull.base, sha);
+  if (pull.base === s.repo.defaultBranch) closeReferencedIssues(s, pull.body ?? '');
   return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
 }
 
