@@ -40,6 +40,8 @@ export interface IntakeHooks {
   sagaDirReady: () => void;
   /** Progress a finished phase returned with its result (applied in order). */
   progress: (events: ProgressEvent[]) => void;
+  /** The run settings are fixed (a saga from an issue starts its issue sync). */
+  settingsLoaded?: (settings: SagaContext['settings']) => Promise<void>;
 }
 
 export interface PlannedSaga {
@@ -68,6 +70,7 @@ export async function intakeAndPlan(
     ...(input.trustRepoConfig ? { trustRepoConfig: true } : {}),
     ...(input.deliver ? { deliver: true } : {}),
   });
+  await hooks.settingsLoaded?.(settings);
   const agentName = input.agent ?? settings.defaultAgent;
   const anyProfile = patched(PATCHES.parallelAnyProfile);
   const modes = resolveRunModes(

@@ -1,5 +1,5 @@
 /**
- * STOPGAP until the intake domain lands (issue 46): the three domain functions the tracker workflows call,
+ * STOPGAP until the intake domain lands: the three domain functions the tracker workflows call,
  * in their contract's names and shapes, kept minimal. At merge this file goes and the imports point at the
  * domain's own modules: `renderWorkpad` (the workpad's text), `intakeSource` (the issue made safe) and
  * `issueSagaInput` (a watch's saga input). Not for use by anything else.
