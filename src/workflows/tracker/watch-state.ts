@@ -11,6 +11,7 @@ import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/c
 import type { TrackerWatchInput, TrackerWatchStatus } from '../../domain/tracker/issue-sync';
 import { trackerRefText, type TrackerRef } from '../../domain/tracker/tracker-ref';
 import { cappedLine } from '../../domain/text/caps';
+import { failureReason } from '../../domain/saga/failure';
 import type { sagaWorkflow } from '../saga/saga';
 import { intakeSource, issueSagaInput } from './domain-stopgap';
 import { temporalActivities, trackerActivities } from './tracker-proxies';
@@ -111,6 +112,10 @@ export class TrackerWatch {
       this.running.push(input.name);
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      // Started by another watch or by hand: it takes a place while it runs.
+      const id = sagaWorkflowId(input.name);
+      if ((await this.temporal.runningSagas({ workflowIds: [id] })).includes(id))
+        this.running.push(input.name);
     }
     this.started = [...this.started, { ref: text, sagaName: input.name, at: new Date().toISOString() }].slice(
       -STARTED_KEEP,
@@ -118,9 +123,7 @@ export class TrackerWatch {
   }
 
   private problem(what: string, error: unknown): void {
-    this.lastError = cappedLine(
-      `${this.lastPollAt ?? ''} ${what}: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    this.lastError = cappedLine(`${this.lastPollAt ?? ''} ${what}: ${failureReason(error)}`);
   }
 
   carried(): WatchCarry {

@@ -16,7 +16,7 @@ import type { TrackerWatchInput, TrackerWatchStatus } from '../../domain/tracker
 import { TrackerWatch, type WatchCarry } from './watch-state';
 
 /** Looks per run at most: each is a few events plus one per saga started. */
-const POLLS_PER_RUN = 200;
+const POLLS_PER_RUN = 50;
 
 export async function trackerWatchWorkflow(
   input: TrackerWatchInput,
