@@ -14,6 +14,7 @@ import { createProgressActivities } from './artifacts/projector';
 import { createRoleAgentActivities } from './agents/roles';
 import { createSagaSetupActivities } from './planning/saga-setup';
 import { createTaskAttemptActivities } from './task-attempt';
+import { createSagaAnswerActivities } from './tracker/saga-answers';
 import { createTrackerActivities } from './tracker/tracker-activities';
 import { createValidationActivities } from './validation';
 
@@ -52,6 +53,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createForgeActivities(),
     // Intake from a tracker (`saga start --from`, `saga watch`): the issue, the write-back, the replies.
     ...createTrackerActivities(),
+    // Replies on the issue answer through the saga's respond Update; the watch counts its running sagas.
+    ...createSagaAnswerActivities(),
     // Chat notifications; configured from the worker's environment.
     ...createNotifyActivities({ sagaHome: deps.sagaHome }),
   };

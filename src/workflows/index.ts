@@ -7,3 +7,5 @@ export { taskWorkflow } from './task/task';
 export { validationWorkflow } from './saga/validation';
 export { acceptanceWorkflow } from './saga/acceptance';
 export { deliveryWorkflow } from './delivery/delivery';
+export { issueSyncWorkflow } from './tracker/issue-sync';
+export { trackerWatchWorkflow } from './tracker/watch';

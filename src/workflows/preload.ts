@@ -68,7 +68,13 @@ import * as pullRequests from '../domain/record/pull-requests';
 import * as reviewFixes from '../domain/delivery/review-fixes';
 import * as stack from '../domain/delivery/stack';
 import * as watchRules from '../domain/delivery/watch-rules';
+import * as terminal from '../domain/text/terminal';
+import * as trackerIssue from '../domain/tracker/issue';
+import * as issueReplies from '../domain/tracker/issue-replies';
+import * as issueSync from '../domain/tracker/issue-sync';
 import * as trackerRef from '../domain/tracker/tracker-ref';
+import * as workpad from '../domain/tracker/workpad';
+import * as workpadUpdates from '../domain/tracker/workpad-updates';
 import * as workpadText from '../domain/tracker/workpad-text';
 
 const SHARED_DOMAIN_MODULES = {
@@ -131,7 +137,13 @@ const SHARED_DOMAIN_MODULES = {
   reviewFixes,
   stack,
   watchRules,
+  terminal,
+  trackerIssue,
+  issueReplies,
+  issueSync,
   trackerRef,
+  workpad,
+  workpadUpdates,
   workpadText,
 };
 

@@ -11,7 +11,16 @@
  * Here: one milestone's life (its tasks, integration, re-delegation of what integration sends back).
  * Workflow state (deterministic, no I/O but activities and child workflows).
  */
-import { patched, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import {
+  getExternalWorkflowHandle,
+  log,
+  patched,
+  setCurrentDetails,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { workpadSignal } from '../../domain/saga/messages';
+import { issueSyncWorkflowId } from '../../domain/tracker/issue-sync';
+import { milestoneUpdate } from '../../domain/tracker/workpad-updates';
 import { INTEGRATION_REDOS, integrationEscalation } from '../../domain/fleet/fleet-run';
 import type { Plan, PlanMilestone } from '../../domain/plan';
 import type { SagaContext } from '../../domain/saga/saga-input';
@@ -88,6 +97,7 @@ export class Fleet {
         state.integrated(mState, result.head);
         await this.recordMilestone(mState);
         await this.deliver(mState);
+        await this.tellIssue();
         return 'integrated';
       }
       if (result.unrunnable) {
@@ -147,6 +157,20 @@ export class Fleet {
     const i = this.pullRequests.findIndex((p) => p.number === pr.number);
     if (i === -1) this.pullRequests.push(pr);
     else this.pullRequests[i] = pr;
+  }
+
+  /** A saga from an issue: its workpad shows the milestones, the PRs so far and the cost (never fails). */
+  private async tellIssue(): Promise<void> {
+    if (!this.ctx.settings.intake) return;
+    const update = milestoneUpdate(
+      this.plan,
+      this.state.milestones,
+      this.pullRequests,
+      this.state.usage.costUsd,
+    );
+    await getExternalWorkflowHandle(issueSyncWorkflowId(this.ctx.name))
+      .signal(workpadSignal, update)
+      .catch((error: unknown) => log.warn('Could not tell the issue sync', { error: String(error) }));
   }
 
   /**

@@ -40,6 +40,8 @@ export interface IntakeHooks {
   sagaDirReady: () => void;
   /** Progress a finished phase returned with its result (applied in order). */
   progress: (events: ProgressEvent[]) => void;
+  /** The run settings are fixed (a saga from an issue starts its issue sync). */
+  settingsLoaded?: (settings: SagaContext['settings']) => Promise<void>;
 }
 
 export interface PlannedSaga {
@@ -69,6 +71,7 @@ export async function intakeAndPlan(
     ...(input.deliver ? { deliver: true } : {}),
     ...(input.source ? { intake: input.source.ref } : {}),
   });
+  await hooks.settingsLoaded?.(settings);
   const agentName = input.agent ?? settings.defaultAgent;
   const anyProfile = patched(PATCHES.parallelAnyProfile);
   const modes = resolveRunModes(

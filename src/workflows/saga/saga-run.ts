@@ -36,6 +36,7 @@ import { quickActivities } from '../activity-proxies';
 import { ask, askAll } from '../ask';
 import { InteractionEffects } from './interaction-effects';
 import { InteractionHub } from './interaction-hub';
+import { IssueLink } from './issue-link';
 import { ProgressProjector } from './progress-projector';
 import type { PlannedSaga } from './saga-intake';
 import { SearchAttributeBatch } from './search-attribute-batch';
@@ -68,6 +69,8 @@ export class SagaRun {
   /** Chat notifications, reminders and decisions.md entries around interactions (never blocking the hub). */
   readonly effects: InteractionEffects;
   readonly hub: InteractionHub;
+  /** The issue the saga came from (`saga start --from`, `saga watch`): its sync's workpad and questions. */
+  readonly issue: IssueLink;
   readonly projector: ProgressProjector;
   private readonly attributes = new SearchAttributeBatch();
   /** The SagaAwaitingInput search attribute as last set (a new run starts with the default, false). */
@@ -108,6 +111,7 @@ export class SagaRun {
       noChatSince: carry?.noChatSince ?? null,
     });
     this.hub = new InteractionHub(carry?.hub, (change) => this.interactionChanged(change));
+    this.issue = new IssueLink(input, carry?.ctx.settings.intake, () => this.hub.list());
     this.projector = new ProgressProjector(
       this.quick,
       { sagaDir: input.sagaDir, workflowId: this.self },
@@ -184,6 +188,7 @@ export class SagaRun {
   async settle(): Promise<void> {
     await this.effects.settled();
     await this.hub.delivered();
+    await this.issue.settled();
     await condition(allHandlersFinished);
   }
 
@@ -260,6 +265,7 @@ export class SagaRun {
     const waiting = this.hub.list().length > 0;
     if (waiting !== this.awaitingInput) this.attributes.set({ key: SagaAwaitingInput, value: waiting });
     this.awaitingInput = waiting;
+    this.issue.questionsChanged();
   }
 }
 

@@ -41,12 +41,14 @@ import type { SagaInput } from '../../domain/saga/saga-input';
 import { migrateSagaState, SagaStateError, type SagaState } from '../../domain/saga/saga-state';
 import { SagaName } from '../../domain/contract/search-attributes';
 import type { Phase } from '../../domain/contract/state';
+import { endUpdate, planApprovedUpdate, reviewUpdate } from '../../domain/tracker/workpad-updates';
 import { type AcceptanceResult } from './acceptance';
 import { toInteraction } from '../ask';
 import { accept, confirmByHand, exitResultsOf, writeReport } from './saga-report';
 import { implementationWorkflow } from '../fleet/implementation';
 import { acceptDelivered, delivering, wakeDeliveryWatch } from './delivered-acceptance';
 import { confirmNameRequest, intakeAndPlan, type PlannedSaga } from './saga-intake';
+import { confirmedBefore } from './issue-link';
 import { SagaRun } from './saga-run';
 import { validationWorkflow, type ValidationResult } from './validation';
 
@@ -74,6 +76,8 @@ export async function sagaWorkflow(input: SagaInput, state?: SagaState): Promise
   // Intake's question is open before the respond handler exists, so an answer sent right after
   // `saga start` (even in the first workflow task) finds it.
   if (!run.carried) run.hub.open(toInteraction(confirmNameRequest(input)));
+  // Confirmed before the saga started (`saga watch`: the label): answered here, recorded like any answer.
+  if (!run.carried && input.confirmedBy) confirmedBefore(run.hub, input.confirmedBy);
   // Children open their questions here; users answer them here (the hub sends each answer on, and hands
   // the saga's own answers over in-process: the saga needs no interactionAnswered handler).
   setHandler(interactionOpenedSignal, (...interactions) => interactions.forEach((i) => run.hub.open(i)));
@@ -112,11 +116,13 @@ async function intakeAndPlanning(run: SagaRun): Promise<SagaOutcome> {
       run.sagaDirReady = true;
     },
     progress: (events) => events.forEach((event) => run.applyProgress(event)),
+    settingsLoaded: (settings) => run.issue.start(settings.intake, run.status().uiUrl),
   });
   // Planner runs count in the saga's total.
   run.addUsage(intake.usage);
   if (!intake.planned) return finish(run, 'cancelled');
   run.saga = intake.planned;
+  run.issue.send(planApprovedUpdate(intake.planned.plan, intake.planned.problem));
   return continueFromState(run);
 }
 
@@ -128,6 +134,7 @@ async function runRound(run: SagaRun, planned: PlannedSaga): Promise<SagaOutcome
   if ((await implement(run, planned)) === 'aborted') return finish(run, 'cancelled');
   const validation = await validate(run, planned);
   const reported = await writeReport(run, validation);
+  run.issue.send(reviewUpdate(planned.plan, run.exitResults ?? [], run.progress.usage.costUsd));
   const acceptance = delivering(run)
     ? await acceptDelivered(run, validation, reported)
     : await accept(run, validation, reported);
@@ -219,6 +226,7 @@ async function continueFromState(run: SagaRun): Promise<never> {
 async function finish(run: SagaRun, end: SagaOutcome['phase']): Promise<SagaOutcome> {
   const { input } = run;
   run.setPhase(end);
+  run.issue.send(endUpdate(end, run.progress.usage.costUsd));
   if (run.sagaDirReady) {
     // No saga worktree outlives the saga (branches stay); PROGRESS.md's last write in the same activity.
     run.projector.stop();
