@@ -199,3 +199,14 @@ export function trackerActivities(hostQueue: string) {
     },
   };
 }
+
+/**
+ * What the tracker workflows ask of Temporal itself (src/activities/tracker/saga-answers.ts: an answer
+ * through the saga's respond Update, which sagas still run): quick, retried a few times.
+ */
+export const temporalActivities = (hostQueue: string) =>
+  proxyActivities<SagaActivities>({
+    taskQueue: hostQueue,
+    startToCloseTimeout: '1m',
+    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
+  });

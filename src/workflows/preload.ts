@@ -71,7 +71,9 @@ import * as watchRules from '../domain/delivery/watch-rules';
 import * as terminal from '../domain/text/terminal';
 import * as trackerIssue from '../domain/tracker/issue';
 import * as issueReplies from '../domain/tracker/issue-replies';
+import * as intakeSource from '../domain/tracker/intake-source';
 import * as issueSync from '../domain/tracker/issue-sync';
+import * as watchSaga from '../domain/tracker/watch-saga';
 import * as trackerRef from '../domain/tracker/tracker-ref';
 import * as workpad from '../domain/tracker/workpad';
 import * as workpadUpdates from '../domain/tracker/workpad-updates';
@@ -140,7 +142,9 @@ const SHARED_DOMAIN_MODULES = {
   terminal,
   trackerIssue,
   issueReplies,
+  intakeSource,
   issueSync,
+  watchSaga,
   trackerRef,
   workpad,
   workpadUpdates,

@@ -20,8 +20,8 @@ import type { IssueSyncInput } from '../../domain/tracker/issue-sync';
 import type { IssueReply } from '../../domain/tracker/issue';
 import type { TrackerPhase, Workpad, WorkpadUpdate } from '../../domain/tracker/workpad';
 import { emptyWorkpad, isFinalPhase, mergeWorkpad } from '../../domain/tracker/workpad-updates';
-import { renderWorkpad } from './domain-stopgap';
-import { temporalActivities, trackerActivities } from './tracker-proxies';
+import { renderWorkpad } from '../../domain/tracker/workpad-text';
+import { temporalActivities, trackerActivities } from '../activity-proxies';
 
 /** Waits between reads of the replies while a question is pending: 15 s, 30 s, 1 min, then every 2 min. */
 export const REPLY_POLL_MS = [15_000, 30_000, 60_000, 120_000] as const;

@@ -13,8 +13,9 @@ import { trackerRefText, type TrackerRef } from '../../domain/tracker/tracker-re
 import { cappedLine } from '../../domain/text/caps';
 import { failureReason } from '../../domain/saga/failure';
 import type { sagaWorkflow } from '../saga/saga';
-import { intakeSource, issueSagaInput } from './domain-stopgap';
-import { temporalActivities, trackerActivities } from './tracker-proxies';
+import { intakeSource } from '../../domain/tracker/intake-source';
+import { issueSagaInput } from '../../domain/tracker/watch-saga';
+import { temporalActivities, trackerActivities } from '../activity-proxies';
 
 /** Started issues kept in the status: the workflow id, not this list, is what keeps an issue to one saga. */
 const STARTED_KEEP = 500;
