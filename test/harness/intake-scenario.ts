@@ -122,7 +122,22 @@ export async function runIntakeScenario(
     waitForStatus(env, name, predicate, timeoutMs);
   const comments = () => tracker.comments(issue);
   const waitForComment = (test: (c: { author: string; body: string }) => boolean) =>
-    waitUntil(async () => (await comments()).some(test), 120_000);
+    waitUntil(async () => (await comments()).some(test), 120_000).catch(async (error: Error) => {
+      const sync = env.client.workflow.getHandle(issueSyncWorkflowId(name));
+      const described = await sync.describe().then(
+        (d) => d.status.name,
+        (e: Error) => `not there (${e.message})`,
+      );
+      const history = await sync.fetchHistory().catch(() => null);
+      const events = (history?.events ?? [])
+        .slice(-8)
+        .map((e) => JSON.stringify(e).slice(0, 400))
+        .join('\n');
+      throw new Error(
+        `${error.message}; the issue's comments: ${JSON.stringify(await comments(), null, 1)}; ` +
+          `the issue sync: ${described}\n${events}`,
+      );
+    });
 
   // The watch picks up the labelled issue: a saga named after it, its name confirmed by the label.
   const watch = await runSaga([...watchArgs, '--poll', '5', '--', '--parallel=1'], env.cliEnv);
@@ -153,7 +168,7 @@ export async function runIntakeScenario(
   // The question is on the issue; a reader's answer is ignored and told so; a writer's answers it.
   await waitForComment((c) => c.body.includes(QUESTION.text) && c.body.includes('/answer q1'));
   await tracker.comment('reader', issue, '/answer q1 2');
-  await waitForComment((c) => c.body.includes('ignored') && c.body.includes(tracker.readerLogin));
+  await waitForComment((c) => /ignored/i.test(c.body) && c.body.includes(tracker.readerLogin));
   expect((await answers(env, name)).map((a) => a.interactionId)).not.toContain(question.id);
   await tracker.comment('writer', issue, '/answer q1 2');
   await waitUntil(
