@@ -76,7 +76,11 @@ export class IssueLink {
         typedSearchAttributes: [{ key: SagaName, value: input.name }],
       });
     } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
+        // No write-back then, but the saga goes on: the issue is where it came from, not what it needs.
+        log.warn('Could not start the issue sync; the saga goes on', { error: String(error) });
+        return;
+      }
     }
     this.settings = settings;
     this.send({ phase: 'planning', sagaName: input.name, uiUrl: uiUrl || null });

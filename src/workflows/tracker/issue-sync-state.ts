@@ -98,18 +98,25 @@ export class IssueSync {
     const { tracker, source } = this.input;
     const workpad = this.workpad;
     this.dirty = false;
-    const { commentId } = await this.writeBack.writeWorkpad({
-      tracker,
-      ref: source.ref,
-      body: renderWorkpad(workpad, source),
-      commentId: this.commentId,
-    });
-    this.commentId = commentId;
-    if (workpad.phase !== this.phaseShown) {
-      await this.writeBack.setIssuePhase({ tracker, ref: source.ref, phase: workpad.phase });
-      this.phaseShown = workpad.phase;
+    try {
+      const { commentId } = await this.writeBack.writeWorkpad({
+        tracker,
+        ref: source.ref,
+        body: renderWorkpad(workpad, source),
+        commentId: this.commentId,
+      });
+      this.commentId = commentId;
+      if (workpad.phase !== this.phaseShown) {
+        await this.writeBack.setIssuePhase({ tracker, ref: source.ref, phase: workpad.phase });
+        this.phaseShown = workpad.phase;
+      }
+    } catch (error) {
+      // Retried without a limit, so only what the tracker refuses gets here (a lost permission): said in
+      // the worker's log; the next update tries again.
+      log.warn('The tracker refused the workpad', { error: String(error) });
+    } finally {
+      if (isFinalPhase(workpad.phase)) this.ended = true;
     }
-    if (isFinalPhase(workpad.phase)) this.ended = true;
   }
 
   /** The questions not on the issue yet, in one comment; replies are read from it on. */
@@ -117,14 +124,20 @@ export class IssueSync {
     const pending = this.pending;
     const { book, added } = newQuestions(this.book, pending);
     if (added.length === 0) return;
-    const { commentId } = await this.writeBack.postIssueComment({
-      tracker: this.input.tracker,
-      ref: this.input.source.ref,
-      body: questionsComment(this.input.sagaName, added, pending),
-      marker: questionsMarker(added),
-    });
+    // Kept as posted even when the tracker refuses the comment: asked once, never in a loop.
     this.book = book;
-    this.lastSeen ??= commentId;
+    const posted = await this.writeBack
+      .postIssueComment({
+        tracker: this.input.tracker,
+        ref: this.input.source.ref,
+        body: questionsComment(this.input.sagaName, added, pending),
+        marker: questionsMarker(added),
+      })
+      .catch((error: unknown) => {
+        log.warn('The tracker refused the questions comment', { error: String(error) });
+        return null;
+      });
+    if (posted) this.lastSeen ??= posted.commentId;
     this.pollStep = 0;
     this.nextPollAt = Date.now() + REPLY_POLL_MS[0];
   }
@@ -151,6 +164,11 @@ export class IssueSync {
       await this.handleReply(reply);
       this.lastSeen = reply.id;
     }
+    this.lookedAfterFailure();
+  }
+
+  /** The next read of the replies, after the backoff's next wait. */
+  lookedAfterFailure(): void {
     this.pollStep = Math.min(this.pollStep + 1, REPLY_POLL_MS.length - 1);
     this.nextPollAt = Date.now() + REPLY_POLL_MS[this.pollStep]!;
   }

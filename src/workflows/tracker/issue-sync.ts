@@ -9,6 +9,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  log,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -32,7 +33,12 @@ export async function issueSyncWorkflow(input: IssueSyncInput, state?: IssueSync
     }
     if (sync.dirty) await sync.write();
     else if (sync.hasUnposted()) await sync.postQuestions();
-    else if (sync.pollDue()) await sync.readReplies();
+    else if (sync.pollDue())
+      // A tracker down longer than the read's retries: the next look tries again (from the same reply).
+      await sync.readReplies().catch((error: unknown) => {
+        sync.lookedAfterFailure();
+        log.warn('Could not read the replies on the issue', { error: String(error) });
+      });
     else {
       const wait = sync.pollWaitMs();
       const woken = () => sync.dirty || sync.hasUnposted();

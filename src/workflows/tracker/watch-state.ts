@@ -112,11 +112,14 @@ export class TrackerWatch {
       });
       this.running.push(input.name);
     } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      // Started by another watch or by hand: it takes a place while it runs.
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
+        this.problem(text, error);
+        return;
+      }
+      // Started by another watch or by hand: it takes a place while it runs (unknown: it does).
       const id = sagaWorkflowId(input.name);
-      if ((await this.temporal.runningSagas({ workflowIds: [id] })).includes(id))
-        this.running.push(input.name);
+      const running = await this.temporal.runningSagas({ workflowIds: [id] }).catch(() => [id]);
+      if (running.includes(id)) this.running.push(input.name);
     }
     this.started = [...this.started, { ref: text, sagaName: input.name, at: new Date().toISOString() }].slice(
       -STARTED_KEEP,
