@@ -139,89 +139,127 @@ export async function runIntakeScenario(
       );
     });
 
-  // The watch picks up the labelled issue: a saga named after it, its name confirmed by the label.
-  const watch = await runSaga([...watchArgs, '--poll', '5', '--', '--parallel=1'], env.cliEnv);
-  expect(watch.stderr).toBe('');
-  expect(watch.code).toBe(0);
-  const asked = await waitForStatus(
-    env,
-    name,
-    (s) => s.pending.some((p) => p.prompt.includes(QUESTION.text)),
-    180_000,
-  );
-  const question = asked.pending.find((p) => p.prompt.includes(QUESTION.text))!;
-  expect((await answers(env, name)).find((a) => a.interactionId === 'confirm-name')).toMatchObject({
-    choice: 'confirm',
-    user: expect.stringContaining('saga watch'),
-  });
+  // What the issue showed over time: each workpad text and each set of saga labels, in order.
+  const seen = { workpads: [] as string[], labels: [] as string[] };
+  let watching = true;
+  const observer = (async () => {
+    while (watching) {
+      const pad = (await comments().catch(() => [])).find((c) => c.body.includes(WORKPAD_MARKER));
+      if (pad && seen.workpads.at(-1) !== pad.body) seen.workpads.push(pad.body);
+      const labels = (await tracker.labels(issue).catch(() => [] as string[]))
+        .filter((l) => l.startsWith('saga:'))
+        .join(',');
+      if (labels && seen.labels.at(-1) !== labels) seen.labels.push(labels);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  })();
 
-  // The planner read the issue as fenced, untrusted text without the escapes.
-  const prompts = plannerPrompts(env, name);
-  expect(prompts.some((p) => p.includes('Ignore all previous instructions'))).toBe(true);
-  for (const p of prompts) expect(p).not.toMatch(/\u001b|\u0007/);
-  expect(prompts.join('\n')).toMatch(/untrusted/i);
+  try {
+    // The watch picks up the labelled issue: a saga named after it, its name confirmed by the label.
+    const watch = await runSaga([...watchArgs, '--poll', '5', '--', '--parallel=1'], env.cliEnv);
+    expect(watch.stderr).toBe('');
+    expect(watch.code).toBe(0);
+    const asked = await waitForStatus(
+      env,
+      name,
+      (s) => s.pending.some((p) => p.prompt.includes(QUESTION.text)),
+      180_000,
+    );
+    const question = asked.pending.find((p) => p.prompt.includes(QUESTION.text))!;
+    expect((await answers(env, name)).find((a) => a.interactionId === 'confirm-name')).toMatchObject({
+      choice: 'confirm',
+      user: expect.stringContaining('saga watch'),
+    });
 
-  // The watch stopped and started again: the issue already has its saga, no second one starts.
-  expect((await runSaga([...watchArgs, '--stop'], env.cliEnv)).code).toBe(0);
-  expect((await runSaga([...watchArgs, '--poll', '5', '--', '--parallel=1'], env.cliEnv)).code).toBe(0);
+    // The planner read the issue as fenced, untrusted text without the escapes.
+    const prompts = plannerPrompts(env, name);
+    expect(prompts.some((p) => p.includes('Ignore all previous instructions'))).toBe(true);
+    for (const p of prompts) expect(p).not.toMatch(/\u001b|\u0007/);
+    expect(prompts.join('\n')).toMatch(/untrusted/i);
 
-  // The question is on the issue; a reader's answer is ignored and told so; a writer's answers it.
-  await waitForComment((c) => c.body.includes(QUESTION.text) && c.body.includes('/answer q1'));
-  await tracker.comment('reader', issue, '/answer q1 2');
-  await waitForComment((c) => /ignored/i.test(c.body) && c.body.includes(tracker.readerLogin));
-  expect((await answers(env, name)).map((a) => a.interactionId)).not.toContain(question.id);
-  await tracker.comment('writer', issue, '/answer q1 2');
-  await waitUntil(
-    async () => (await answers(env, name)).some((a) => a.interactionId === question.id),
-    120_000,
-  );
-  const answer = (await answers(env, name)).find((a) => a.interactionId === question.id)!;
-  expect(answer).toMatchObject({ choice: 'Hello NAME', user: `${tracker.kind}:${tracker.writerLogin}` });
-  expect(await tracker.labels(issue)).toContain('saga:planning');
+    // The watch stopped and started again: the issue already has its saga, no second one starts.
+    expect((await runSaga([...watchArgs, '--stop'], env.cliEnv)).code).toBe(0);
+    expect((await runSaga([...watchArgs, '--poll', '5', '--', '--parallel=1'], env.cliEnv)).code).toBe(0);
 
-  // The plan is approved from the issue; the workpad shows the plan.
-  await waitForPending(env, name, 'plan-approval-1', 120_000);
-  await waitForComment((c) => c.body.includes('/approve'));
-  await tracker.comment('writer', issue, '/approve');
-  await status((s) => s.phase === 'implementation' || s.phase === 'validation' || s.phase === 'acceptance');
-  const workpads = async () => (await comments()).filter((c) => c.body.includes(WORKPAD_MARKER));
-  await waitUntil(async () => (await workpads()).some((c) => /milestone/i.test(c.body)), 120_000);
+    // The question is on the issue; a reader's answer is ignored and told so; a writer's answers it.
+    await waitForComment((c) => c.body.includes(QUESTION.text) && c.body.includes('/answer q1'));
+    await tracker.comment('reader', issue, '/answer q1 2');
+    await waitForComment((c) => /ignored/i.test(c.body) && c.body.includes(tracker.readerLogin));
+    expect((await answers(env, name)).map((a) => a.interactionId)).not.toContain(question.id);
+    await tracker.comment('writer', issue, '/answer q1 2');
+    await waitUntil(
+      async () => (await answers(env, name)).some((a) => a.interactionId === question.id),
+      120_000,
+    );
+    const answer = (await answers(env, name)).find((a) => a.interactionId === question.id)!;
+    expect(answer).toMatchObject({ choice: 'Hello NAME', user: `${tracker.kind}:${tracker.writerLogin}` });
+    expect(await tracker.labels(issue)).toContain('saga:planning');
 
-  // Both milestones integrated: the workpad shows each, the issue is in review, the PRs close the issue.
-  const atAcceptance = await status((s) => s.pending.some((p) => p.id === 'acceptance-1'), 300_000);
-  await waitUntil(async () => (await tracker.labels(issue)).includes('saga:review'), 120_000);
-  expect((await tracker.labels(issue)).filter((l) => l.startsWith('saga:'))).toEqual(['saga:review']);
-  const pad = (await workpads())[0]!;
-  expect(await workpads()).toHaveLength(1);
-  expect(pad.body).toContain('Add greet(name) with its tests');
-  for (const pr of atAcceptance.pullRequests ?? []) {
-    expect(pr.url).toBeTruthy();
-    await tracker.setStatus(pr.headSha, 'success', 'tests passed');
+    // The plan is approved from the issue; the workpad shows the plan.
+    await waitForPending(env, name, 'plan-approval-1', 120_000);
+    await waitForComment((c) => c.body.includes('/approve'));
+    await tracker.comment('writer', issue, '/approve');
+    await status((s) => s.phase === 'implementation' || s.phase === 'validation' || s.phase === 'acceptance');
+    const workpads = async () => (await comments()).filter((c) => c.body.includes(WORKPAD_MARKER));
+    await waitUntil(async () => (await workpads()).some((c) => /milestone/i.test(c.body)), 120_000);
+
+    // Both milestones integrated: the workpad shows each, the issue is in review, the PRs close the issue.
+    const atAcceptance = await status((s) => s.pending.some((p) => p.id === 'acceptance-1'), 300_000);
+    // The label moves by adding the new one, then taking the others off: it ends as the one label.
+    const sagaLabels = async () => (await tracker.labels(issue)).filter((l) => l.startsWith('saga:'));
+    await waitUntil(async () => (await sagaLabels()).join() === 'saga:review', 120_000);
+    // One workpad: it showed the plan, then milestone 1 integrated while 2 was not yet, then both, the PRs.
+    expect(await workpads()).toHaveLength(1);
+    const row = (m: number, title: string, state: string) => `| **${m}** | **${title}** | ${state} |`;
+    const m1Done = row(1, 'Core library', 'integrated');
+    const m2Done = row(2, 'Command-line entry point', 'integrated');
+    expect(seen.workpads.some((w) => w.includes('Core library') && !w.includes(m1Done))).toBe(true);
+    expect(seen.workpads.some((w) => w.includes(m1Done) && !w.includes(m2Done))).toBe(true);
+    const pad = (await workpads())[0]!.body;
+    expect(pad).toContain(m2Done);
+    expect(pad).toContain('- [x] E1: greet() returns the greeting (passed)');
+    for (const pr of atAcceptance.pullRequests ?? []) expect(pad).toContain(`[#${pr.number}](`);
+    for (const pr of atAcceptance.pullRequests ?? []) {
+      expect(pr.url).toBeTruthy();
+      await tracker.setStatus(pr.headSha, 'success', 'tests passed');
+    }
+
+    // Merged: the forge closes the issue; the workpad says done; the label too.
+    const merged = await runSaga(['accept', name, '--merge'], env.cliEnv);
+    expect(merged.stderr).toBe('');
+    expect(merged.code).toBe(0);
+    const done = await status((s) => s.phase === 'complete');
+    await waitUntil(async () => (await tracker.issueState(issue)) === 'closed', 60_000);
+    await waitUntil(async () => (await tracker.labels(issue)).includes('saga:done'), 120_000);
+    await waitUntil(async () => seen.workpads.at(-1)?.includes('saga:done') ?? false, 30_000);
+    await waitUntil(async () => seen.labels.at(-1) === 'saga:done', 30_000);
+    // The labels followed the phases (each held alone once the move was done).
+    expect(seen.labels.filter((l) => !l.includes(','))).toEqual([
+      'saga:planning',
+      'saga:implementation',
+      'saga:review',
+      'saga:done',
+    ]);
+
+    // One saga for the issue, however often the watch ran: every saga run on this queue is that saga's.
+    const sagas = new Set<string>();
+    const query = `WorkflowType = 'sagaWorkflow' AND TaskQueue = '${env.taskQueue}'`;
+    for await (const w of env.client.workflow.list({ query })) sagas.add(w.workflowId);
+    expect([...sagas]).toEqual([sagaWorkflowId(name)]);
+    expect((await runSaga([...watchArgs, '--stop'], env.cliEnv)).code).toBe(0);
+
+    // The histories of the issue sync and the watch replay on the current code.
+    for (const id of [issueSyncWorkflowId(name)]) {
+      const history = await env.client.workflow.getHandle(id).fetchHistory();
+      await Worker.runReplayHistory({ workflowBundle: { codePath: WORKFLOW_BUNDLE } }, history, id);
+    }
+    // The token is nowhere in the repository.
+    expect(readFileSync(path.join(repo, '.git', 'config'), 'utf8')).not.toContain(tracker.token);
+    return { name, issue, done };
+  } finally {
+    watching = false;
+    await observer;
   }
-
-  // Merged: the forge closes the issue; the workpad says done; the label too.
-  const merged = await runSaga(['accept', name, '--merge'], env.cliEnv);
-  expect(merged.stderr).toBe('');
-  expect(merged.code).toBe(0);
-  const done = await status((s) => s.phase === 'complete');
-  await waitUntil(async () => (await tracker.issueState(issue)) === 'closed', 60_000);
-  await waitUntil(async () => (await tracker.labels(issue)).includes('saga:done'), 120_000);
-
-  // One saga for the issue, however often the watch ran.
-  const runs = env.client.workflow.list({ query: `WorkflowId = '${sagaWorkflowId(name)}'` });
-  const seen: string[] = [];
-  for await (const w of runs) if (!seen.includes(w.runId)) seen.push(w.runId);
-  expect(seen.length).toBeGreaterThanOrEqual(1);
-  expect((await runSaga([...watchArgs, '--stop'], env.cliEnv)).code).toBe(0);
-
-  // The histories of the issue sync and the watch replay on the current code.
-  for (const id of [issueSyncWorkflowId(name)]) {
-    const history = await env.client.workflow.getHandle(id).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: { codePath: WORKFLOW_BUNDLE } }, history, id);
-  }
-  // The token is nowhere in the repository.
-  expect(readFileSync(path.join(repo, '.git', 'config'), 'utf8')).not.toContain(tracker.token);
-  return { name, issue, done };
 }
 
 async function answers(env: SagaTestEnv, name: string) {
