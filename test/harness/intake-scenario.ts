@@ -164,7 +164,10 @@ export async function runIntakeScenario(
       name,
       (s) => s.pending.some((p) => p.prompt.includes(QUESTION.text)),
       180_000,
-    );
+    ).catch(async (error: Error) => {
+      const watchStatus = await runSaga([...watchArgs, '--status'], env.cliEnv);
+      throw new Error(`${error.message}\nsaga watch --status: ${watchStatus.stdout}${watchStatus.stderr}`);
+    });
     const question = asked.pending.find((p) => p.prompt.includes(QUESTION.text))!;
     expect((await answers(env, name)).find((a) => a.interactionId === 'confirm-name')).toMatchObject({
       choice: 'confirm',

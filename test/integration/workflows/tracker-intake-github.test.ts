@@ -51,7 +51,18 @@ test('GitHub: a labelled issue watched, asked and answered on the issue, deliver
       forgeConfig: ['kind: github', `url: ${gh.apiUrl}`, 'repo: alice/demo', `token_env: ${TOKEN_ENV}`],
       remoteUrl: gh.gitUrl,
       ownerGitEnv: pushEnv(gh.state.owner.token) as Record<string, string>,
-      createIssue: (title, body, labels) => actors.issue(gh.state.owner, { title, body, labels }),
+      async createIssue(title, body, labels) {
+        // The labels exist first: GitHub sets only a repository's own labels on a new issue.
+        for (const name of labels) {
+          const made = await fetch(`${gh.apiUrl}/repos/alice/demo/labels`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${gh.state.owner.token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ name, color: '00aabb' }),
+          });
+          expect(made.status).toBe(201);
+        }
+        return actors.issue(gh.state.owner, { title, body, labels });
+      },
       async comment(who, issue, body) {
         await actors.issueComment(who === 'writer' ? bob : carol, issue, body);
       },
