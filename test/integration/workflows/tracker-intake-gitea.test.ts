@@ -5,6 +5,8 @@
  * phases, the merged PRs close the issue, a restarted watch starts no second saga).
  */
 import { sagaWorkflowId } from '../../../src/domain/contract/naming';
+import { issueSyncWorkflowId } from '../../../src/domain/tracker/issue-sync';
+import { recordHistory } from '../../harness/histories';
 import { runIntakeScenario } from '../../harness/intake-scenario';
 import { startGitea, type TestGitea } from '../../harness/gitea';
 import { createSagaTestEnv, type SagaTestEnv } from '../../harness/saga-env';
@@ -43,7 +45,7 @@ interface GiteaIssue {
 test('a labelled issue: watched, asked on the issue, answered by a writer, delivered, closed by the merge', async () => {
   const api = gitea.api.bind(gitea);
   const issuePath = (n: number) => `/repos/alice/demo/issues/${n}`;
-  await runIntakeScenario(
+  const { name } = await runIntakeScenario(
     env,
     {
       kind: 'gitea',
@@ -86,4 +88,17 @@ test('a labelled issue: watched, asked on the issue, answered by a writer, deliv
     },
     TOKEN_ENV,
   );
+  // With RECORD_HISTORIES=1 the issue sync's and the watch's histories are kept for this release.
+  const history = (id: string) => env.client.workflow.getHandle(id).fetchHistory();
+  recordHistory('issueSyncWorkflow', await history(issueSyncWorkflowId(name)));
+  const watches = env.client.workflow.list({
+    query: `WorkflowType = 'trackerWatchWorkflow' AND TaskQueue = '${env.taskQueue}'`,
+  });
+  for await (const watch of watches) {
+    recordHistory(
+      'trackerWatchWorkflow',
+      await env.client.workflow.getHandle(watch.workflowId, watch.runId).fetchHistory(),
+    );
+    break;
+  }
 });
