@@ -74,6 +74,7 @@ import * as issueReplies from '../domain/tracker/issue-replies';
 import * as intakeSource from '../domain/tracker/intake-source';
 import * as issueSync from '../domain/tracker/issue-sync';
 import * as watchSaga from '../domain/tracker/watch-saga';
+import * as sagaStart from '../domain/saga/saga-start';
 import * as trackerRef from '../domain/tracker/tracker-ref';
 import * as workpad from '../domain/tracker/workpad';
 import * as workpadUpdates from '../domain/tracker/workpad-updates';
@@ -145,6 +146,7 @@ const SHARED_DOMAIN_MODULES = {
   intakeSource,
   issueSync,
   watchSaga,
+  sagaStart,
   trackerRef,
   workpad,
   workpadUpdates,

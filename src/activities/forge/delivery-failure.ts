@@ -48,20 +48,27 @@ export function deliveryFailure(activity: string, error: unknown): unknown {
 }
 
 /** Runs one activity's body with its failures made into what Temporal should do with them. */
-export async function asDeliveryActivity<T>(activity: string, body: () => Promise<T>): Promise<T> {
-  // A slow forge or push must not look like a dead worker: heartbeat while the activity runs (the workflows
-  // give these activities the saga's heartbeat timeout, so a worker that dies is noticed that soon).
+export const asDeliveryActivity = <T>(activity: string, body: () => Promise<T>): Promise<T> =>
+  heartbeatWhile(activity, body, (error) => deliveryFailure(activity, error));
+
+/**
+ * Runs an activity's body, heartbeating meanwhile, and throws what `failure` makes of an error. A slow forge
+ * or tracker must not look like a dead worker (the workflows give these activities the saga's heartbeat
+ * timeout, so a worker that dies is noticed that soon). The tracker activities use it too.
+ */
+export async function heartbeatWhile<T>(
+  step: string,
+  body: () => Promise<T>,
+  failure: (error: unknown) => unknown,
+): Promise<T> {
   const context = asyncLocalStorage.getStore();
   const beat = context
-    ? setInterval(
-        () => context.heartbeat({ step: activity }),
-        heartbeatEveryMs(context.info.heartbeatTimeoutMs),
-      )
+    ? setInterval(() => context.heartbeat({ step }), heartbeatEveryMs(context.info.heartbeatTimeoutMs))
     : undefined;
   try {
     return await body();
   } catch (error) {
-    throw deliveryFailure(activity, error);
+    throw failure(error);
   } finally {
     if (beat) clearInterval(beat);
   }

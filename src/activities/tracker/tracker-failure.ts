@@ -5,8 +5,7 @@
  * at once with the tracker's message, since trying again changes nothing until someone fixes it.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { asyncLocalStorage } from '@temporalio/activity';
-import { heartbeatEveryMs } from '../git-ops/run';
+import { heartbeatWhile } from '../forge/delivery-failure';
 import { ForgeCallError, isRetryableForgeError } from '../forge/forge-error';
 import { MAX_RETRY_AFTER_MS } from '../forge/retry-after';
 
@@ -40,19 +39,5 @@ export function trackerFailure(activity: string, error: unknown): unknown {
 }
 
 /** Runs one activity's body, heartbeating meanwhile, with its failures made into what Temporal should do. */
-export async function asTrackerActivity<T>(activity: string, body: () => Promise<T>): Promise<T> {
-  const context = asyncLocalStorage.getStore();
-  const beat = context
-    ? setInterval(
-        () => context.heartbeat({ step: activity }),
-        heartbeatEveryMs(context.info.heartbeatTimeoutMs),
-      )
-    : undefined;
-  try {
-    return await body();
-  } catch (error) {
-    throw trackerFailure(activity, error);
-  } finally {
-    if (beat) clearInterval(beat);
-  }
-}
+export const asTrackerActivity = <T>(activity: string, body: () => Promise<T>): Promise<T> =>
+  heartbeatWhile(activity, body, (error) => trackerFailure(activity, error));

@@ -1,11 +1,11 @@
 /** `saga start`: validate everything a user typed before anything starts, then start the saga workflow. */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { announceModes } from '../../domain/request/mode-resolution';
 import { assertSagaName, proposeSagaName, sagaWorkflowId, uiWorkflowUrl } from '../../domain/contract/naming';
 import type { SagaInput } from '../../domain/saga/saga-input';
-import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/contract/search-attributes';
+import { sagaStartOptions } from '../../domain/saga/saga-start';
 import type { IntakeSource } from '../../domain/tracker/issue';
 import { issueSagaName, trackerRefText } from '../../domain/tracker/tracker-ref';
 import { oneTerminalLine } from '../../domain/text/terminal';
@@ -84,17 +84,8 @@ export async function startSaga(client: Client, input: SagaInput): Promise<strin
   try {
     // By its type name: importing the workflow function would load all workflow code into the CLI.
     const handle = await client.workflow.start<typeof sagaWorkflow>('sagaWorkflow', {
+      ...sagaStartOptions(input),
       taskQueue: workflowTaskQueue(),
-      workflowId: sagaWorkflowId(input.name),
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      args: [input],
-      staticSummary: `Saga ${input.name}: ${input.goal}`.slice(0, 200),
-      typedSearchAttributes: [
-        { key: SagaName, value: input.name },
-        { key: SagaPhase, value: 'planning' },
-        { key: SagaRepo, value: input.repo },
-        { key: SagaAwaitingInput, value: false },
-      ],
     });
     return handle.firstExecutionRunId;
   } catch (error) {

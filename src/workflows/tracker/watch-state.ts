@@ -5,9 +5,9 @@
  * a restarted one or `saga start --from` of the same issue never makes a second saga.
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ParentClosePolicy, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import { ParentClosePolicy, startChild } from '@temporalio/workflow';
 import { sagaWorkflowId } from '../../domain/contract/naming';
-import { SagaAwaitingInput, SagaName, SagaPhase, SagaRepo } from '../../domain/contract/search-attributes';
+import { sagaStartOptions } from '../../domain/saga/saga-start';
 import type { TrackerWatchInput, TrackerWatchStatus } from '../../domain/tracker/issue-sync';
 import { trackerRefText, type TrackerRef } from '../../domain/tracker/tracker-ref';
 import { cappedLine } from '../../domain/text/caps';
@@ -97,18 +97,9 @@ export class TrackerWatch {
     }
     try {
       await startChild<typeof sagaWorkflow>('sagaWorkflow', {
-        workflowId: sagaWorkflowId(input.name),
-        args: [input],
+        ...sagaStartOptions(input),
         // The saga is the issue's, not the watch's: it runs on when the watch stops or continues as new.
         parentClosePolicy: ParentClosePolicy.ABANDON,
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        staticSummary: `Saga ${input.name}: ${input.goal}`.slice(0, 200),
-        typedSearchAttributes: [
-          { key: SagaName, value: input.name },
-          { key: SagaPhase, value: 'planning' },
-          { key: SagaRepo, value: input.repo },
-          { key: SagaAwaitingInput, value: false },
-        ],
       });
       this.running.push(input.name);
     } catch (error) {
