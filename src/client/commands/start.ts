@@ -37,7 +37,7 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
   // One issue, one saga: its name comes from the reference, so a watch and a start of it are the same saga.
   const name = chooseName(request.name ?? (ref ? issueSagaName(ref) : plan?.name), goal, now);
   const sagaDir = path.join(checked.sagaHome, name);
-  if (existsSync(sagaDir)) throw new UserError(`${alreadyExists(name, source)} (${sagaDir}).`);
+  if (existsSync(sagaDir)) throw new UserError(alreadyExists(name, source, `(${sagaDir})`));
   return {
     name,
     repo: checked.repo,
@@ -64,11 +64,11 @@ export async function prepareSaga(request: StartRequest, now = new Date()): Prom
 }
 
 /** The error of a name already taken: a saga from an issue says the issue already has its saga. */
-function alreadyExists(name: string, source: IntakeSource | null | undefined): string {
+function alreadyExists(name: string, source: IntakeSource | null | undefined, where: string): string {
   return source
-    ? `The issue ${trackerRefText(source.ref)} already has a saga: '${name}'. See saga status ${name} (or ` +
-        'give another --name to start a second one)'
-    : `A saga named '${name}' already exists. Pick another --name`;
+    ? `The issue ${trackerRefText(source.ref)} already has a saga: '${name}' ${where}. See saga status ${name} ` +
+        '(or give another --name to start a second one).'
+    : `A saga named '${name}' already exists ${where}. Pick another --name.`;
 }
 
 /** `--name`, the plan's name, or one proposed from the goal; a valid saga name. */
@@ -90,7 +90,7 @@ export async function startSaga(client: Client, input: SagaInput): Promise<strin
     return handle.firstExecutionRunId;
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) {
-      throw new UserError(`${alreadyExists(input.name, input.source)} on this server.`);
+      throw new UserError(alreadyExists(input.name, input.source, 'on this server'));
     }
     throw error;
   }
