@@ -34,4 +34,6 @@ export const PATCHES = {
   optionalCriteriaStage: 'optional-criteria-stage',
   /** The saga's end waits for its PROGRESS.md projector to confirm its cancellation before completing. */
   projectorEndsFirst: 'projector-ends-first',
+  /** Chat is told of a question after the workflow task that opened it, so one answered in it at once is not. */
+  quietAnsweredAtOnce: 'quiet-answered-at-once',
 } as const;

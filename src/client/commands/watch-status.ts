@@ -22,7 +22,12 @@ export function watchSummary(status: TrackerWatchStatus): string {
 /** `saga watch --status`: the summary, then each issue started, running and waiting. */
 export function watchStatusLines(status: TrackerWatchStatus): string[] {
   const lines = [`Watch: ${watchSummary(status)}`];
-  for (const s of status.started) lines.push(`  started ${s.ref} → saga ${s.sagaName} (${s.at})`);
+  for (const s of status.started)
+    lines.push(
+      s.handledBefore
+        ? `  handled before ${s.ref} (labelled ${s.handledBefore}): no saga started (${s.at})`
+        : `  started ${s.ref} → saga ${s.sagaName} (${s.at})`,
+    );
   if (status.running.length) lines.push(`  running: ${status.running.join(', ')}`);
   if (status.waiting.length) lines.push(`  waiting for a free place: ${status.waiting.join(', ')}`);
   lines.push(`  last poll: ${status.lastPollAt ?? 'not yet'}`);

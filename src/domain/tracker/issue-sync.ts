@@ -60,7 +60,15 @@ export type TrackerWatchInput = z.infer<typeof TrackerWatchInputSchema>;
 export const TrackerWatchStatusSchema = z.object({
   scope: z.string(),
   label: z.string(),
-  started: z.array(z.object({ ref: z.string(), sagaName: z.string(), at: z.string() })),
+  started: z.array(
+    z.object({
+      ref: z.string(),
+      sagaName: z.string(),
+      at: z.string(),
+      /** The `saga:<phase>` label that showed an earlier saga handled the issue: none was started. */
+      handledBefore: z.string().optional(),
+    }),
+  ),
   running: z.array(z.string()),
   /** Issues seen but waiting for a free place (max_sagas). */
   waiting: z.array(z.string()),

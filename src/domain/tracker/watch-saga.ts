@@ -8,6 +8,7 @@ import { parseFlags, type ConfigDefaults } from '../request/flags';
 import type { IntakeSource } from './issue';
 import type { TrackerWatchInput } from './issue-sync';
 import { issueSagaName, trackerRefText } from './tracker-ref';
+import { phaseLabel, TRACKER_PHASES } from './workpad';
 
 /**
  * The watch's flags with the issue's title as the goal. The title is never parsed: a title starting with
@@ -59,4 +60,14 @@ export function issueSagaInput(watch: TrackerWatchInput, source: IntakeSource, n
     uiBaseUrl: null,
     startedAt: nowIso,
   };
+}
+
+/**
+ * The `saga:<phase>` label an issue carries when a saga handled it before, else null. The watch keeps an
+ * issue to one saga by its workflow id, which the server forgets past retention: an issue still labelled
+ * for the watch but marked by an earlier saga's phase is not started again.
+ */
+export function handledBeforeLabel(labels: readonly string[]): string | null {
+  const phases: readonly string[] = TRACKER_PHASES.map(phaseLabel);
+  return labels.find((label) => phases.includes(label)) ?? null;
 }

@@ -6,9 +6,10 @@
  * asked again only after CHAT_RECHECK_MS (its next runs too), not once per interaction. (decisions.md gets its
  * entry per answer from the saga's projector, outside this history.)
  */
-import { condition, log, proxyActivities } from '@temporalio/workflow';
+import { condition, log, patched, proxyActivities } from '@temporalio/workflow';
 import type { SagaActivities } from '../../activities';
 import type { Answer, Interaction } from '../../domain/contract/state';
+import { PATCHES } from '../patches';
 
 export interface InteractionEffectsOptions {
   saga: string;
@@ -63,8 +64,23 @@ export class InteractionEffects {
     this.lastNotified.set(interaction.id, { at: Date.now(), reminder: 0 });
     if (this.noChatSince !== null && Date.now() - this.noChatSince < CHAT_RECHECK_MS)
       this.toldChat.set(interaction.id, Promise.resolve(false));
-    else this.notify(interaction, 0);
+    else if (patched(PATCHES.quietAnsweredAtOnce)) this.notifyAfterTask(interaction);
+    else void this.notify(interaction, 0);
     this.changes++;
+  }
+
+  /**
+   * Chat hears of the question once the code running now has settled (the next unblocking of conditions):
+   * one answered at once in the same workflow task (confirm-name of a saga `saga watch` started, whose
+   * label confirmed it) was never a question to anyone, so no notice goes out nor its update.
+   */
+  private notifyAfterTask(interaction: Interaction): void {
+    const { id } = interaction;
+    const told = condition(() => true).then(() =>
+      this.options.pending().some((i) => i.id === id) ? this.notify(interaction, 0) : false,
+    );
+    this.toldChat.set(id, told);
+    this.background(`notify chat of ${id}`, told);
   }
 
   answered(answer: Answer): void {
@@ -92,7 +108,8 @@ export class InteractionEffects {
     await this.remindLoop();
   }
 
-  private notify(interaction: Interaction, reminder: number): void {
+  /** Resolves to whether chat was told (an activity failing past its retries: assumed told). */
+  private notify(interaction: Interaction, reminder: number): Promise<boolean> {
     const { id, kind, prompt, options, recommended } = interaction;
     const sent = this.activities
       .notifyInteraction({
@@ -113,12 +130,10 @@ export class InteractionEffects {
         }
         return remindAfterMs !== null;
       });
-    if (reminder === 0)
-      this.toldChat.set(
-        id,
-        sent.catch(() => true),
-      );
+    const told = sent.catch(() => true);
+    if (reminder === 0) this.toldChat.set(id, told);
     this.background(`notify chat of ${id}${reminder ? ` (reminder ${reminder})` : ''}`, sent);
+    return told;
   }
 
   private background(what: string, work: Promise<unknown>): void {
@@ -159,7 +174,7 @@ export class InteractionEffects {
         const due = last.at + waitAfter(last.reminder);
         if (due <= now) {
           this.lastNotified.set(interaction.id, { at: now, reminder: last.reminder + 1 });
-          this.notify(interaction, last.reminder + 1);
+          void this.notify(interaction, last.reminder + 1);
           next = Math.min(next, now + waitAfter(last.reminder + 1));
         } else {
           this.lastNotified.set(interaction.id, last);

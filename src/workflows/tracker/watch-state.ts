@@ -14,7 +14,7 @@ import { cappedLine } from '../../domain/text/caps';
 import { failureReason } from '../../domain/saga/failure';
 import type { sagaWorkflow } from '../saga/saga';
 import { intakeSource } from '../../domain/tracker/intake-source';
-import { issueSagaInput } from '../../domain/tracker/watch-saga';
+import { handledBeforeLabel, issueSagaInput } from '../../domain/tracker/watch-saga';
 import { temporalActivities, trackerActivities } from '../activity-proxies';
 
 /** Started issues kept in the status: the workflow id, not this list, is what keeps an issue to one saga. */
@@ -88,13 +88,26 @@ export class TrackerWatch {
   private async start(ref: TrackerRef): Promise<void> {
     const text = trackerRefText(ref);
     let input;
+    let handledBefore: string | null;
     try {
       const issue = await this.read.readTrackerIssue({ tracker: this.input.tracker, ref });
       input = issueSagaInput(this.input, intakeSource(issue), new Date().toISOString());
+      handledBefore = handledBeforeLabel(issue.labels);
     } catch (error) {
       this.problem(text, error);
       return;
     }
+    // Marked by an earlier saga: its workflow id may be forgotten (retention), so none is started again.
+    if (handledBefore) await this.countIfRunning(input.name);
+    else if (!(await this.startSaga(text, input))) return;
+    const entry = { ref: text, sagaName: input.name, at: new Date().toISOString() };
+    this.started = [...this.started, handledBefore ? { ...entry, handledBefore } : entry].slice(
+      -STARTED_KEEP,
+    );
+  }
+
+  /** Starts the issue's saga; one already started (another watch, by hand) is only counted while it runs. */
+  private async startSaga(text: string, input: ReturnType<typeof issueSagaInput>): Promise<boolean> {
     try {
       await startChild<typeof sagaWorkflow>('sagaWorkflow', {
         ...sagaStartOptions(input),
@@ -105,16 +118,19 @@ export class TrackerWatch {
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
         this.problem(text, error);
-        return;
+        return false;
       }
-      // Started by another watch or by hand: it takes a place while it runs (unknown: it does).
-      const id = sagaWorkflowId(input.name);
-      const running = await this.temporal.runningSagas({ workflowIds: [id] }).catch(() => [id]);
-      if (running.includes(id)) this.running.push(input.name);
+      // Started by another watch or by hand: it takes a place while it runs.
+      await this.countIfRunning(input.name);
     }
-    this.started = [...this.started, { ref: text, sagaName: input.name, at: new Date().toISOString() }].slice(
-      -STARTED_KEEP,
-    );
+    return true;
+  }
+
+  /** A saga not started here takes a place while it runs (unknown: it does). */
+  private async countIfRunning(sagaName: string): Promise<void> {
+    const id = sagaWorkflowId(sagaName);
+    const running = await this.temporal.runningSagas({ workflowIds: [id] }).catch(() => [id]);
+    if (running.includes(id)) this.running.push(sagaName);
   }
 
   private problem(what: string, error: unknown): void {

@@ -46,3 +46,22 @@ describe('saga list and saga watch --status: a watch', () => {
     ]);
   });
 });
+
+test('--status says which issue an earlier saga handled, and that none was started', () => {
+  const lines = watchStatusLines(
+    status({
+      started: [
+        {
+          ref: 'gitea:alice/demo#3',
+          sagaName: 'gitea-alice-demo-3',
+          at: '2026-12-06T12:00:00.000Z',
+          handledBefore: 'saga:done',
+        },
+      ],
+      running: [],
+    }),
+  );
+  expect(lines[1]).toBe(
+    '  handled before gitea:alice/demo#3 (labelled saga:done): no saga started (2026-12-06T12:00:00.000Z)',
+  );
+});

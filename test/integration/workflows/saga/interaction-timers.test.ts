@@ -46,7 +46,10 @@ describe('question timers (time-skipping test server)', () => {
   });
 
   /** Runs the workflow: opens `open`, lets `waitMs` of workflow time pass, answers everything, ends. */
-  async function run(open: { id: string; afterMs: number }[], waitMs: number): Promise<void> {
+  async function run(
+    open: { id: string; afterMs: number; answerAtOnce?: boolean }[],
+    waitMs: number,
+  ): Promise<void> {
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: QUEUE,
@@ -71,7 +74,7 @@ describe('question timers (time-skipping test server)', () => {
         args: [{ hostQueue: QUEUE, open }],
       });
       await env.sleep(waitMs);
-      for (const { id } of open) await handle.signal(answerSignal, id);
+      for (const { id, answerAtOnce } of open) if (!answerAtOnce) await handle.signal(answerSignal, id);
       await handle.result();
     });
   }
@@ -107,5 +110,20 @@ describe('question timers (time-skipping test server)', () => {
     expect(sent.map((s) => s.id)).toEqual(['q-1', 'q-3']);
     // No chat was told of q-2, so its answer updates nothing; q-1 and q-3 went to the host (which had no chat).
     expect(answered).toEqual([]);
+  });
+
+  test('a question answered in the workflow task that opened it gets no chat notice nor update', async () => {
+    chat = { remindAfterMs: HOUR, maxReminders: 3 };
+    await run(
+      [
+        { id: 'confirm-name', afterMs: 0, answerAtOnce: true },
+        { id: 'plan-approval-1', afterMs: 0 },
+        { id: 'plan-approval-2', afterMs: HOUR / 4, answerAtOnce: true },
+      ],
+      HOUR / 2,
+    );
+    // Only the question left open was sent (and updated when answered); none was reminded.
+    expect(sent.map((s) => s.id)).toEqual(['plan-approval-1']);
+    expect(answered).toEqual(['plan-approval-1']);
   });
 });

@@ -173,6 +173,37 @@ describe('saga watch (time-skipping test server)', () => {
     });
   }, 60_000);
 
+  test('an issue an earlier saga marked (saga:done) starts none, even with its saga forgotten', async () => {
+    const tracker = new MemoryTracker();
+    const scope = { kind: 'gitea' as const, owner: 'alice', repo: 'forgot' };
+    tracker.addIssue({ ...scope, number: 1 }, { labels: ['saga', 'saga:done'] });
+    tracker.addIssue({ ...scope, number: 2 }, { labels: ['saga'] });
+    await (
+      await worker(tracker)
+    ).runUntil(async () => {
+      const watch = await fx.env.client.workflow.start(trackerWatchWorkflow, {
+        taskQueue: QUEUE,
+        workflowId: 'saga-watch-forgot',
+        args: [{ ...watchInput(3, 60), scope }],
+      });
+      const status = await statusWhen(watch, (s) => s.started.length === 2);
+      const [handled, fresh] = status.started;
+      expect(handled).toMatchObject({ ref: 'gitea:alice/forgot#1', handledBefore: 'saga:done' });
+      expect(fresh).toMatchObject({ ref: 'gitea:alice/forgot#2' });
+      expect(fresh!.handledBefore).toBeUndefined();
+      expect(status.running).toEqual([fresh!.sagaName]);
+      expect(status.lastError).toBeNull();
+      // No saga exists under the handled issue's id: none was started for it.
+      await expect(
+        fx.env.client.workflow.getHandle(sagaWorkflowId(handled!.sagaName)).describe(),
+      ).rejects.toThrow(/not found/i);
+      expect(tracker.inputs('readTrackerIssue')).toHaveLength(2);
+      await fx.env.client.workflow.getHandle(sagaWorkflowId(fresh!.sagaName)).signal(finishSagaSignal);
+      await watch.signal(watchStopSignal);
+      await watch.result();
+    });
+  }, 60_000);
+
   const runIdOf = async (sagaName: string) =>
     (await fx.env.client.workflow.getHandle(sagaWorkflowId(sagaName)).describe()).runId;
 });

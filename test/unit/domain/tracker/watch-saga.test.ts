@@ -2,7 +2,7 @@ import { FlagsResultSchema } from '../../../../src/domain/contract/flags-result'
 import { SagaInputSchema, type SagaInput } from '../../../../src/domain/saga/saga-input';
 import { intakeSource } from '../../../../src/domain/tracker/intake-source';
 import type { TrackerWatchInput } from '../../../../src/domain/tracker/issue-sync';
-import { issueSagaInput } from '../../../../src/domain/tracker/watch-saga';
+import { handledBeforeLabel, issueSagaInput } from '../../../../src/domain/tracker/watch-saga';
 
 const watch = (
   over: Partial<TrackerWatchInput> = {},
@@ -101,5 +101,19 @@ describe('issueSagaInput: the saga a watch starts for a labelled issue', () => {
     expect(() =>
       issueSagaInput(watch({ argumentsText: '--autonomous do this' }), source('x'), 'now'),
     ).toThrow("saga watch arguments: 'do this' is not a flag; the goal of each saga is its issue's title");
+  });
+});
+
+describe('handledBeforeLabel: an issue an earlier saga marked', () => {
+  test('a saga phase label is found, whichever phase', () => {
+    expect(handledBeforeLabel(['saga', 'bug', 'saga:done'])).toBe('saga:done');
+    expect(handledBeforeLabel(['saga:planning', 'saga'])).toBe('saga:planning');
+    expect(handledBeforeLabel(['saga:cancelled'])).toBe('saga:cancelled');
+  });
+
+  test('the watch label, other labels and near misses are not a phase', () => {
+    expect(handledBeforeLabel(['saga', 'bug'])).toBeNull();
+    expect(handledBeforeLabel(['saga:', 'saga:Done', 'saga:other', 'xsaga:done'])).toBeNull();
+    expect(handledBeforeLabel([])).toBeNull();
   });
 });
