@@ -42,6 +42,9 @@ beforeAll(async () => {
     configFile,
     `default_agent: demo\nintake:\n  gitea:\n    url: ${gitea.url}\n    token_env: ${TOKEN_ENV}\n`,
   );
+  // This file's saga is gitea-alice-demo-2: tracker-intake-gitea.test.ts's is #1 of its own Gitea, and the
+  // suites share one server, where a saga's name (from the issue) is taken for good.
+  await gitea.api('alice', 'POST', '/repos/alice/demo/issues', { title: 'Not for a saga', body: '' });
   const created = (await gitea.api('alice', 'POST', '/repos/alice/demo/issues', {
     title: TITLE,
     body: `The greeting should say the name.\n\x1b]0;pwned\x07\x1b[31m${INJECTION}\x1b[0m`,
