@@ -22,7 +22,7 @@ export const DEFAULT_GITHUB_API = 'https://api.github.com';
  * The forge's API root. Only http(s), and no user or password in it: the token travels in a header read
  * from `token_env`, never in a URL someone could log.
  */
-const ForgeUrlSchema = z
+export const ForgeUrlSchema = z
   .string()
   .url('must be a URL, e.g. https://gitea.example.com')
   .refine((url) => /^https?:$/.test(new URL(url).protocol), { message: 'must be an http:// or https:// URL' })
@@ -33,6 +33,11 @@ const ForgeUrlSchema = z
     },
     { message: 'must not hold a user or password (the token is read from token_env)' },
   );
+
+/** The NAME of the variable holding a token; a token itself is refused by this pattern. */
+export const TokenEnvSchema = z
+  .string()
+  .regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name (A-Z, 0-9, _)');
 
 export const ForgeConfigSchema = z
   .object({
@@ -45,7 +50,7 @@ export const ForgeConfigSchema = z
       .regex(/^[\w.][\w.-]*$/, 'must be a git remote name, e.g. origin')
       .default('origin'),
     /** The NAME of the variable holding the token; a token itself here is refused by this pattern. */
-    token_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name (A-Z, 0-9, _)'),
+    token_env: TokenEnvSchema,
   })
   .strict();
 export type ForgeConfig = z.infer<typeof ForgeConfigSchema>;

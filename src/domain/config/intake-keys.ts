@@ -14,6 +14,7 @@
  * A GitHub or Gitea tracker left out defaults to `forge:` when the forge is of that kind.
  */
 import { z } from 'zod';
+import { ForgeUrlSchema, TokenEnvSchema } from './delivery-keys';
 
 export const TRACKER_KINDS = ['github', 'gitea', 'linear'] as const;
 export type TrackerKind = (typeof TRACKER_KINDS)[number];
@@ -22,24 +23,12 @@ export const INTAKE_QUESTIONS = ['cli', 'issue'] as const;
 
 export const DEFAULT_LINEAR_API = 'https://api.linear.app/graphql';
 
-/** http(s) only, and no user or password in it: the token travels in a header read from `token_env`. */
-const TrackerUrlSchema = z
-  .string()
-  .url('must be a URL, e.g. https://gitea.example.com')
-  .refine((url) => /^https?:$/.test(new URL(url).protocol), { message: 'must be an http:// or https:// URL' })
-  .refine(
-    (url) => {
-      const parsed = new URL(url);
-      return parsed.username === '' && parsed.password === '';
-    },
-    { message: 'must not hold a user or password (the token is read from token_env)' },
-  );
-
 export const TrackerConfigSchema = z
   .object({
-    url: TrackerUrlSchema.optional(),
+    // The same rules as the forge's url and token_env: http(s), no credentials, a variable's name.
+    url: ForgeUrlSchema.optional(),
     /** The NAME of the variable holding the token; a token itself here is refused by this pattern. */
-    token_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name (A-Z, 0-9, _)'),
+    token_env: TokenEnvSchema,
   })
   .strict();
 export type TrackerConfig = z.infer<typeof TrackerConfigSchema>;
