@@ -244,6 +244,15 @@ export const COMMAND_DECLS: readonly TopCommandDecl[] = [
   },
   ...BOARD_AND_CODEC_DECLS,
   {
+    name: 'mcp',
+    load: async () => (await import('./commands/mcp')).mcpCommand,
+    summary: 'MCP server over stdio, for the agents and IDEs you run (list, start, answer sagas)',
+    options: [
+      { name: 'user', value: 'NAME', description: 'answers are recorded as mcp:NAME (default $USER)' },
+    ],
+    notes: 'e.g. claude mcp add saga -- /path/to/bin/saga mcp (README "Use it from your agent or IDE (MCP)")',
+  },
+  {
     name: 'demo',
     summary: 'full saga on a generated sample repo, no API keys needed',
     load: async () => (await import('./commands/demo')).demoCommand,
