@@ -15,6 +15,12 @@ import { respond, respondToKind } from '../saga-client';
 import { sagaNameSchema, type McpContext } from './context';
 import { errorResult, runTool, textResult, UNTRUSTED_NOTE } from './results';
 
+/** The server's working directory is not the user's: a relative path would name another place. */
+const absolutePath = z
+  .string()
+  .min(1)
+  .refine((p) => path.isAbsolute(p), 'an absolute path');
+
 const ACTS = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
 export function registerActTools(server: McpServer, ctx: McpContext): void {
@@ -98,7 +104,7 @@ function registerStart(server: McpServer, ctx: McpContext): void {
         'workflowId and Web UI url. The saga first waits for its name to be confirmed (interaction ' +
         'confirm-name: saga_respond), then plans and asks for the plan approval.',
       inputSchema: {
-        repo: z.string().min(1).describe('absolute path of the git repository to work on'),
+        repo: absolutePath.describe('absolute path of the git repository to work on'),
         request: z
           .string()
           .min(1)
@@ -106,11 +112,7 @@ function registerStart(server: McpServer, ctx: McpContext): void {
           .describe('flags then the goal, e.g. "--autonomous Ship dark mode"'),
         name: sagaNameSchema.optional().describe('name of the saga (default: from the goal)'),
         agent: z.string().min(1).optional().describe('agent profile for the tasks'),
-        plan: z
-          .string()
-          .min(1)
-          .optional()
-          .describe('absolute path of a plan file to use instead of planning'),
+        plan: absolutePath.optional().describe('absolute path of a plan file to use instead of planning'),
       },
       annotations: ACTS,
     },
@@ -120,9 +122,9 @@ function registerStart(server: McpServer, ctx: McpContext): void {
         process.env.TEMPORAL_ADDRESS ||= connectionSettings().address;
         const warnings: string[] = [];
         const input = await prepareSaga({
-          repo: path.resolve(args.repo),
+          repo: args.repo,
           argumentsText: args.request,
-          ...(args.plan ? { plan: path.resolve(args.plan) } : {}),
+          ...(args.plan ? { plan: args.plan } : {}),
           ...(args.agent ? { agent: args.agent } : {}),
           ...(args.name ? { name: args.name } : {}),
           warn: (line) => {

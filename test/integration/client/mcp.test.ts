@@ -25,6 +25,8 @@ describe('saga mcp over stdio', () => {
   let env: SagaTestEnv;
   let mcp: Client;
   let stderr = '';
+  /** Anything on the server's stdout that is not the protocol shows up here as a parse error. */
+  const protocolErrors: Error[] = [];
   beforeAll(async () => {
     env = await createSagaTestEnv('mcp');
     await env.startWorkers();
@@ -36,6 +38,7 @@ describe('saga mcp over stdio', () => {
     });
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     mcp = new Client({ name: 'saga-test', version: '1.0.0' });
+    mcp.onerror = (error) => protocolErrors.push(error);
     await mcp.connect(transport);
   });
   afterAll(async () => {
@@ -180,7 +183,11 @@ describe('saga mcp over stdio', () => {
     const noIssues = await call('saga_report', { name: NAME, issues: [] });
     expect(noIssues.isError).toBe(true);
     expect((await ok('saga_list')).structuredContent).toMatchObject({ sagas: expect.any(Array) });
+    const relative = await call('saga_start', { repo: 'some/repo', request: 'Ship it' });
+    expect(relative.isError).toBe(true);
+    expect(text(relative)).toMatch(/Invalid arguments for tool saga_start: an absolute path at repo/);
     // Nothing but the protocol went to stdout; the server's own lines went to stderr.
+    expect(protocolErrors).toEqual([]);
     expect(stderr).toContain('answers recorded as mcp:tester');
   });
 });
