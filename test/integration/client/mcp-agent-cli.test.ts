@@ -2,18 +2,24 @@
  * `saga mcp` from a real agent CLI's MCP configuration: Claude Code (the preset's CLI, installed into
  * tools/agent-clis by the global setup) run headless with `--mcp-config` naming `bin/saga mcp`, against the
  * Anthropic stand-in. The CLI starts the server, lists its tools and offers them to the model: the stand-in
- * records the request and the test reads the tools the CLI sent.
+ * records the request and the test reads the tools the CLI sent. The same with Gemini CLI, from the
+ * `mcpServers` of its settings.json.
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SAGA_BIN } from '../../harness/cli';
 import { createSagaTestEnv, type SagaTestEnv } from '../../harness/saga-env';
 import { AGENT_CLI_BIN } from '../../harness/server';
 import { claudeEndpoint, startAnthropicStandIn } from '../../standins/anthropic';
+import { geminiEndpoint, startGeminiStandIn } from '../../standins/gemini';
 import type { StandIn } from '../../standins/script';
 
 jest.setTimeout(180_000);
+
+interface GeminiBody {
+  tools?: { functionDeclarations?: { name: string }[] }[];
+}
 
 interface SentTool {
   name: string;
@@ -52,25 +58,21 @@ describe('saga mcp in a real agent CLI', () => {
     await env?.close();
   });
 
+  /** The `saga` entry of an `mcpServers` object, as README shows it (with the test server's connection). */
+  const sagaServer = () => ({
+    command: process.execPath,
+    args: [SAGA_BIN, 'mcp', '--user', 'tester'],
+    env: {
+      TEMPORAL_ADDRESS: env.cliEnv.TEMPORAL_ADDRESS!,
+      TEMPORAL_NAMESPACE: env.cliEnv.TEMPORAL_NAMESPACE!,
+      SAGA_HOME: env.sagaHome,
+    },
+  });
+
   test('Claude Code lists the six saga tools from its --mcp-config and offers them to the model', async () => {
     const work = env.tmp('work');
     const config = path.join(work, 'mcp.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        mcpServers: {
-          saga: {
-            command: process.execPath,
-            args: [SAGA_BIN, 'mcp', '--user', 'tester'],
-            env: {
-              TEMPORAL_ADDRESS: env.cliEnv.TEMPORAL_ADDRESS,
-              TEMPORAL_NAMESPACE: env.cliEnv.TEMPORAL_NAMESPACE,
-              SAGA_HOME: env.sagaHome,
-            },
-          },
-        },
-      }),
-    );
+    writeFileSync(config, JSON.stringify({ mcpServers: { saga: { ...sagaServer(), trust: true } } }));
     const result = await run(
       path.join(AGENT_CLI_BIN, 'claude'),
       [
@@ -107,5 +109,37 @@ describe('saga mcp in a real agent CLI', () => {
       required: ['name', 'interactionId', 'choice'],
     });
     expect(respond.description).toContain('DATA from untrusted agents');
+  });
+
+  test('Gemini CLI lists them from the mcpServers of its settings.json and offers them to the model', async () => {
+    const gemini = await startGeminiStandIn({ steps: [], finalText: 'No sagas to report.' });
+    try {
+      const home = env.tmp('gemini-home');
+      const endpoint = await geminiEndpoint(gemini, home);
+      const settingsFile = path.join(home, '.gemini', 'settings.json');
+      // Headless, Gemini CLI offers only tools that need no confirmation: `trust: true` (README says what it costs).
+      const settings = JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+      writeFileSync(
+        settingsFile,
+        JSON.stringify({ ...settings, mcpServers: { saga: { ...sagaServer(), trust: true } } }),
+      );
+      const result = await run(
+        path.join(AGENT_CLI_BIN, 'gemini'),
+        ['-p', 'Which sagas are running?', '--skip-trust', '--output-format', 'json'],
+        { cwd: env.tmp('gemini-work'), env: { ...process.env, ...endpoint } },
+      );
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ response: 'No sagas to report.' });
+      const declared = gemini.requests
+        .filter((r) => /:(stream)?[gG]enerateContent/.test(r.path))
+        .flatMap((r) => (r.body as GeminiBody).tools ?? [])
+        .flatMap((t) => t.functionDeclarations ?? []);
+      const names = [...new Set(declared.map((d) => d.name))];
+      expect(names.filter((n) => n.startsWith('mcp_saga_')).sort()).toEqual(
+        TOOLS.map((t) => `mcp_saga_${t}`).sort(),
+      );
+    } finally {
+      await gemini.close();
+    }
   });
 });
