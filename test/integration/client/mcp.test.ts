@@ -4,6 +4,7 @@
  * answer each question (a wrong answer gets the Update's own error), approve, report, accept; read its
  * documents as resources. Every answer is recorded as mcp:<user>.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -137,6 +138,14 @@ describe('saga mcp over stdio', () => {
     await ok('saga_respond', { name: NAME, interactionId: 'acceptance-2', choice: 'accept' });
     await waitFor('the saga to complete', async () => (await status()).phase === 'complete', 60_000, 500);
 
+    // decisions.md (written by the saga's projector) names who answered, as for every other channel.
+    const decisions = path.join((await status()).sagaDir, 'decisions.md');
+    await waitFor(
+      'decisions.md to record the acceptance',
+      () =>
+        existsSync(decisions) && readFileSync(decisions, 'utf8').includes('mcp:tester answered acceptance-2'),
+    );
+    expect(readFileSync(decisions, 'utf8')).toContain('mcp:tester answered plan-approval-1: approve');
     const answers = await env.client.workflow.getHandle(`saga-${NAME}`).query(answersQuery);
     expect(answers.map((a: Answer) => [a.interactionId, a.user])).toEqual([
       ['confirm-name', 'mcp:tester'],
