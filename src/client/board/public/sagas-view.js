@@ -1,6 +1,7 @@
 /** `#/`: every saga, running first, with phase, progress, cost against budget and a waiting badge. */
 import { html } from './html.js';
 import { percent, usd } from './format.js';
+import { NewSagaForm } from './new-saga.js';
 
 export function ProgressBar({ done, total }) {
   const pct = percent(done, total);
@@ -37,11 +38,16 @@ function SagaRow({ saga }) {
 }
 
 export function SagasView({ sagas }) {
-  if (!sagas) return html`<p class="muted">Loading sagas…</p>`;
+  const form = html`<${NewSagaForm} />`;
+  if (!sagas)
+    return html`${form}
+      <p class="muted">Loading sagas…</p>`;
   if (sagas.length === 0)
-    return html`<p class="muted">No sagas yet: start one with <code>saga start</code>.</p>`;
+    return html`${form}
+      <p class="muted">No sagas yet: start one here or with <code>saga start</code>.</p>`;
   const ordered = [...sagas].sort((a, b) => Number(b.running) - Number(a.running));
   return html`<section>
+    ${form}
     <h1>Sagas</h1>
     <table class="sagas">
       <thead>
