@@ -226,6 +226,24 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
     expect(answers.find((a) => a.interactionId === id)).toMatchObject({ user: 'board:tester' });
   });
 
+  it('at 390 px the list and the new-saga form fit the width', async () => {
+    await page.goto(`${board.url}/#/`);
+    await page.locator(`tr.saga-row[data-saga="${NAME}"]`).waitFor();
+    await page.locator('button.new-saga-open').click();
+    const form = page.locator('form.new-saga');
+    await form.locator('select[name="repo"]').waitFor();
+    const widths = (await page.evaluate(
+      '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+    )) as { scroll: number; client: number };
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    for (const field of await form.locator('select, textarea, input, button').all()) {
+      const box = (await field.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
+    const row = (await page.locator(`tr.saga-row[data-saga="${NAME}"]`).boundingBox())!;
+    expect(row.x + row.width).toBeLessThanOrEqual(390);
+  });
+
   it("a notification's click route opens that saga's card", async () => {
     await waitForPending(env, NAME, 'plan-approval-1', 90_000);
     await page.goto(`${board.url}/#/`);
