@@ -113,3 +113,6 @@ export const cancelSaga = (name) => postJson(`${sagaPath(name)}/cancel`, {});
 
 /** A saga's whole view, once (the notifications read a waiting saga's questions from it). */
 export const fetchSagaView = (name) => getJson(sagaPath(name));
+
+/** The saga list, once (a hidden tab's notifications read it now and then instead of an event stream). */
+export const fetchSagaList = () => getJson('/api/sagas');

@@ -6,7 +6,7 @@
  * board's service worker (sw.js), which handles the click and tells the page which card to open.
  */
 import { Component, html } from './html.js';
-import { fetchSagaView } from './api.js';
+import { fetchSagaList, fetchSagaView } from './api.js';
 
 const SINCE_KEY = 'saga-board-notify-since';
 const SHOWN_KEY = 'saga-board-notified';
@@ -110,6 +110,29 @@ export function noticeSagas(sagas) {
   }
 }
 
+const HIDDEN_POLL_MS = 5_000;
+let polling = null;
+const hidden = () => document.visibilityState === 'hidden';
+
+/**
+ * A hidden tab lets go of its event stream (app.js), so one hidden tab per browser (a Web Lock) reads the
+ * list now and then instead: a saga that starts waiting while nobody looks is still notified.
+ */
+function pollWhileHidden() {
+  if (polling || !hidden() || !notificationsOn()) return;
+  const loop = async () => {
+    while (hidden() && notificationsOn()) {
+      await fetchSagaList().then(
+        ({ sagas }) => noticeSagas(sagas),
+        () => undefined,
+      );
+      await new Promise((resolve) => setTimeout(resolve, HIDDEN_POLL_MS));
+    }
+  };
+  const locks = window.navigator.locks;
+  polling = (locks ? locks.request('saga-board-hidden-poll', loop) : loop()).finally(() => (polling = null));
+}
+
 /** Where a notification's click leads: that saga's page, its card scrolled to and focused. */
 export function openCard(saga, interactionId) {
   if (!SAGA_NAME.test(saga) || typeof interactionId !== 'string') return;
@@ -136,6 +159,7 @@ export function startNotifications() {
   });
   window.navigator.serviceWorker.startMessages();
   if (notificationsOn()) worker().catch(console.error);
+  document.addEventListener('visibilitychange', pollWhileHidden);
   const params = new URLSearchParams(location.search);
   const card = params.get('card');
   if (card) {

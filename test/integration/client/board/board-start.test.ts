@@ -28,6 +28,7 @@ jest.setTimeout(240_000);
 const TOKEN = 'board-start-token-0123456789abcdef';
 const QUESTION = 'How should the greeting be punctuated? \u001b[31m<b>bold?</b>';
 const NAME = `boardstart-${Date.now().toString(36)}`;
+const HIDDEN_NAME = `${NAME}-b`;
 
 interface Shown {
   title: string;
@@ -103,6 +104,7 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
     await browser?.context.close();
     await board?.stop();
     await cancelSagaQuietly(env, NAME);
+    await cancelSagaQuietly(env, HIDDEN_NAME);
     await env?.close();
   });
 
@@ -202,6 +204,36 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
     await page.waitForTimeout(2_000);
     expect((await notifications()).filter((n) => n.data.interaction === question.id)).toEqual([]);
     await second.close();
+  });
+
+  it('a hidden tab (its event stream closed) still notifies: a saga started meanwhile by the CLI', async () => {
+    await page.goto(`${board.url}/#/`);
+    await page.locator('.live.on').waitFor();
+    // What the browser does to a tab in the background; app.js then closes the tab's event stream.
+    await page.evaluate(
+      "Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });" +
+        "document.dispatchEvent(new Event('visibilitychange'))",
+    );
+    await page.locator('.live.off').waitFor();
+    const started = await runSaga(
+      ['start', '--repo', repo, '--name', HIDDEN_NAME, '--', 'Add a farewell'],
+      env.cliEnv,
+    );
+    expect(started.code).toBe(0);
+    let shown: Shown[] = [];
+    for (let i = 0; i < 150 && !shown.some((n) => n.data.saga === HIDDEN_NAME); i++) {
+      await page.waitForTimeout(200);
+      shown = await notifications();
+    }
+    expect(shown.filter((n) => n.data.saga === HIDDEN_NAME).map((n) => n.data.interaction)).toEqual([
+      'confirm-name',
+    ]);
+    expect(await page.locator('.live.off').count()).toBe(1);
+    await page.evaluate(
+      "delete document.visibilityState; document.dispatchEvent(new Event('visibilitychange'))",
+    );
+    await page.locator('.live.on').waitFor();
+    await cancelSagaQuietly(env, HIDDEN_NAME);
   });
 
   it('at 390 px the pending card fits, and its button answers (recorded as board:tester)', async () => {
