@@ -137,7 +137,7 @@ export async function startFromBoard(ctx: SteerContext, body: StartBody) {
 export async function cancelFromBoard(ctx: SteerContext, name: string) {
   const desc = await describeSaga(ctx.client, name);
   if (desc.status.name !== 'RUNNING')
-    throw new UserError(`Saga '${name}' is not running (${desc.status.name}).`);
+    throw new UserError(`Saga '${name}' is not running any more (${desc.status.name}).`);
   await ctx.client.workflow.getHandle(sagaWorkflowId(name)).cancel();
   ctx.watcher.refresh();
   return { cancelled: name };

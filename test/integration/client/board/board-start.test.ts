@@ -315,6 +315,17 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
     await waitForStatus(env, NAME, (s) => s.phase === 'cancelled', 90_000);
     await page.locator('.saga-head .phase-cancelled').waitFor({ timeout: 30_000 });
     expect(await page.locator('button.cancel-open').count()).toBe(0);
+    // Once the saga has closed (its clean-up done), a second cancel is refused: it no longer runs.
+    const handle = env.client.workflow.getHandle(sagaWorkflowId(NAME));
+    for (let i = 0; i < 300 && (await handle.describe()).status.name === 'RUNNING'; i++)
+      await page.waitForTimeout(200);
+    const closed = (await handle.describe()).status.name;
+    expect(closed).not.toBe('RUNNING');
+    const again = await post(`/api/sagas/${NAME}/cancel`, {}, auth);
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: string }).error).toBe(
+      `Saga '${NAME}' is not running any more (${closed}).`,
+    );
     expect(browser.pageErrors).toEqual([]);
   });
 });

@@ -55,5 +55,8 @@ describe('saga board --repo', () => {
     expect(settings(['--repo', dir, '--repo', path.relative(process.cwd(), dir)]).repos).toEqual([dir, dir]);
     expect(settings([]).repos).toEqual([]);
     expect(() => settings(['--repo', file])).toThrow(`saga board: --repo ${file}: no such folder.`);
+    // saga dev takes it as --board-repo.
+    const dev = boardSettings(parseArgs(COMMAND_DECLS, 'dev', ['--board-repo', dir]), 'dev', 'board-');
+    expect(dev.repos).toEqual([dir]);
   });
 });
