@@ -7,6 +7,7 @@
  * service worker) is shown when the saga starts waiting, once; the page route its click uses opens the
  * card. At 390 px the pending card's buttons are in view and answer; the budget card raises; Cancel cancels.
  */
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { createSampleRepo, greetingPlan } from '../../../../src/demo/sample-repo';
@@ -16,6 +17,7 @@ import { startBoardProcess, type BoardProcess } from '../../../harness/board-pro
 import { launchChromium, type Browser } from '../../../harness/chromium';
 import { runSaga } from '../../../harness/cli';
 import { cancelSagaQuietly } from '../../../harness/greeting-saga';
+import { ARTIFACTS_ROOT } from '../../../harness/server';
 import {
   createSagaTestEnv,
   waitForPending,
@@ -63,6 +65,10 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
       Shown[]
     >;
   const card = (id: string) => page.locator(`[data-interaction="${id}"]`);
+  const shot = async (file: string) => {
+    mkdirSync(path.join(ARTIFACTS_ROOT, 'screenshots'), { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS_ROOT, 'screenshots', file), fullPage: true });
+  };
 
   beforeAll(async () => {
     env = await createSagaTestEnv('boardstart');
@@ -251,6 +257,7 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
       '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
     )) as { scroll: number; client: number };
     expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    await shot('board-start-390-card.png');
     const id = (await question.getAttribute('data-interaction'))!;
     await question.locator('button[data-recommended="true"]').click();
     await question.waitFor({ state: 'detached' });
@@ -272,6 +279,7 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
       const box = (await field.boundingBox())!;
       expect(box.x + box.width).toBeLessThanOrEqual(390);
     }
+    await shot('board-start-390-form.png');
     const row = (await page.locator(`tr.saga-row[data-saga="${NAME}"]`).boundingBox())!;
     expect(row.x + row.width).toBeLessThanOrEqual(390);
   });
