@@ -3,9 +3,9 @@
  * server with a real worker and the demo agent, the page in real Chromium. A saga started from the new-saga
  * form appears on the list and runs (its name confirmed on the form, recorded as board:tester); bad input
  * (an empty goal, a bad flag, a repository the board does not know) gets a clear error and starts nothing; a
- * start without the token or from another origin is refused. A desktop notification (through the board's
- * service worker) is shown when the saga starts waiting, once; the page route its click uses opens the
- * card. At 390 px the pending card's buttons are in view and answer; the budget card raises; Cancel cancels.
+ * start without the token or from another origin is refused. At 390 px the pending card's buttons are in
+ * view and answer, and the list and the form fit; the budget card raises; Cancel cancels. Notifications:
+ * board-notify.test.ts.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -30,14 +30,6 @@ jest.setTimeout(240_000);
 const TOKEN = 'board-start-token-0123456789abcdef';
 const QUESTION = 'How should the greeting be punctuated? \u001b[31m<b>bold?</b>';
 const NAME = `boardstart-${Date.now().toString(36)}`;
-const HIDDEN_NAME = `${NAME}-b`;
-
-interface Shown {
-  title: string;
-  body: string;
-  tag: string;
-  data: { saga: string; interaction: string };
-}
 
 describe('starting and steering from the board (bin/saga board, real server, Chromium)', () => {
   let env: SagaTestEnv;
@@ -57,13 +49,6 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
       body: JSON.stringify(body),
     });
   const auth = { authorization: `Bearer ${TOKEN}` };
-  // The service worker's notifications as the page reads them (in-page code: a string, the tests have no DOM types).
-  const notifications = (p: Page = page) =>
-    p.evaluate(`navigator.serviceWorker.ready
-      .then((registration) => registration.getNotifications())
-      .then((shown) => shown.map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data })))`) as Promise<
-      Shown[]
-    >;
   const card = (id: string) => page.locator(`[data-interaction="${id}"]`);
   const shot = async (file: string) => {
     mkdirSync(path.join(ARTIFACTS_ROOT, 'screenshots'), { recursive: true });
@@ -102,7 +87,6 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
       'tester',
     ]);
     browser = await launchChromium(env.tmp('chromium'));
-    await browser.context.grantPermissions(['notifications'], { origin: board.url });
     page = browser.page;
   }, 120_000);
 
@@ -110,7 +94,6 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
     await browser?.context.close();
     await board?.stop();
     await cancelSagaQuietly(env, NAME);
-    await cancelSagaQuietly(env, HIDDEN_NAME);
     await env?.close();
   });
 
@@ -159,9 +142,7 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
     expect(await sagaNames()).not.toContain(NAME);
   });
 
-  it('turns notifications on by a click (asked once), and starts a saga from the form: it appears and runs', async () => {
-    await page.locator('button.notify-enable').click();
-    await page.locator('.notify-on').waitFor();
+  it('starts a saga from the form: it appears on the list and runs, its name confirmed as board:tester', async () => {
     const form = page.locator('form.new-saga');
     expect(await form.locator('select[name="repo"] option').allTextContents()).toContain(repo);
     await form.locator('textarea[name="goal"]').fill('Add a greeting');
@@ -183,63 +164,6 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
       choice: 'confirm',
       user: 'board:tester',
     });
-  });
-
-  it('shows a desktop notification when the saga starts waiting, once, with its question as plain text', async () => {
-    const question = (await waitForPending(env, NAME, /^q1-/)).pending[0]!;
-    let shown: Shown[] = [];
-    for (let i = 0; i < 100 && !shown.some((n) => n.data.interaction === question.id); i++) {
-      await page.waitForTimeout(200);
-      shown = await notifications();
-    }
-    const mine = shown.filter((n) => n.data.saga === NAME && n.data.interaction === question.id);
-    expect(mine).toHaveLength(1);
-    expect(mine[0]!.title).toBe(`Saga ${NAME} waits for you (${question.kind})`);
-    // The prompt as one plain line: the escape character gone, markup left as the text it is.
-    expect(mine[0]!.body).toContain('How should the greeting be punctuated? [31m<b>bold?</b>');
-    expect(mine[0]!.body).not.toContain('\u001b');
-    // A second tab of the same browser, and more events: the interaction is not shown again.
-    await page.evaluate(
-      'navigator.serviceWorker.ready.then((r) => r.getNotifications()).then((s) => s.forEach((n) => n.close()))',
-    );
-    const second = await browser.context.newPage();
-    await second.goto(`${board.url}/?token=${TOKEN}#/saga/${NAME}`);
-    await second.locator(`[data-interaction="${question.id}"]`).waitFor();
-    await page.goto(`${board.url}/#/saga/${NAME}`);
-    await card(question.id).waitFor();
-    await page.waitForTimeout(2_000);
-    expect((await notifications()).filter((n) => n.data.interaction === question.id)).toEqual([]);
-    await second.close();
-  });
-
-  it('a hidden tab (its event stream closed) still notifies: a saga started meanwhile by the CLI', async () => {
-    await page.goto(`${board.url}/#/`);
-    await page.locator('.live.on').waitFor();
-    // What the browser does to a tab in the background; app.js then closes the tab's event stream.
-    await page.evaluate(
-      "Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });" +
-        "document.dispatchEvent(new Event('visibilitychange'))",
-    );
-    await page.locator('.live.off').waitFor();
-    const started = await runSaga(
-      ['start', '--repo', repo, '--name', HIDDEN_NAME, '--', 'Add a farewell'],
-      env.cliEnv,
-    );
-    expect(started.code).toBe(0);
-    let shown: Shown[] = [];
-    for (let i = 0; i < 150 && !shown.some((n) => n.data.saga === HIDDEN_NAME); i++) {
-      await page.waitForTimeout(200);
-      shown = await notifications();
-    }
-    expect(shown.filter((n) => n.data.saga === HIDDEN_NAME).map((n) => n.data.interaction)).toEqual([
-      'confirm-name',
-    ]);
-    expect(await page.locator('.live.off').count()).toBe(1);
-    await page.evaluate(
-      "delete document.visibilityState; document.dispatchEvent(new Event('visibilitychange'))",
-    );
-    await page.locator('.live.on').waitFor();
-    await cancelSagaQuietly(env, HIDDEN_NAME);
   });
 
   it('at 390 px the pending card fits, and its button answers (recorded as board:tester)', async () => {
@@ -284,17 +208,9 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
     expect(row.x + row.width).toBeLessThanOrEqual(390);
   });
 
-  it("a notification's click route opens that saga's card", async () => {
+  it('the plan approval is answered through the board', async () => {
     await waitForPending(env, NAME, 'plan-approval-1', 90_000);
-    await page.goto(`${board.url}/#/`);
-    await page.locator(`tr.saga-row[data-saga="${NAME}"]`).waitFor();
-    // What sw.js posts to a board tab on a click (a page cannot click a notification itself).
-    const data = { type: 'saga-board-open-card', saga: NAME, interaction: 'plan-approval-1' };
-    await page.evaluate(
-      `navigator.serviceWorker.dispatchEvent(new MessageEvent('message', { data: ${JSON.stringify(data)} }))`,
-    );
-    await page.locator('[data-interaction="plan-approval-1"][data-opened="true"]').waitFor();
-    expect(page.url()).toContain(`#/saga/${NAME}`);
+    await page.goto(`${board.url}/#/saga/${NAME}`);
     await card('plan-approval-1').locator('button[data-choice="approve"]').click();
     await card('plan-approval-1').waitFor({ state: 'detached' });
   });
