@@ -20,6 +20,13 @@ const BOARD_OPTIONS: OptionDecl[] = [
     description: 'the token, on the command line (every local user can read it there: prefer --token-file)',
   },
   { name: 'user', value: 'NAME', description: 'the user answers are recorded as (default $USER)' },
+  {
+    name: 'repo',
+    value: 'PATH',
+    repeatable: true,
+    description:
+      "a repository the board's new-saga form may start on (repeatable; besides the listed sagas')",
+  },
 ];
 
 /** `saga dev` and `saga worker`, first in `saga --help`. */

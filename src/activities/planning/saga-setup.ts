@@ -62,6 +62,8 @@ async function loadRunSettings(input: {
   deliver?: boolean;
   /** A saga from an issue (`saga start --from`, `saga watch`): its tracker is fixed with the settings. */
   intake?: TrackerRef;
+  /** The saga budget set at start (SagaInput.budgetUsd), over the config's `budget.saga_usd`. */
+  sagaUsd?: number;
 }): Promise<RunSettings> {
   const { config, source, envSources, repoSource, repoWidening } = await loadSagaConfig(input);
   const sources = {
@@ -84,7 +86,10 @@ async function loadRunSettings(input: {
       setup: config.worktree.setup,
       portRangeSize: config.worktree.port_range_size,
     },
-    budget: budgetSettings(config.budget),
+    budget: {
+      ...budgetSettings(config.budget),
+      ...(input.sagaUsd !== undefined ? { sagaUsd: input.sagaUsd } : {}),
+    },
     handoff: handoffSettings(config),
     passEnv: config.pass_env,
     sandbox: { mode: config.sandbox, network: config.network, sources },

@@ -12,6 +12,7 @@ import { UserError } from '../errors';
 import { getStatus, respond, RespondRefused } from '../saga-client';
 import { hostAllowed, originAllowed, queryTokenMatches, tokenMatches } from './auth';
 import { publicFile, vendorFile, type StaticFile } from './files';
+import { steerRoutes } from './steer-routes';
 import { NotFound, reportMarkdown, taskDiff, transcriptTail } from './task-files';
 import type { SagaView, UiPlace } from './views';
 import { LIST_TOPIC, type BoardEvent, type BoardWatcher } from './watcher';
@@ -23,6 +24,8 @@ export interface BoardContext {
   /** Recorded as the answering user: `board:<user>`. */
   user: string;
   ui: UiPlace;
+  /** `saga board --repo PATH` (steer-routes.ts): repositories the new-saga form offers. */
+  repos?: string[];
   /** The `host:port` names and origins the board answers to (filled in once it listens). */
   hosts: string[];
   origins: string[];
@@ -136,6 +139,7 @@ export function boardApp(ctx: BoardContext, log: (line: string) => void): Hono {
     }),
     (c) => answer(c, ctx),
   );
+  steerRoutes(app, ctx, (c) => sagaName(c)); // start, cancel, the form's options (steer-routes.ts)
   app.get('/:file', async (c) => sendFile(c, await publicFile(c.req.param('file'))));
   app.notFound((c) => fail(c, 404, `No endpoint ${c.req.method} ${c.req.path} here.`));
   return app;

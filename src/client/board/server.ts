@@ -17,6 +17,8 @@ export interface BoardOptions {
   token: string;
   user: string;
   ui: UiPlace;
+  /** `--repo PATH`: repositories the new-saga form offers besides those of the listed sagas. */
+  repos?: string[];
   host?: string;
   /** 0: any free port. */
   port?: number;
@@ -101,6 +103,7 @@ export async function startBoardServer(options: BoardOptions): Promise<BoardServ
     token: options.token,
     user: options.user,
     ui,
+    repos: options.repos ?? [],
     hosts: [],
     origins: [],
     listSagas,

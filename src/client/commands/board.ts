@@ -1,8 +1,9 @@
 /** `saga board`: the saga board, a local web page of every saga that also answers their questions. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import os from 'node:os';
 import type { Client } from '@temporalio/client';
-import { port, str } from '../args';
+import { port, str, strs } from '../args';
 import type { ParsedArgs } from '../command-decl';
 import { startBoardServer, DEFAULT_BOARD_PORT, type BoardServer } from '../board/server';
 import { newBoardToken } from '../board/auth';
@@ -19,6 +20,8 @@ export interface BoardSettings {
   /** Null: a random token, printed at start. */
   token: string | null;
   user: string;
+  /** `--repo PATH` (repeatable): repositories the new-saga form offers, checked to be folders. */
+  repos: string[];
   /** Printed at start: the token was given where other users can read it. */
   warning?: string;
 }
@@ -46,6 +49,7 @@ export function boardSettings(args: ParsedArgs, command: string, prefix = ''): B
     port: listenPort,
     token: given?.trim() ?? null,
     user,
+    repos: boardRepos(args, command, prefix),
     ...(onArgv
       ? {
           warning:
@@ -54,6 +58,16 @@ export function boardSettings(args: ParsedArgs, command: string, prefix = ''): B
         }
       : {}),
   };
+}
+
+/** `--repo PATH`s as absolute paths; one that is not a folder is refused before anything starts. */
+function boardRepos(args: ParsedArgs, command: string, prefix: string): string[] {
+  return strs(args, `${prefix}repo`).map((given) => {
+    const repo = path.resolve(given);
+    if (!existsSync(repo) || !statSync(repo).isDirectory())
+      throw new UserError(`saga ${command}: --${prefix}repo ${given}: no such folder.`);
+    return repo;
+  });
 }
 
 /** The token from --token-file, SAGA_BOARD_TOKEN or --token (one of them); undefined: none given. */
@@ -85,6 +99,7 @@ export async function openBoard(
     client,
     token,
     user: settings.user,
+    repos: settings.repos,
     ui: { uiBaseUrl, namespace: client.options.namespace },
     host,
     port: settings.port,

@@ -84,6 +84,8 @@ export const SagaInputSchema = z.object({
    * as the confirm-name answer's `by`. Absent: confirm-name is asked.
    */
   confirmedBy: z.string().optional(),
+  /** The saga budget in USD set at start (the board's new-saga form), over the config's `budget.saga_usd`. */
+  budgetUsd: z.number().positive().optional(),
   /** What runs unconfined (`sandbox: none`), as saga start found it; the confirm-name prompt says so. */
   unconfined: z.array(z.string()).optional(),
   sagaHome: z.string(),

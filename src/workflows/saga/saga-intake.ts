@@ -70,6 +70,7 @@ export async function intakeAndPlan(
     ...(input.trustRepoConfig ? { trustRepoConfig: true } : {}),
     ...(input.deliver ? { deliver: true } : {}),
     ...(input.source ? { intake: input.source.ref } : {}),
+    ...(input.budgetUsd !== undefined ? { sagaUsd: input.budgetUsd } : {}),
   });
   await hooks.settingsLoaded?.(settings);
   const agentName = input.agent ?? settings.defaultAgent;

@@ -84,3 +84,35 @@ export function openEvents(name, { onSagas, onStatus, onLive }) {
   source.addEventListener('error', () => onLive(false));
   return source;
 }
+
+/* Starting and steering (steer-routes.ts): each resolves `{ ok: true, ...reply }` or `{ ok: false, error }`. */
+
+async function postJson(url, body) {
+  const token = storedToken();
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    const reply = await res.json().catch(() => ({}));
+    if (res.ok) return { ok: true, ...reply };
+    return { ok: false, error: reply.error || `${res.status} ${res.statusText}` };
+  } catch (err) {
+    return { ok: false, error: `The board server could not be reached: ${err.message}` };
+  }
+}
+
+/** The new-saga form's choices: the repositories (with their agent profiles) and the flag vocabulary. */
+export const fetchStartOptions = () => getJson('/api/start-options');
+
+/** Checks (`confirm: false`, proposes the name) or starts (`confirm: true`) a saga from the form. */
+export const startSaga = (request) => postJson('/api/sagas', request);
+
+export const cancelSaga = (name) => postJson(`${sagaPath(name)}/cancel`, {});
+
+/** A saga's whole view, once (the notifications read a waiting saga's questions from it). */
+export const fetchSagaView = (name) => getJson(sagaPath(name));
+
+/** The saga list, once (a hidden tab's notifications read it now and then instead of an event stream). */
+export const fetchSagaList = () => getJson('/api/sagas');

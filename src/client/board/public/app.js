@@ -14,6 +14,7 @@ import {
 } from './api.js';
 import { SagasView } from './sagas-view.js';
 import { SagaView } from './saga-view.js';
+import { noticeSagas, noticeStatus, NotifySwitch, startNotifications } from './notify.js'; // steer: notifications
 
 const state = {
   route: { view: 'list' },
@@ -42,6 +43,7 @@ function routeOf(hash) {
 }
 
 function onStatus(detail) {
+  noticeStatus(detail); // steer: a notification when it starts waiting
   const first = !state.detail;
   update({ detail });
   if (detail.status.phase === 'complete' && !state.report) loadReport(detail.status.name);
@@ -57,7 +59,10 @@ function listen() {
   events?.close();
   const { route } = state;
   events = openEvents(route.view === 'saga' ? route.name : null, {
-    onSagas: (list) => update({ sagas: list.sagas }),
+    onSagas: (list) => {
+      noticeSagas(list.sagas); // steer: a notification when a saga starts waiting
+      update({ sagas: list.sagas });
+    },
     onStatus,
     onLive: (live) => state.live !== live && update({ live }),
   });
@@ -164,6 +169,7 @@ function Page({ state: s, actions: act }) {
   return html`<header class="top">
       <a class="brand" href="#/">Saga board</a>
       <span class=${`live ${s.live ? 'on' : 'off'}`}>${s.live ? 'live' : 'connecting…'}</span>
+      <${NotifySwitch} />
       <${TokenField} token=${s.token} actions=${act} />
     </header>
     <main>${body}</main>`;
@@ -173,3 +179,4 @@ state.token = adoptToken();
 document.getElementById('app').textContent = ''; // the static placeholder: preact appends to what it finds
 window.addEventListener('hashchange', navigate);
 navigate();
+startNotifications(); // steer: the service worker's "open this card" messages

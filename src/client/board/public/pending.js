@@ -21,16 +21,47 @@ function OptionButton({ interaction, option, index, busy, onAnswer }) {
   </button>`;
 }
 
+/**
+ * The budget question's amount: the new total in USD or a raise (`+5`), sent as the `raise` answer's text
+ * exactly as `saga respond NAME ID raise --text 20`; Enter raises. The saga's own validator judges it.
+ */
+function BudgetAmount({ interaction, actions }) {
+  const onKey = (e) => {
+    if (e.key !== 'Enter') return;
+    e.preventDefault();
+    actions.answer(interaction, 'raise');
+  };
+  return html`<label class="budget-amount-label"
+    >New budget (USD, or +N to add)
+    <input
+      class="answer-text budget-amount"
+      type="text"
+      inputmode="decimal"
+      placeholder="e.g. 20 or +5"
+      onInput=${(e) => actions.setText(interaction.id, e.target.value)}
+      onKeyDown=${onKey}
+  /></label>`;
+}
+
 function InteractionCard({ interaction, local, actions }) {
   const takesText = (interaction.textRequiredFor || []).length > 0;
-  return html`<article class=${`interaction kind-${interaction.kind}`} data-interaction=${interaction.id}>
+  return html`<article
+    class=${`interaction kind-${interaction.kind}`}
+    data-interaction=${interaction.id}
+    tabindex="-1"
+  >
     <header>
       <span class="badge kind">${interaction.kind}</span>
       <span class="muted">${interaction.id} · open ${elapsed(interaction.openedAt)}</span>
     </header>
     <p class="prompt">${interaction.prompt}</p>
     ${
+      interaction.textFormat === 'budget-amount' &&
+      html`<${BudgetAmount} interaction=${interaction} actions=${actions} />`
+    }
+    ${
       takesText &&
+      interaction.textFormat !== 'budget-amount' &&
       html`<textarea
         class="answer-text"
         rows="3"

@@ -12,6 +12,7 @@ import { RunTimeline } from './timeline.js';
 import { Report, TaskDetail } from './detail.js';
 import { CostBudget, ProgressBar } from './sagas-view.js';
 import { PullRequests } from './pull-requests.js';
+import { CancelSaga } from './steer.js';
 
 const TIMELINE = ['planning', 'implementation', 'validation', 'acceptance', 'complete'];
 const FLAG_KEYS = ['quality_locked', 'autonomous', 'subagents', 'parallel'];
@@ -97,6 +98,11 @@ function Header({ status, links, budget }) {
     </div>
     ${status.error && html`<p class="card-error">${status.error}</p>`}
     <${Links} links=${links} status=${status} />
+    <${CancelSaga}
+      key=${status.name}
+      name=${status.name}
+      running=${!['complete', 'cancelled', 'failed'].includes(status.phase)}
+    />
   </section>`;
 }
 

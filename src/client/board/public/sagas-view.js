@@ -1,6 +1,7 @@
 /** `#/`: every saga, running first, with phase, progress, cost against budget and a waiting badge. */
 import { html } from './html.js';
 import { percent, usd } from './format.js';
+import { NewSagaForm } from './new-saga.js';
 
 export function ProgressBar({ done, total }) {
   const pct = percent(done, total);
@@ -36,13 +37,13 @@ function SagaRow({ saga }) {
   </tr>`;
 }
 
-export function SagasView({ sagas }) {
+/** The list (or why there is none), under the new-saga form, which stays mounted when the list changes. */
+function SagaList({ sagas }) {
   if (!sagas) return html`<p class="muted">Loading sagas…</p>`;
   if (sagas.length === 0)
-    return html`<p class="muted">No sagas yet: start one with <code>saga start</code>.</p>`;
+    return html`<p class="muted">No sagas yet: start one here or with <code>saga start</code>.</p>`;
   const ordered = [...sagas].sort((a, b) => Number(b.running) - Number(a.running));
-  return html`<section>
-    <h1>Sagas</h1>
+  return html`<h1>Sagas</h1>
     <table class="sagas">
       <thead>
         <tr>
@@ -56,6 +57,12 @@ export function SagasView({ sagas }) {
       <tbody>
         ${ordered.map((saga) => html`<${SagaRow} key=${saga.name} saga=${saga} />`)}
       </tbody>
-    </table>
+    </table>`;
+}
+
+export function SagasView({ sagas }) {
+  return html`<section>
+    <${NewSagaForm} />
+    <${SagaList} sagas=${sagas} />
   </section>`;
 }

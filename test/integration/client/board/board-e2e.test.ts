@@ -173,7 +173,7 @@ describe('saga board end to end (bin/saga, real server, Chromium)', () => {
     const budget = page.locator('.interaction.kind-budget');
     await budget.waitFor({ timeout: 60_000 });
     const id = (await budget.getAttribute('data-interaction'))!;
-    await budget.locator('textarea.answer-text').fill('lots');
+    await budget.locator('input.budget-amount').fill('lots');
     await budget.locator('button[data-choice="raise"]').click();
     const error = budget.locator('.card-error');
     await error.waitFor();
@@ -183,7 +183,7 @@ describe('saga board end to end (bin/saga, real server, Chromium)', () => {
     expect((await sagaStatus()).pending.map((p) => p.id)).toContain(id);
 
     // The right text goes through the same card and the fleet goes on.
-    await budget.locator('textarea.answer-text').fill('+1');
+    await budget.locator('input.budget-amount').fill('+1');
     await budget.locator('button[data-choice="raise"]').click();
     await budget.waitFor({ state: 'detached' });
     expect((await sagaStatus()).pending.map((p) => p.id)).not.toContain(id);
