@@ -3,6 +3,9 @@
  * event stream with `?token=`: EventSource sends no headers), and the token itself (taken once from
  * `?token=`, kept in sessionStorage, never left in the address bar).
  */
+import { applyDelta } from './delta.js';
+import { EventHub } from './events-hub.js';
+
 const TOKEN_KEY = 'saga-board-token';
 
 /** Moves `?token=` from the URL into sessionStorage (once, at load) and returns the token or null. */
@@ -62,25 +65,69 @@ export const fetchDiff = (name, ref) => getJson(`${sagaPath(name)}/tasks/${encod
 
 export const fetchReport = (name) => getJson(`${sagaPath(name)}/report`);
 
-/** The one EventSource of the page: `sagas` events on the list, `status` events for one saga. */
+/**
+ * The page's events: `sagas` (the list) and, on a saga's page, its whole view on every change (deltas are
+ * applied here, so callers always get whole objects). The browser's tabs share one stream through the
+ * SharedWorker events-worker.js; without SharedWorker, the page holds its own (events-hub.js in the page).
+ * Returns `{ close() }`.
+ */
 export function openEvents(name, { onSagas, onStatus, onLive }) {
-  const params = new URLSearchParams();
-  if (name) params.set('saga', name);
-  const token = storedToken();
-  if (token) params.set('token', token);
-  const query = params.toString();
-  const url = `/api/events${query ? `?${query}` : ''}`;
-  const source = new EventSource(url);
-  const parse = (handler) => (event) => {
-    try {
-      handler(JSON.parse(event.data));
-    } catch (err) {
-      console.error('bad board event', err);
+  let view = null;
+  let version = null;
+  let link = null;
+  const receive = (message) => {
+    if (message.type === 'live') onLive(message.live);
+    else if (message.type === 'sagas') onSagas(message.data);
+    else if (message.name !== name) return;
+    else if (message.type === 'status') {
+      [view, version] = [message.data, message.version];
+      onStatus(view);
+    } else if (message.type === 'delta') {
+      if (view === null || version !== message.from) return link?.resync(name);
+      [view, version] = [applyDelta(view, message.ops), message.to];
+      onStatus(view);
     }
   };
-  source.addEventListener('sagas', parse(onSagas));
-  source.addEventListener('status', parse(onStatus));
-  source.addEventListener('open', () => onLive(true));
-  source.addEventListener('error', () => onLive(false));
-  return source;
+  link = connectHub(receive, { token: storedToken(), saga: name });
+  return { close: () => link.close() };
 }
+
+let tabs = 0;
+
+/** A link to the shared hub (or a hub of this page's own): `{ resync(name), close() }`. */
+function connectHub(receive, topics) {
+  if (typeof globalThis.SharedWorker === 'undefined' || !globalThis.navigator.locks) {
+    const hub = (localHub ??= new EventHub());
+    const client = {};
+    hub.attach(client, receive, topics);
+    return { resync: (n) => hub.resync(client, n), close: () => hub.detach(client) };
+  }
+  const port = new globalThis.SharedWorker('/events-worker.js', { type: 'module', name: 'saga-board-events' })
+    .port;
+  port.onmessage = (event) => receive(event.data);
+  let release = null;
+  let closed = false;
+  // Held while this link lives: the worker learns from it that a closed tab is gone.
+  const lock = `saga-board-tab-${Date.now()}-${Math.random().toString(36).slice(2)}-${tabs++}`;
+  globalThis.navigator.locks.request(
+    lock,
+    () =>
+      new Promise((resolve) => {
+        release = resolve;
+        if (closed) return resolve();
+        port.postMessage({ type: 'attach', lock, ...topics });
+      }),
+  );
+  return {
+    resync: (n) => port.postMessage({ type: 'resync', name: n }),
+    close() {
+      closed = true;
+      port.postMessage({ type: 'detach' });
+      port.onmessage = null;
+      port.close();
+      release?.();
+    },
+  };
+}
+
+let localHub = null;

@@ -137,11 +137,24 @@ describe('saga board page', () => {
     expect(await card.locator('.prompt').textContent()).toBe("Call this saga 'demo'?");
     expect(await card.locator('button[data-recommended="true"]').getAttribute('data-choice')).toBe('confirm');
     expect(await card.locator('button.option').count()).toBe(2);
-    await page.locator('svg.dag [data-node="1.1"]').waitFor();
+    await page.locator('[data-task="1.1"]').waitFor();
     await shot('saga');
   });
 
   it('draws the dependency graph from dependsOn: edges between task refs, no milestone gates', async () => {
+    // The graph is closed until opened: graph.js (and dagre) load then, not with the page.
+    const loaded = () =>
+      page.evaluate(
+        `performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /graph|dagre/.test(n))`,
+      );
+    expect(await loaded()).toEqual([]);
+    expect(await page.locator('.graph-box').getAttribute('open')).toBeNull();
+    await page.click('.graph-box summary');
+    await page.locator('svg.dag [data-node="1.1"]').waitFor();
+    expect(((await loaded()) as string[]).map((n) => new URL(n).pathname).sort()).toEqual([
+      '/graph.js',
+      '/vendor/@dagrejs/dagre/dist/dagre.esm.js',
+    ]);
     const edges = await page
       .locator('svg.dag path.edge')
       .evaluateAll((els) => els.map((e) => e.getAttribute('data-edge')).sort());
@@ -427,7 +440,7 @@ describe('saga board page', () => {
     await shot('saga-runs');
   });
 
-  it('stays usable at 1,000 tasks: lanes and runs drawn, the graph replaced by a note', async () => {
+  it('stays usable at 1,000 tasks: lanes, the cards in view and runs drawn, the graph replaced by a note', async () => {
     const start = Date.now() - 1000 * 30_000 - 300_000;
     const tasks = Array.from({ length: 1000 }, (_, k) => {
       const [m, n] = [k < 500 ? 1 : 2, (k % 500) + 1];
@@ -447,10 +460,27 @@ describe('saga board page', () => {
     const firstRender = Date.now() - pushed;
     expect(await runs.getAttribute('data-rows')).toBe('8');
     expect(await runs.locator('.runs-caption').textContent()).toContain('peak 8 agents at once · 1000 runs');
-    expect(await page.locator('article.task').count()).toBe(1000);
+    // Every lane with its counts; only the cards in view are built (a lane scrolls sideways).
+    const lanes = page.locator('section.lane');
+    expect(await lanes.evaluateAll((els) => els.map((e) => e.getAttribute('data-tasks')))).toEqual([
+      '500',
+      '500',
+    ]);
+    expect(await lanes.nth(1).locator('> header').textContent()).toContain('492/500');
+    const built = await page.locator('article.task').count();
+    expect(built).toBeGreaterThan(0);
+    expect(built).toBeLessThan(100);
+    expect(await page.locator('[data-task="2.500"]').count()).toBe(0);
+    await lanes
+      .nth(1)
+      .locator('.cards')
+      .evaluate((el) => {
+        el.scrollLeft = el.scrollWidth;
+      });
+    await page.locator('[data-task="2.500"]').waitFor();
+    expect(await page.locator('[data-task="2.500"] .line').textContent()).toBe('working on 2.500');
     expect(await page.locator('svg.dag').count()).toBe(0);
     expect(await page.locator('.graph .graph-note').textContent()).toContain('1000 tasks, more than 400');
-    expect(await page.locator('[data-task="2.500"] .line').textContent()).toBe('working on 2.500');
 
     stub.agents = { ...stub.agents, '2.500': agent('the next line') };
     const again = Date.now();
