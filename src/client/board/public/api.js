@@ -80,6 +80,7 @@ export function openEvents(name, { onSagas, onStatus, onLive }) {
     else if (message.type === 'sagas') onSagas(message.data);
     else if (message.name !== name) return;
     else if (message.type === 'status') {
+      if (view === null) globalThis.performance.mark('saga-board:first-status'); // what bench/board.ts times
       [view, version] = [message.data, message.version];
       onStatus(view);
     } else if (message.type === 'delta') {

@@ -169,6 +169,7 @@ function Page({ state: s, actions: act }) {
     <main>${body}</main>`;
 }
 
+globalThis.performance.mark('saga-board:modules'); // every module loaded: what bench/board.ts times
 state.token = adoptToken();
 document.getElementById('app').textContent = ''; // the static placeholder: preact appends to what it finds
 window.addEventListener('hashchange', navigate);
