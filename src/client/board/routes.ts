@@ -205,8 +205,9 @@ function events(c: Context, ctx: BoardContext) {
   for (const saga of sagas) sagaName(c, saga);
   return streamSSE(c, async (stream) => {
     const send = (event: BoardEvent) => void stream.writeSSE(event).catch(() => undefined);
-    const stops = [ctx.watcher.subscribe(LIST_TOPIC, send)];
-    for (const saga of sagas) stops.push(ctx.watcher.subscribe(saga, send));
+    // The sagas first: their reads start before the list's, which then reuses them (server.ts).
+    const stops = sagas.map((saga) => ctx.watcher.subscribe(saga, send));
+    stops.push(ctx.watcher.subscribe(LIST_TOPIC, send));
     // A comment line now and then keeps proxies and idle timeouts from closing a quiet stream.
     const keepAlive = setInterval(
       () => void stream.write(': keep-alive\n\n').catch(() => undefined),

@@ -72,6 +72,7 @@ export const fetchReport = (name) => getJson(`${sagaPath(name)}/report`);
  * Returns `{ close() }`.
  */
 export function openEvents(name, { onSagas, onStatus, onLive }) {
+  const started = takeEarly(name);
   let view = null;
   let version = null;
   let link = null;
@@ -89,8 +90,38 @@ export function openEvents(name, { onSagas, onStatus, onLive }) {
       onStatus(view);
     }
   };
-  link = connectHub(receive, { token: storedToken(), saga: name });
+  if (started) {
+    link = started.link;
+    started.sink = receive;
+    started.buffer.forEach(receive);
+  } else link = connectHub(receive, { token: storedToken(), saga: name });
   return { close: () => link.close() };
+}
+
+/** The stream boot.js opened while the page's modules loaded, if it is for this saga and token. */
+let early = null;
+
+/**
+ * Opens the page's events at once (boot.js, before the page's other modules have loaded), so the board
+ * reads the saga while the browser fetches the rest; what arrives meanwhile waits for openEvents.
+ */
+export function openEarly() {
+  const token = adoptToken();
+  const match = /^#\/saga\/(.+)$/.exec(location.hash);
+  const name = match ? decodeURIComponent(match[1]) : null;
+  const entry = { name, token, buffer: [], sink: null };
+  entry.sink = (message) => entry.buffer.push(message);
+  entry.link = connectHub((message) => entry.sink(message), { token, saga: name });
+  early = entry;
+}
+
+function takeEarly(name) {
+  const entry = early;
+  early = null;
+  if (!entry) return null;
+  if (entry.name === name && entry.token === storedToken()) return entry;
+  entry.link.close();
+  return null;
 }
 
 let tabs = 0;

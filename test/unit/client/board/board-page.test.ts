@@ -184,7 +184,11 @@ describe('saga board page', () => {
     const prompt = page.locator('[data-interaction="question-1"] .prompt');
     expect(await prompt.textContent()).toBe(`Which greeting? ${XSS}`);
     expect(await page.locator('main script').count()).toBe(0);
-    expect(await page.locator('script').count()).toBe(1); // app.js alone
+    // index.html's own two: boot.js (opens the event stream early) and app.js.
+    expect(await page.locator('script').evaluateAll((els) => els.map((e) => e.getAttribute('src')))).toEqual([
+      '/boot.js',
+      '/app.js',
+    ]);
     expect(dialogs).toEqual([]);
   });
 
