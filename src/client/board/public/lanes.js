@@ -109,9 +109,12 @@ class Lane extends Component {
   shouldComponentUpdate(next, nextState) {
     const now = this.props;
     if (nextState.count !== this.state.count || next.milestone !== now.milestone) return true;
-    if (next.links !== now.links || next.onSelect !== now.onSelect) return true;
+    if (next.onSelect !== now.onSelect) return true;
     if (nextState.count === 0) return false;
     const tasks = next.milestone.tasks.slice(0, nextState.count);
+    // Every task that starts adds its workflow link: only this lane's own links matter to it.
+    const links = [next.links?.tasks, now.links?.tasks];
+    if (links[0] !== links[1] && tasks.some((t) => links[0]?.[t.id] !== links[1]?.[t.id])) return true;
     const mine = (ref) => ref !== undefined && tasks.some((t) => t.id === ref);
     if (next.selected !== now.selected && (mine(next.selected) || mine(now.selected))) return true;
     return (
