@@ -154,7 +154,11 @@ class Lane extends Component {
           )}
         ${
           rest > 0 &&
-          html`<div class="unbuilt" ref=${this.spacer} style=${{ flexBasis: `${rest * CARD_PX}px` }}></div>`
+          html`<div
+            class="unbuilt"
+            ref=${this.spacer}
+            style=${{ flex: `0 0 ${rest * CARD_PX}px`, minHeight: '84px' }}
+          ></div>`
         }
       </div>
     </section>`;
