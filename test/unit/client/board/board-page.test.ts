@@ -495,4 +495,26 @@ describe('saga board page', () => {
     expect(update).toBeLessThan(2000);
     expect(pageErrors).toEqual([]);
   });
+
+  it('applies status deltas in order, and takes the whole view again from a reopened stream on a gap', async () => {
+    const statusOf = (ref: string) => page.locator(`[data-task="${ref}"]`).getAttribute('data-status');
+    stub.status = statusFixture([task('1.1', 'running'), task('1.2', 'pending')], []);
+    stub.agents = {};
+    stub.sendEvent('status', stub.detail(), 7);
+    await page.locator('[data-task="1.2"][data-status="pending"]').waitFor();
+    const step = [['status', 'milestones', 0, 'tasks', 1, 'status'], 'running'];
+    stub.sendEvent('status-delta', { name: 'demo', from: 7, to: 8, ops: [step] }, 8);
+    await page.locator('[data-task="1.2"][data-status="running"]').waitFor();
+    expect(await statusOf('1.1')).toBe('running');
+    const opened = stub.opened;
+    // Version 9 never came: the delta from 9 is not applied, the stream reopens and brings the whole view.
+    stub.status = statusFixture([task('1.1', 'passed'), task('1.2', 'passed')], []);
+    const lost = [['status', 'milestones', 0, 'tasks', 0, 'title'], 'never applied'];
+    stub.sendEvent('status-delta', { name: 'demo', from: 9, to: 10, ops: [lost] }, 10);
+    await page.locator('[data-task="1.1"][data-status="passed"]').waitFor();
+    expect(stub.opened).toBe(opened + 1);
+    expect(await statusOf('1.2')).toBe('passed');
+    expect(await page.locator('[data-task="1.1"] .title').textContent()).not.toBe('never applied');
+    expect(pageErrors).toEqual([]);
+  });
 });
