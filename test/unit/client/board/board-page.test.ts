@@ -517,4 +517,17 @@ describe('saga board page', () => {
     expect(await page.locator('[data-task="1.1"] .title').textContent()).not.toBe('never applied');
     expect(pageErrors).toEqual([]);
   });
+
+  it('without SharedWorker (some mobile browsers), a page holds its own stream and still shows changes', async () => {
+    const own = await browser.newPage();
+    await own.addInitScript('delete window.SharedWorker');
+    const opened = stub.opened;
+    await own.goto(`${base}/?token=s3cret#/saga/demo`);
+    await own.locator('[data-task="1.1"]').waitFor();
+    expect(stub.opened).toBe(opened + 1);
+    stub.status = statusFixture([task('1.1', 'blocked'), task('1.2', 'passed')], []);
+    stub.push();
+    await own.locator('[data-task="1.1"][data-status="blocked"]').waitFor();
+    await own.close();
+  });
 });
