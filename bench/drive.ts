@@ -40,6 +40,8 @@ export async function startBenchSaga(
     argumentsText: `--subagents --parallel=${lanes} ${goal}`,
     plan: bench.planFile,
     name,
+    // The bench wrote this repository and its config (the timed agent): trusted, as --trust-repo-config says.
+    trustRepoConfig: true,
   });
   await startSaga(client, input);
 }

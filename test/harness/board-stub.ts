@@ -166,6 +166,15 @@ export class BoardStub {
     public agents: Record<string, AgentView> = {},
   ) {}
 
+  /** Event streams opened so far. */
+  opened = 0;
+
+  /** Sends one event as the board server writes it (a numbered `status`, a `status-delta`) to every stream. */
+  sendEvent(event: string, data: unknown, id?: number): void {
+    const idLine = id === undefined ? '' : `id: ${id}\n`;
+    for (const s of this.streams) s.write(`event: ${event}\n${idLine}data: ${JSON.stringify(data)}\n\n`);
+  }
+
   /** Event streams open now (one per visible page). */
   openStreams(): number {
     return this.streams.size;
@@ -212,6 +221,7 @@ export class BoardStub {
     if (p === '/api/events') {
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
       this.streams.add(res);
+      this.opened++;
       req.on('close', () => this.streams.delete(res));
       if (url.searchParams.get('saga'))
         res.write(`event: status\ndata: ${JSON.stringify(this.detail())}\n\n`);

@@ -94,6 +94,8 @@ export const BOARD_CSP = [
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
+  // The one event stream a browser's board tabs share runs in a SharedWorker of the board's own origin.
+  "worker-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
@@ -194,14 +196,22 @@ async function answer(c: Context, ctx: BoardContext) {
   return c.json({ answer: result });
 }
 
-/** GET /api/events[?saga=NAME]: the list (and the saga) as server-sent events, from the shared watcher. */
+/** Sagas one event stream may follow (a browser's tabs share one stream: public/events-worker.js). */
+const MAX_STREAM_SAGAS = 50;
+
+/**
+ * GET /api/events[?saga=NAME...]: the list (and each saga named) as server-sent events, from the shared
+ * watcher; one stream serves all of a browser's board tabs, so it may name several sagas.
+ */
 function events(c: Context, ctx: BoardContext) {
-  const saga = c.req.query('saga');
-  if (saga !== undefined) sagaName(c, saga);
+  const sagas = [...new Set(c.req.queries('saga') ?? [])];
+  if (sagas.length > MAX_STREAM_SAGAS) throw new UserError(`saga: at most ${MAX_STREAM_SAGAS} per stream.`);
+  for (const saga of sagas) sagaName(c, saga);
   return streamSSE(c, async (stream) => {
     const send = (event: BoardEvent) => void stream.writeSSE(event).catch(() => undefined);
-    const stops = [ctx.watcher.subscribe(LIST_TOPIC, send)];
-    if (saga) stops.push(ctx.watcher.subscribe(saga, send));
+    // The sagas first: their reads start before the list's, which then reuses them (server.ts).
+    const stops = sagas.map((saga) => ctx.watcher.subscribe(saga, send));
+    stops.push(ctx.watcher.subscribe(LIST_TOPIC, send));
     // A comment line now and then keeps proxies and idle timeouts from closing a quiet stream.
     const keepAlive = setInterval(
       () => void stream.write(': keep-alive\n\n').catch(() => undefined),

@@ -80,10 +80,28 @@ export async function startBoardServer(options: BoardOptions): Promise<BoardServ
       const hit = recent.get(name);
       return hit && Date.now() - hit.at < pollMs * 2 ? hit.status : undefined;
     },
-    statusOf: (name) => reads.within(LIST_STATUS_MS, () => getStatus(client, name)).catch(() => null),
+    // A saga its own topic is reading right now (a page just opened it) is not asked twice at once.
+    statusOf: (name) =>
+      inflight.get(name) ?? reads.within(LIST_STATUS_MS, () => getStatus(client, name)).catch(() => null),
   };
+  const inflight = new Map<string, Promise<SagaView['status'] | null>>();
   const listSagas = () => sagaSummaries(client, listCache);
   const readSaga = async (name: string) => {
+    const reading = readSagaOnce(name);
+    inflight.set(
+      name,
+      reading.then(
+        (v) => v.status,
+        () => null,
+      ),
+    );
+    try {
+      return await reading;
+    } finally {
+      inflight.delete(name);
+    }
+  };
+  const readSagaOnce = async (name: string) => {
     const view = await reads
       .within(SAGA_VIEW_MS, () => readSagaView(client, name, ui, closedViews))
       .catch((error: Error) => {

@@ -3,6 +3,9 @@
  * event stream with `?token=`: EventSource sends no headers), and the token itself (taken once from
  * `?token=`, kept in sessionStorage, never left in the address bar).
  */
+import { applyDelta } from './delta.js';
+import { connectHub, takeEarly } from './events-link.js';
+
 const TOKEN_KEY = 'saga-board-token';
 
 /** Moves `?token=` from the URL into sessionStorage (once, at load) and returns the token or null. */
@@ -62,26 +65,37 @@ export const fetchDiff = (name, ref) => getJson(`${sagaPath(name)}/tasks/${encod
 
 export const fetchReport = (name) => getJson(`${sagaPath(name)}/report`);
 
-/** The one EventSource of the page: `sagas` events on the list, `status` events for one saga. */
+/**
+ * The page's events: `sagas` (the list) and, on a saga's page, its whole view on every change (deltas are
+ * applied here, so callers always get whole objects). The browser's tabs share one stream through the
+ * SharedWorker events-worker.js; without SharedWorker, the page holds its own (events-hub.js in the page).
+ * Returns `{ close() }`.
+ */
 export function openEvents(name, { onSagas, onStatus, onLive }) {
-  const params = new URLSearchParams();
-  if (name) params.set('saga', name);
-  const token = storedToken();
-  if (token) params.set('token', token);
-  const query = params.toString();
-  const url = `/api/events${query ? `?${query}` : ''}`;
-  const source = new EventSource(url);
-  const parse = (handler) => (event) => {
-    try {
-      handler(JSON.parse(event.data));
-    } catch (err) {
-      console.error('bad board event', err);
+  const started = takeEarly(name, storedToken());
+  let view = null;
+  let version = null;
+  let link = null;
+  const receive = (message) => {
+    if (message.type === 'live') onLive(message.live);
+    else if (message.type === 'sagas') onSagas(message.data);
+    else if (message.name !== name) return;
+    else if (message.type === 'status') {
+      if (view === null) globalThis.performance.mark('saga-board:first-status'); // what bench/board.ts times
+      [view, version] = [message.data, message.version];
+      onStatus(view);
+    } else if (message.type === 'delta') {
+      if (view === null || version !== message.from) return link?.resync(name);
+      [view, version] = [applyDelta(view, message.ops), message.to];
+      onStatus(view);
     }
   };
-  source.addEventListener('sagas', parse(onSagas));
-  source.addEventListener('status', parse(onStatus));
-  source.addEventListener('open', () => onLive(true));
-  source.addEventListener('error', () => onLive(false));
+  if (started) {
+    link = started.link;
+    started.sink = receive;
+    started.buffer.forEach(receive);
+  } else link = connectHub(receive, { token: storedToken(), saga: name });
+  const source = { close: () => link.close() };
   return source;
 }
 

@@ -1,6 +1,6 @@
 /**
- * The saga board page: one store, hash routes (`#/` the sagas, `#/saga/NAME` one saga), one EventSource
- * per page that replaces polling; every event replaces the data and re-renders.
+ * The saga board page: one store, hash routes (`#/` the sagas, `#/saga/NAME` one saga), server-sent events
+ * (one stream shared by the browser's board tabs, api.js) that replace polling; every event re-renders.
  */
 import { html, render } from './html.js';
 import {
@@ -74,8 +74,8 @@ function navigate() {
 }
 
 /**
- * A browser keeps at most six connections per host over HTTP/1.1, and each page's event stream holds one: a
- * hidden tab lets go of its stream (the first event on return brings it up to date), so a seventh tab loads.
+ * A hidden tab lets go of its topics and draws nothing (the shared stream closes when no tab shows
+ * anything); shown again, it gets the latest whole view at once.
  */
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') listen();
@@ -175,6 +175,7 @@ function Page({ state: s, actions: act }) {
     <main>${body}</main>`;
 }
 
+globalThis.performance.mark('saga-board:modules'); // every module loaded: what bench/board.ts times
 state.token = adoptToken();
 document.getElementById('app').textContent = ''; // the static placeholder: preact appends to what it finds
 window.addEventListener('hashchange', navigate);

@@ -1,47 +1,10 @@
 /**
  * A selected task's transcript tail and diff (fetched from the server, shown as text), and REPORT.md
- * when the saga is done: the one HTML the page renders, Markdown by marked, sanitized by DOMPurify.
+ * when the saga is done: the one HTML the page renders (markdown.js, loaded when first needed).
  */
-import { html } from './html.js';
-import { marked } from '/vendor/marked/lib/marked.esm.js';
-import DOMPurify from '/vendor/dompurify/dist/purify.es.mjs';
+import { Component, html } from './html.js';
 
 const NL = '\n';
-
-/**
- * Agents wrote much of REPORT.md: it loads nothing from elsewhere. An image whose address is not relative
- * to the page (a scheme, `//host`, a backslash form) loses its address, its alt text stays: it would tell a
- * remote server the report was opened, and its query could carry what the page shows. No media, forms or
- * style attributes either (the page's Content-Security-Policy refuses them too).
- */
-// eslint-disable-next-line no-control-regex
-const RELATIVE = /^(?![a-z][a-z0-9+.-]*:|[\\/]{2}|\/\\)[^\s\x00-\x1f\x7f]*$/i;
-DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-  if (node.nodeName !== 'IMG' || RELATIVE.test(node.getAttribute('src') ?? '')) return;
-  node.removeAttribute('src');
-  node.setAttribute('data-remote-image', 'dropped');
-});
-const PURIFY = {
-  FORBID_TAGS: [
-    'audio',
-    'video',
-    'source',
-    'track',
-    'picture',
-    'form',
-    'input',
-    'style',
-    'link',
-    'meta',
-    'base',
-  ],
-  FORBID_ATTR: ['srcset', 'poster', 'background', 'style', 'action', 'formaction', 'ping'],
-};
-
-/** REPORT.md as sanitized HTML, remote images dropped. */
-export function reportHtml(markdown) {
-  return DOMPurify.sanitize(marked.parse(markdown), PURIFY);
-}
 
 function diffLineClass(line) {
   if (line.startsWith('+') && !line.startsWith('+++')) return 'add';
@@ -83,14 +46,35 @@ ${(task.diff || '(no changes)')
   </aside>`;
 }
 
-export function Report({ report }) {
-  if (!report) return '';
-  if (report.loading) return html`<section class="report"><p class="muted">Loading REPORT.md…</p></section>`;
-  if (report.error) return html`<section class="report"><p class="card-error">${report.error}</p></section>`;
-  if (!report.markdown) return '';
-  const safe = reportHtml(report.markdown);
-  return html`<section class="report">
-    <h2>REPORT.md</h2>
-    <div class="markdown" dangerouslySetInnerHTML=${{ __html: safe }}></div>
-  </section>`;
+/** REPORT.md: markdown.js (marked and DOMPurify, ~100 KB) is loaded when the first report is shown. */
+export class Report extends Component {
+  componentDidMount() {
+    this.load();
+  }
+
+  componentDidUpdate() {
+    this.load();
+  }
+
+  load() {
+    if (!this.props.report?.markdown || this.state.reportHtml || this.loading) return;
+    this.loading = import('./markdown.js').then(
+      ({ reportHtml }) => this.setState({ reportHtml }),
+      (err) => this.setState({ failed: err.message }),
+    );
+  }
+
+  render({ report }, { reportHtml, failed }) {
+    if (!report) return '';
+    if (report.loading)
+      return html`<section class="report"><p class="muted">Loading REPORT.md…</p></section>`;
+    const error = report.error || failed;
+    if (error) return html`<section class="report"><p class="card-error">${error}</p></section>`;
+    if (!report.markdown) return '';
+    if (!reportHtml) return html`<section class="report"><p class="muted">Loading REPORT.md…</p></section>`;
+    return html`<section class="report">
+      <h2>REPORT.md</h2>
+      <div class="markdown" dangerouslySetInnerHTML=${{ __html: reportHtml(report.markdown) }}></div>
+    </section>`;
+  }
 }

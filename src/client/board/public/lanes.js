@@ -2,8 +2,9 @@
  * Milestones as lanes of task cards: state colour, attempt / delegation, agent profile, elapsed, tokens and
  * cost, the latest output line. Every field an agent wrote (title, error, reason, line) is a text node.
  */
-import { html } from './html.js';
+import { Component, createRef, html } from './html.js';
 import { duration, elapsed, usageLine } from './format.js';
+import { unwatchNear, watchNear } from './near.js';
 
 /**
  * The latest line to show: the running agent's live output line (the view's `agents`) first, else why the
@@ -49,27 +50,119 @@ function TaskCard({ task, agent, link, selected, onSelect }) {
   </article>`;
 }
 
-function Lane({ milestone, agents, links, selected, onSelect }) {
-  const done = milestone.tasks.filter((t) => t.status === 'integrated').length;
-  return html`<section class=${`lane ms-${milestone.status}`} data-milestone=${milestone.id}>
-    <header>
-      <strong>M${milestone.id}</strong> <span>${milestone.title}</span>
-      <span class="muted"> · ${milestone.status} · ${done}/${milestone.tasks.length}</span>
-    </header>
-    <div class="cards">
-      ${milestone.tasks.map(
-        (task) =>
-          html`<${TaskCard}
-            key=${task.id}
-            task=${task}
-            agent=${task.status === 'running' ? agents?.[task.id] : undefined}
-            link=${links?.tasks?.[task.id]}
-            selected=${selected === task.id}
-            onSelect=${onSelect}
-          />`,
-      )}
-    </div>
-  </section>`;
+/** A card's width and the gap after it (saga.css `.task`, `.lane .cards`): spacers stand for unbuilt cards. */
+const CARD_PX = 228;
+/** Cards built beyond the visible part of a lane, so a short scroll finds them built. */
+const AHEAD = 4;
+
+/**
+ * A milestone's lane: its header (with its counts) always; its cards only once the lane is near the
+ * viewport, and then only as far as the lane is scrolled (a spacer stands for the rest, so the scrollbar is
+ * right). A lane whose milestone, agents and selection did not change is not drawn again.
+ */
+class Lane extends Component {
+  constructor() {
+    super();
+    this.lane = createRef();
+    this.cards = createRef();
+    this.spacer = createRef();
+    this.state = { count: 0 };
+  }
+
+  componentDidMount() {
+    watchNear(this.lane.current, () => {
+      unwatchNear(this.lane.current);
+      this.more();
+    });
+  }
+
+  componentWillUnmount() {
+    unwatchNear(this.lane.current);
+    this.sideways?.disconnect();
+  }
+
+  /** Builds the cards up to the lane's scrolled-to right edge (and a few more), and watches its spacer. */
+  more() {
+    const box = this.cards.current;
+    if (!box) return;
+    const wanted = Math.ceil((box.scrollLeft + box.clientWidth) / CARD_PX) + AHEAD;
+    const count = Math.min(this.props.milestone.tasks.length, Math.max(wanted, this.state.count + AHEAD));
+    if (count !== this.state.count) this.setState({ count });
+  }
+
+  componentDidUpdate() {
+    this.sideways?.disconnect();
+    this.sideways = null;
+    const spacer = this.spacer.current;
+    if (!spacer) return;
+    // Observing anew reports at once whether the spacer is (still) in view.
+    this.sideways = new globalThis.IntersectionObserver(
+      (entries) => entries.some((e) => e.isIntersecting) && this.more(),
+      {
+        root: this.cards.current,
+        rootMargin: '0px 50%',
+      },
+    );
+    this.sideways.observe(spacer);
+  }
+
+  shouldComponentUpdate(next, nextState) {
+    const now = this.props;
+    if (nextState.count !== this.state.count || next.milestone !== now.milestone) return true;
+    if (next.onSelect !== now.onSelect) return true;
+    if (nextState.count === 0) return false;
+    const tasks = next.milestone.tasks.slice(0, nextState.count);
+    // Every task that starts adds its workflow link: only this lane's own links matter to it.
+    const links = [next.links?.tasks, now.links?.tasks];
+    if (links[0] !== links[1] && tasks.some((t) => links[0]?.[t.id] !== links[1]?.[t.id])) return true;
+    const mine = (ref) => ref !== undefined && tasks.some((t) => t.id === ref);
+    if (next.selected !== now.selected && (mine(next.selected) || mine(now.selected))) return true;
+    return (
+      next.agents !== now.agents &&
+      tasks.some((t) => t.status === 'running' && next.agents?.[t.id] !== now.agents?.[t.id])
+    );
+  }
+
+  render({ milestone, agents, links, selected, onSelect }, { count }) {
+    const tasks = milestone.tasks;
+    const done = tasks.filter((t) => t.status === 'integrated').length;
+    const rest = tasks.length - count;
+    return html`<section
+      ref=${this.lane}
+      class=${`lane ms-${milestone.status}`}
+      data-milestone=${milestone.id}
+      data-tasks=${tasks.length}
+      data-built=${count}
+    >
+      <header>
+        <strong>M${milestone.id}</strong> <span>${milestone.title}</span>
+        <span class="muted"> · ${milestone.status} · ${done}/${tasks.length}</span>
+      </header>
+      <div class="cards" ref=${this.cards} onScroll=${rest > 0 ? () => this.more() : undefined}>
+        ${tasks
+          .slice(0, count)
+          .map(
+            (task) =>
+              html`<${TaskCard}
+                key=${task.id}
+                task=${task}
+                agent=${task.status === 'running' ? agents?.[task.id] : undefined}
+                link=${links?.tasks?.[task.id]}
+                selected=${selected === task.id}
+                onSelect=${onSelect}
+              />`,
+          )}
+        ${
+          rest > 0 &&
+          html`<div
+            class="unbuilt"
+            ref=${this.spacer}
+            style=${{ flex: `0 0 ${rest * CARD_PX}px`, minHeight: '84px' }}
+          ></div>`
+        }
+      </div>
+    </section>`;
+  }
 }
 
 export function Lanes({ milestones, agents, links, selected, onSelect }) {

@@ -3,16 +3,16 @@
  * the agent runs over time, the dependency graph, exit criteria, the pull requests (`delivery: pr`), the
  * selected task's transcript and diff, REPORT.md when done.
  */
-import { html } from './html.js';
+import { Component, html } from './html.js';
 import { progressOf, tokens } from './format.js';
 import { PendingCards } from './pending.js';
 import { Lanes } from './lanes.js';
-import { DependencyGraph } from './graph.js';
 import { RunTimeline } from './timeline.js';
 import { Report, TaskDetail } from './detail.js';
 import { CostBudget, ProgressBar } from './sagas-view.js';
 import { PullRequests } from './pull-requests.js';
 import { CancelSaga } from './steer.js';
+import { WhenNear } from './near.js';
 
 const TIMELINE = ['planning', 'implementation', 'validation', 'acceptance', 'complete'];
 const FLAG_KEYS = ['quality_locked', 'autonomous', 'subagents', 'parallel'];
@@ -75,6 +75,31 @@ function ExitCriteria({ status }) {
   </section>`;
 }
 
+/** The dependency graph, closed at first: graph.js (and dagre, ~90 KB) loads when it is first opened. */
+class GraphBox extends Component {
+  toggle(open) {
+    this.setState({ open });
+    if (!open || this.state.Graph) return;
+    import('./graph.js').then(
+      ({ DependencyGraph }) => this.setState({ Graph: DependencyGraph }),
+      (err) => this.setState({ failed: err.message }),
+    );
+  }
+
+  render({ milestones, onSelect }, { open, Graph, failed }) {
+    if (!milestones.some((m) => m.tasks.length)) return '';
+    const body = failed
+      ? html`<p class="card-error">${failed}</p>`
+      : Graph
+        ? html`<${Graph} milestones=${milestones} onSelect=${onSelect} />`
+        : html`<p class="muted">Loading the graph…</p>`;
+    return html`<details class="graph-box" open=${open} onToggle=${(e) => this.toggle(e.currentTarget.open)}>
+      <summary>Dependency graph</summary>
+      ${open && body}
+    </details>`;
+  }
+}
+
 function Links({ links, status }) {
   return html`<div class="links">
     ${links?.saga && html`<a href=${links.saga} target="_blank" rel="noopener noreferrer">saga workflow ↗</a>`}
@@ -127,13 +152,15 @@ export function SagaView({ state, actions }) {
           selected=${state.task?.ref}
           onSelect=${actions.selectTask}
         />
-        <${RunTimeline}
-          milestones=${status.milestones}
-          agents=${detail.agents}
-          selected=${state.task?.ref}
-          onSelect=${actions.selectTask}
-        />
-        <${DependencyGraph} milestones=${status.milestones} onSelect=${actions.selectTask} />
+        <${WhenNear} placeholder="runs-unbuilt">
+          <${RunTimeline}
+            milestones=${status.milestones}
+            agents=${detail.agents}
+            selected=${state.task?.ref}
+            onSelect=${actions.selectTask}
+          />
+        <//>
+        <${GraphBox} milestones=${status.milestones} onSelect=${actions.selectTask} />
         <${ExitCriteria} status=${status} />
         <${PullRequests} pullRequests=${status.pullRequests} />
         <${Report} report=${state.report} />

@@ -86,8 +86,20 @@ class RunChart extends Component {
       this.observer = new window.ResizeObserver(() => this.measure());
       this.observer.observe(this.section.current);
     }
+    // Drawn only while near the viewport: a thousand runs redrawn on every event (and each second) in
+    // every open tab is what made ten tabs slow; shown again, it draws the latest at once.
+    this.inView = true;
+    this.seen = new globalThis.IntersectionObserver(
+      ([entry]) => {
+        this.inView = entry.isIntersecting;
+        if (this.inView && this.stale) this.forceUpdate();
+      },
+      { rootMargin: '50% 0px' },
+    );
+    this.seen.observe(this.section.current);
     // Only a running bar changes between events: redraw each second while one runs.
     this.timer = window.setInterval(() => {
+      if (!this.inView) return;
       if (this.props.milestones.some((m) => m.tasks.some((t) => t.status === 'running' && t.startedAt)))
         this.setState({ tick: this.state.tick + 1 });
     }, 1000);
@@ -96,6 +108,12 @@ class RunChart extends Component {
   componentWillUnmount() {
     window.clearInterval(this.timer);
     this.observer?.disconnect();
+    this.seen?.disconnect();
+  }
+
+  shouldComponentUpdate() {
+    if (!this.inView) this.stale = true;
+    return this.inView;
   }
 
   measure() {
@@ -109,6 +127,7 @@ class RunChart extends Component {
   }
 
   render({ milestones, agents, selected }, { width }) {
+    this.stale = false;
     const runs = runsOf(milestones, agents, Date.now());
     const rows = pack(runs);
     const t0 = runs.length ? runs[0].start : 0;

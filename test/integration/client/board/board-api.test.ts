@@ -7,6 +7,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
+import { applyDelta, type DeltaOp } from '../../../../src/client/board/delta';
 import { startBoardServer, type BoardServer } from '../../../../src/client/board/server';
 import { prepareSaga, startSaga } from '../../../../src/client/commands/start';
 import { getStatus } from '../../../../src/client/saga-client';
@@ -216,10 +217,17 @@ describe('saga board API', () => {
     expect(res.status).toBe(200);
     const { answer: recorded } = (await res.json()) as { answer: { choice: string; user: string } };
     expect(recorded).toMatchObject({ choice: 'confirm', user: 'board:tester' });
+    // The saga's view as the page has it: the first event whole, then deltas applied.
+    const view = () => {
+      let v: { status: { pending: { id: string }[] } } | undefined;
+      for (const e of events.events)
+        if (e.event === 'status') v = JSON.parse(e.data) as typeof v;
+        else if (e.event === 'status-delta' && v)
+          v = applyDelta(v, (JSON.parse(e.data) as { ops: DeltaOp[] }).ops);
+      return v;
+    };
     await events.waitFor(
-      (e) =>
-        e.event === 'status' &&
-        !JSON.parse(e.data).status.pending.some((p: { id: string }) => p.id === 'confirm-name'),
+      (e) => e.event.startsWith('status') && !view()!.status.pending.some((p) => p.id === 'confirm-name'),
     );
     expect(await pendingIds()).not.toContain('confirm-name');
     expect((await answer({ interactionId: 'confirm-name', choice: 'confirm' }, page())).status).toBe(409);

@@ -60,6 +60,8 @@ describe('board Content-Security-Policy', () => {
     expect(res.headers.get('content-security-policy')).toBe(BOARD_CSP);
     expect(BOARD_CSP).toContain("script-src 'self'");
     expect(BOARD_CSP).toContain("img-src 'self' data:");
+    // The shared event stream's SharedWorker (events-worker.js), from the board's own origin only.
+    expect(BOARD_CSP).toContain("worker-src 'self'");
   });
 
   it('renders REPORT.md without loading its remote images; the page breaks no rule of its own', async () => {

@@ -137,11 +137,24 @@ describe('saga board page', () => {
     expect(await card.locator('.prompt').textContent()).toBe("Call this saga 'demo'?");
     expect(await card.locator('button[data-recommended="true"]').getAttribute('data-choice')).toBe('confirm');
     expect(await card.locator('button.option').count()).toBe(2);
-    await page.locator('svg.dag [data-node="1.1"]').waitFor();
+    await page.locator('[data-task="1.1"]').waitFor();
     await shot('saga');
   });
 
   it('draws the dependency graph from dependsOn: edges between task refs, no milestone gates', async () => {
+    // The graph is closed until opened: graph.js (and dagre) load then, not with the page.
+    const loaded = () =>
+      page.evaluate(
+        `performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /graph|dagre/.test(n))`,
+      );
+    expect(await loaded()).toEqual([]);
+    expect(await page.locator('.graph-box').getAttribute('open')).toBeNull();
+    await page.click('.graph-box summary');
+    await page.locator('svg.dag [data-node="1.1"]').waitFor();
+    expect(((await loaded()) as string[]).map((n) => new URL(n).pathname).sort()).toEqual([
+      '/graph.js',
+      '/vendor/@dagrejs/dagre/dist/dagre.esm.js',
+    ]);
     const edges = await page
       .locator('svg.dag path.edge')
       .evaluateAll((els) => els.map((e) => e.getAttribute('data-edge')).sort());
@@ -171,7 +184,11 @@ describe('saga board page', () => {
     const prompt = page.locator('[data-interaction="question-1"] .prompt');
     expect(await prompt.textContent()).toBe(`Which greeting? ${XSS}`);
     expect(await page.locator('main script').count()).toBe(0);
-    expect(await page.locator('script').count()).toBe(1); // app.js alone
+    // index.html's own two: boot.js (opens the event stream early) and app.js.
+    expect(await page.locator('script').evaluateAll((els) => els.map((e) => e.getAttribute('src')))).toEqual([
+      '/boot.js',
+      '/app.js',
+    ]);
     expect(dialogs).toEqual([]);
   });
 
@@ -427,7 +444,7 @@ describe('saga board page', () => {
     await shot('saga-runs');
   });
 
-  it('stays usable at 1,000 tasks: lanes and runs drawn, the graph replaced by a note', async () => {
+  it('stays usable at 1,000 tasks: lanes, the cards in view and runs drawn, the graph replaced by a note', async () => {
     const start = Date.now() - 1000 * 30_000 - 300_000;
     const tasks = Array.from({ length: 1000 }, (_, k) => {
       const [m, n] = [k < 500 ? 1 : 2, (k % 500) + 1];
@@ -447,10 +464,27 @@ describe('saga board page', () => {
     const firstRender = Date.now() - pushed;
     expect(await runs.getAttribute('data-rows')).toBe('8');
     expect(await runs.locator('.runs-caption').textContent()).toContain('peak 8 agents at once · 1000 runs');
-    expect(await page.locator('article.task').count()).toBe(1000);
+    // Every lane with its counts; only the cards in view are built (a lane scrolls sideways).
+    const lanes = page.locator('section.lane');
+    expect(await lanes.evaluateAll((els) => els.map((e) => e.getAttribute('data-tasks')))).toEqual([
+      '500',
+      '500',
+    ]);
+    expect(await lanes.nth(1).locator('> header').textContent()).toContain('492/500');
+    const built = await page.locator('article.task').count();
+    expect(built).toBeGreaterThan(0);
+    expect(built).toBeLessThan(100);
+    expect(await page.locator('[data-task="2.500"]').count()).toBe(0);
+    await lanes
+      .nth(1)
+      .locator('.cards')
+      .evaluate((el) => {
+        el.scrollLeft = el.scrollWidth;
+      });
+    await page.locator('[data-task="2.500"]').waitFor();
+    expect(await page.locator('[data-task="2.500"] .line').textContent()).toBe('working on 2.500');
     expect(await page.locator('svg.dag').count()).toBe(0);
     expect(await page.locator('.graph .graph-note').textContent()).toContain('1000 tasks, more than 400');
-    expect(await page.locator('[data-task="2.500"] .line').textContent()).toBe('working on 2.500');
 
     stub.agents = { ...stub.agents, '2.500': agent('the next line') };
     const again = Date.now();
@@ -460,5 +494,40 @@ describe('saga board page', () => {
     expect(firstRender).toBeLessThan(5000);
     expect(update).toBeLessThan(2000);
     expect(pageErrors).toEqual([]);
+  });
+
+  it('applies status deltas in order, and takes the whole view again from a reopened stream on a gap', async () => {
+    const statusOf = (ref: string) => page.locator(`[data-task="${ref}"]`).getAttribute('data-status');
+    stub.status = statusFixture([task('1.1', 'running'), task('1.2', 'pending')], []);
+    stub.agents = {};
+    stub.sendEvent('status', stub.detail(), 7);
+    await page.locator('[data-task="1.2"][data-status="pending"]').waitFor();
+    const step = [['status', 'milestones', 0, 'tasks', 1, 'status'], 'running'];
+    stub.sendEvent('status-delta', { name: 'demo', from: 7, to: 8, ops: [step] }, 8);
+    await page.locator('[data-task="1.2"][data-status="running"]').waitFor();
+    expect(await statusOf('1.1')).toBe('running');
+    const opened = stub.opened;
+    // Version 9 never came: the delta from 9 is not applied, the stream reopens and brings the whole view.
+    stub.status = statusFixture([task('1.1', 'passed'), task('1.2', 'passed')], []);
+    const lost = [['status', 'milestones', 0, 'tasks', 0, 'title'], 'never applied'];
+    stub.sendEvent('status-delta', { name: 'demo', from: 9, to: 10, ops: [lost] }, 10);
+    await page.locator('[data-task="1.1"][data-status="passed"]').waitFor();
+    expect(stub.opened).toBe(opened + 1);
+    expect(await statusOf('1.2')).toBe('passed');
+    expect(await page.locator('[data-task="1.1"] .title').textContent()).not.toBe('never applied');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('without SharedWorker (some mobile browsers), a page holds its own stream and still shows changes', async () => {
+    const own = await browser.newPage();
+    await own.addInitScript('delete window.SharedWorker');
+    const opened = stub.opened;
+    await own.goto(`${base}/?token=s3cret#/saga/demo`);
+    await own.locator('[data-task="1.1"]').waitFor();
+    expect(stub.opened).toBe(opened + 1);
+    stub.status = statusFixture([task('1.1', 'blocked'), task('1.2', 'passed')], []);
+    stub.push();
+    await own.locator('[data-task="1.1"][data-status="blocked"]').waitFor();
+    await own.close();
   });
 });
