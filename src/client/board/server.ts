@@ -86,8 +86,8 @@ export async function startBoardServer(options: BoardOptions): Promise<BoardServ
   };
   const inflight = new Map<string, Promise<SagaView['status'] | null>>();
   const listSagas = () => sagaSummaries(client, listCache);
-  const readSaga = async (name: string) => {
-    const reading = readSagaOnce(name);
+  const readSaga = async (name: string, read: { first: boolean } = { first: false }) => {
+    const reading = readSagaOnce(name, !read.first);
     inflight.set(
       name,
       reading.then(
@@ -101,9 +101,9 @@ export async function startBoardServer(options: BoardOptions): Promise<BoardServ
       inflight.delete(name);
     }
   };
-  const readSagaOnce = async (name: string) => {
+  const readSagaOnce = async (name: string, withAgents: boolean) => {
     const view = await reads
-      .within(SAGA_VIEW_MS, () => readSagaView(client, name, ui, closedViews))
+      .within(SAGA_VIEW_MS, () => readSagaView(client, name, ui, closedViews, { withAgents }))
       .catch((error: Error) => {
         throw error instanceof ReadTimedOut
           ? new UserError(

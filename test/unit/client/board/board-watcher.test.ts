@@ -34,6 +34,28 @@ describe('board watcher', () => {
     watcher.close();
   });
 
+  it("reads a new saga first without its agents' lines, then whole at once (not a poll later)", async () => {
+    const asked: boolean[] = [];
+    const watcher = new BoardWatcher(
+      {
+        list: async () => ({ sagas: [] }),
+        saga: async (name, { first }) => {
+          asked.push(first);
+          return { name, agents: first ? {} : { '1.1': 'running' } };
+        },
+      },
+      10_000,
+    );
+    const events: BoardEvent[] = [];
+    watcher.subscribe('s', (e) => events.push(e));
+    await sleep(30);
+    watcher.close();
+    expect(asked).toEqual([true, false]);
+    // The second (a delta, or whole when that is smaller) carries the agents; no poll interval went by.
+    expect(events.map((e) => e.id)).toEqual(['1', '2']);
+    expect(events[1]!.data).toContain('running');
+  });
+
   it('gives a late subscriber the latest event at once, and errors as error events', async () => {
     const watcher = new BoardWatcher(
       {
