@@ -2,6 +2,7 @@
  * `saga board`'s server: the page, its API and its live events on one port, bound to 127.0.0.1
  * unless told otherwise, on the CLI's Temporal client. One watcher serves every open page.
  */
+import { setMaxListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Client } from '@temporalio/client';
@@ -48,6 +49,8 @@ class BoundedReads {
 
   async within<T>(ms: number, read: () => Promise<T>): Promise<T> {
     const controller = new AbortController();
+    // One read is many calls under one signal (a saga's status, then each running agent): not a leak.
+    setMaxListeners(64, controller.signal);
     this.open.add(controller);
     const timer = setTimeout(() => controller.abort(), ms);
     try {
