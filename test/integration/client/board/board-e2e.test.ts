@@ -9,11 +9,11 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { createSampleRepo, greetingPlan } from '../../../../src/demo/sample-repo';
+import { createSampleRepo } from '../../../../src/demo/sample-repo';
 import { startBoardProcess, type BoardProcess } from '../../../harness/board-process';
 import { launchChromium, type Browser } from '../../../harness/chromium';
 import { runSaga } from '../../../harness/cli';
-import { cancelSagaQuietly } from '../../../harness/greeting-saga';
+import { cancelSagaQuietly, greetingScript } from '../../../harness/greeting-saga';
 import { createSagaTestEnv, type SagaTestEnv } from '../../../harness/saga-env';
 import { ARTIFACTS_ROOT } from '../../../harness/server';
 
@@ -47,7 +47,6 @@ describe('saga board end to end (bin/saga, real server, Chromium)', () => {
   beforeAll(async () => {
     env = await createSagaTestEnv('boarde2e');
     await env.startWorkers();
-    const plan = greetingPlan();
     // Each run costs $0.05 against a saga budget of $0.04: after task 1.1 the saga asks to raise it.
     const slow = (files: Record<string, string>) => ({
       attempts: [
@@ -56,23 +55,7 @@ describe('saga board end to end (bin/saga, real server, Chromium)', () => {
     });
     const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'), {
       configExtra: 'budget:\n  saga_usd: 0.04\n',
-      script: {
-        planner: {
-          problem: 'The sample library cannot greet anyone yet.',
-          questions: [
-            [{ id: 'style', text: QUESTION, options: ['Hello, NAME!', 'Hello NAME'], recommended: 0 }],
-          ],
-          plan,
-        },
-        tasks: {
-          '1.1': slow({
-            'src/greet.js': "'use strict';\nmodule.exports = { greet: (n = 'world') => `Hello, ${n}!` };\n",
-            'test/greet.test.js': "'use strict';\n",
-          }),
-          '1.2': slow({ 'test/greet-default.test.js': "'use strict';\n" }),
-          '2.1': slow({ 'bin/greet.js': "'use strict';\n", 'test/cli.test.js': "'use strict';\n" }),
-        },
-      },
+      script: greetingScript(slow, QUESTION),
     });
     const started = await runSaga(
       ['start', '--repo', repo, '--name', name, '--', 'Add a greeting'],

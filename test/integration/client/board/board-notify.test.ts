@@ -8,11 +8,11 @@
  */
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { createSampleRepo, greetingPlan } from '../../../../src/demo/sample-repo';
+import { createSampleRepo } from '../../../../src/demo/sample-repo';
 import { startBoardProcess, type BoardProcess } from '../../../harness/board-process';
 import { launchChromium, type Browser } from '../../../harness/chromium';
 import { runSaga } from '../../../harness/cli';
-import { cancelSagaQuietly } from '../../../harness/greeting-saga';
+import { cancelSagaQuietly, greetingScript } from '../../../harness/greeting-saga';
 import { createSagaTestEnv, waitForPending, type SagaTestEnv } from '../../../harness/saga-env';
 
 jest.setTimeout(180_000);
@@ -67,15 +67,7 @@ describe('desktop notifications from the board (bin/saga board, real server, Chr
     env = await createSagaTestEnv('boardnotify');
     await env.startWorkers();
     repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'), {
-      script: {
-        planner: {
-          problem: 'The sample library cannot greet anyone yet.',
-          questions: [
-            [{ id: 'style', text: QUESTION, options: ['Hello, NAME!', 'Hello NAME'], recommended: 0 }],
-          ],
-          plan: greetingPlan(),
-        },
-      },
+      script: greetingScript((files) => ({ attempts: [{ files }] }), QUESTION),
     });
     board = await startBoardProcess({ ...env.cliEnv, SAGA_BOARD_TOKEN: TOKEN });
     browser = await launchChromium(env.tmp('chromium'));

@@ -12,7 +12,7 @@ import { respond } from '../../../../src/client/saga-client';
 import { createSampleRepo } from '../../../../src/demo/sample-repo';
 import { launchChromium, type Browser } from '../../../harness/chromium';
 import { runSaga } from '../../../harness/cli';
-import { cancelSagaQuietly } from '../../../harness/greeting-saga';
+import { cancelSagaQuietly, greetingScript } from '../../../harness/greeting-saga';
 import { createSagaTestEnv, sagaStatus, waitForStatus, type SagaTestEnv } from '../../../harness/saga-env';
 
 jest.setTimeout(180_000);
@@ -52,16 +52,7 @@ describe('board: one event stream per browser, lanes and graph built when needed
     const slow = (files: Record<string, string>) => ({ attempts: [{ files, sleep_ms: AGENT_MS }] });
     const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'), {
       questionRounds: 0,
-      script: {
-        tasks: {
-          '1.1': slow({
-            'src/greet.js': "'use strict';\nmodule.exports = { greet: (n = 'world') => `Hello, ${n}!` };\n",
-            'test/greet.test.js': "'use strict';\n",
-          }),
-          '1.2': slow({ 'test/greet-default.test.js': "'use strict';\n" }),
-          '2.1': slow({ 'bin/greet.js': "'use strict';\n", 'test/cli.test.js': "'use strict';\n" }),
-        },
-      },
+      script: greetingScript(slow),
     });
     const started = await runSaga(
       ['start', '--repo', repo, '--name', name, '--', 'Add a greeting'],

@@ -10,13 +10,13 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { createSampleRepo, greetingPlan } from '../../../../src/demo/sample-repo';
+import { createSampleRepo } from '../../../../src/demo/sample-repo';
 import { sagaWorkflowId } from '../../../../src/domain/contract/naming';
 import { answersQuery } from '../../../../src/domain/saga/messages';
 import { startBoardProcess, type BoardProcess } from '../../../harness/board-process';
 import { launchChromium, type Browser } from '../../../harness/chromium';
 import { runSaga } from '../../../harness/cli';
-import { cancelSagaQuietly } from '../../../harness/greeting-saga';
+import { cancelSagaQuietly, greetingScript } from '../../../harness/greeting-saga';
 import { ARTIFACTS_ROOT } from '../../../harness/server';
 import {
   createSagaTestEnv,
@@ -63,22 +63,7 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
       attempts: [{ files, usage: { input_tokens: 1000, output_tokens: 200, cost_usd: 0.05 } }],
     });
     repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'), {
-      script: {
-        planner: {
-          problem: 'The sample library cannot greet anyone yet.',
-          questions: [
-            [{ id: 'style', text: QUESTION, options: ['Hello, NAME!', 'Hello NAME'], recommended: 0 }],
-          ],
-          plan: greetingPlan(),
-        },
-        tasks: {
-          '1.1': run({
-            'src/greet.js': "'use strict';\nmodule.exports = { greet: (n) => `Hello, ${n}!` };\n",
-          }),
-          '1.2': run({ 'test/greet-default.test.js': "'use strict';\n" }),
-          '2.1': run({ 'bin/greet.js': "'use strict';\n" }),
-        },
-      },
+      script: greetingScript(run, QUESTION),
     });
     board = await startBoardProcess({ ...env.cliEnv, SAGA_BOARD_TOKEN: TOKEN }, [
       '--repo',
