@@ -17,6 +17,11 @@ export interface SagaSummary {
   budgetUsd: number | null;
   /** Pending interactions. */
   waiting: number;
+  /**
+   * When the newest pending interaction opened (null: none, or unknown). The page's notifications read a
+   * saga's questions only when this is newer than what they have seen, not every waiting saga's.
+   */
+  waitingSince: string | null;
   startedAt: string;
 }
 
@@ -101,6 +106,11 @@ function summary(entry: SagaListEntry, status: SagaStatus | null): SagaSummary {
     costUsd: status?.usage?.costUsd ?? 0,
     budgetUsd: status?.budgetUsd ?? null,
     waiting: status ? status.pending.length : entry.awaitingInput ? 1 : 0,
+    waitingSince:
+      status?.pending
+        .map((p) => p.openedAt)
+        .sort()
+        .pop() ?? null,
     startedAt: entry.startTime,
   };
 }

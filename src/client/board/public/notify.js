@@ -59,11 +59,13 @@ async function showOnce(saga, interaction) {
 const viewed = new Map();
 const listed = new Map();
 const reading = new Set();
+const queued = new Set();
 /** Sagas whose status this page receives anyway (the one it shows): no extra read for them. */
 const statusSeen = new Map();
 const STATUS_FRESH_MS = 5_000;
 const RECHECK_MS = 2_000;
 const RECHECKS = 5;
+const MAX_READING = 2;
 
 /** A saga's status as the page receives it: each pending interaction opened since notifications were on. */
 export function noticeStatus(detail) {
@@ -82,7 +84,16 @@ export function noticeStatus(detail) {
  * read again a few times.
  */
 function readWaiting(name, tries = RECHECKS) {
-  if (reading.has(name)) return;
+  if (reading.has(name) || queued.has(name)) return;
+  // A few at a time: the browser has six connections to the board, and the page needs some of them.
+  if (reading.size >= MAX_READING) {
+    queued.add(name);
+    setTimeout(() => {
+      queued.delete(name);
+      readWaiting(name, tries);
+    }, RECHECK_MS);
+    return;
+  }
   reading.add(name);
   fetchSagaView(name)
     .then(
@@ -99,12 +110,19 @@ function readWaiting(name, tries = RECHECKS) {
     });
 }
 
-/** The list: a saga whose waiting count changed has its questions read (the list has only counts). */
+/**
+ * The list: a saga whose waiting count changed, with a question opened since notifications were turned on,
+ * has its questions read (the list has only counts and the newest question's time). Sagas that were already
+ * waiting cost no read: a server with many of them (their workers perhaps gone, each read a 10 s wait) must
+ * not queue this page's requests behind theirs.
+ */
 export function noticeSagas(sagas) {
   if (!notificationsOn() || !Array.isArray(sagas)) return;
+  const from = Date.parse(since());
   for (const saga of sagas) {
     listed.set(saga.name, saga.running ? saga.waiting : 0);
     if (!saga.running || saga.waiting === 0 || saga.waiting === viewed.get(saga.name)) continue;
+    if (!saga.waitingSince || Date.parse(saga.waitingSince) < from) continue;
     if (Date.now() - (statusSeen.get(saga.name) ?? 0) < STATUS_FRESH_MS) continue;
     readWaiting(saga.name);
   }

@@ -21,6 +21,8 @@ const TOKEN = 'board-notify-token-0123456789abcdef';
 const QUESTION = 'How should the greeting be punctuated? \u001b[31m<b>bold?</b>';
 const NAME = `boardnotify-${Date.now().toString(36)}`;
 const HIDDEN_NAME = `${NAME}-b`;
+/** Waiting before notifications are turned on: never notified, and its questions are never read for them. */
+const EARLY_NAME = `${NAME}-early`;
 
 interface Shown {
   title: string;
@@ -80,16 +82,25 @@ describe('desktop notifications from the board (bin/saga board, real server, Chr
     await board?.stop();
     await cancelSagaQuietly(env, NAME);
     await cancelSagaQuietly(env, HIDDEN_NAME);
+    await cancelSagaQuietly(env, EARLY_NAME);
     await env?.close();
   });
 
   it('turns on by a click, then shows one notification when a saga starts waiting, not again in a second tab', async () => {
+    await start(EARLY_NAME);
+    await waitForPending(env, EARLY_NAME, /^confirm-name$/);
+    const earlyReads: string[] = [];
+    page.on('request', (r) => r.url().includes(`/api/sagas/${EARLY_NAME}`) && earlyReads.push(r.url()));
     await page.goto(`${board.url}/?token=${TOKEN}#/`);
+    await page.locator(`tr.saga-row[data-saga="${EARLY_NAME}"] .badge.waiting`).waitFor();
     await page.locator('button.notify-enable').click();
     await page.locator('.notify-on').waitFor();
     await start(NAME);
     const mine = await shownFor(NAME, 'confirm-name');
     expect(mine).toHaveLength(1);
+    // The saga that already waited cost the page no read of its questions, and got no notification.
+    expect(earlyReads).toEqual([]);
+    expect((await notifications()).filter((n) => n.data.saga === EARLY_NAME)).toEqual([]);
     expect(mine[0]!.title).toBe(`Saga ${NAME} waits for you (confirm-name)`);
     // Another tab of the same browser, and more events: the interaction is not shown again.
     await closeAll();
