@@ -139,6 +139,14 @@ export async function respond(client: Client, name: string, input: RespondInput)
   }
 }
 
+/** Cancels a running saga, as `saga cancel` (the CLI, the board): agents stopped, work committed, worktrees removed. */
+export async function cancelSaga(client: Client, name: string): Promise<void> {
+  const desc = await describeSaga(client, name);
+  if (desc.status.name !== 'RUNNING')
+    throw new UserError(`Saga '${name}' is not running any more (${desc.status.name}).`);
+  await client.workflow.getHandle(sagaWorkflowId(name)).cancel();
+}
+
 /** Answers the one pending interaction of a kind (approve, accept, report...). */
 export async function respondToKind(
   client: Client,

@@ -4,6 +4,7 @@
  */
 import { existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
+import { readableLine } from '../domain/agents/cli-output';
 import { AGENT_OUTPUT_FORMATS, AGENT_RUN_FILE, type AgentOutputFormat } from '../domain/config/agent-presets';
 import { UserError } from './errors';
 
@@ -34,4 +35,31 @@ export async function findTranscript(sagaDir: string, taskId: string): Promise<s
   if (!candidates.length)
     throw new UserError(`No agent transcript for task ${taskId} yet (looked in ${runs}).`);
   return candidates[candidates.length - 1]!;
+}
+
+/** A transcript's end is enough for its last lines; a long run's whole file is not read. */
+const TAIL_READ_BYTES = 2 * 1024 * 1024;
+
+/** The last `tail` readable lines of a transcript, as `saga logs` prints them (the board and `saga mcp`). */
+export async function transcriptTailLines(file: string, tail: number): Promise<string[]> {
+  const format = await transcriptFormat(file);
+  const handle = await fs.open(file, 'r');
+  let text: string;
+  let fromMiddle = false;
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - TAIL_READ_BYTES);
+    fromMiddle = start > 0;
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    text = buffer.toString('utf8');
+  } finally {
+    await handle.close();
+  }
+  const raw = text.split('\n');
+  // A read from the middle starts with a partial line; the last one may still be written.
+  const whole = raw.slice(fromMiddle ? 1 : 0, -1);
+  const lines =
+    format === 'text' ? whole : whole.map((l) => readableLine(format, l)).filter((l) => l !== null);
+  return lines.slice(-tail);
 }

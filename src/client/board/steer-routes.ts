@@ -18,7 +18,7 @@ import { defaultSagaHome } from '../../worker/host-settings';
 import { prepareSaga, startSaga } from '../commands/start';
 import { connectionSettings } from '../connection';
 import { EnvironmentError, UserError } from '../errors';
-import { describeSaga } from '../saga-client';
+import { cancelSaga } from '../saga-client';
 
 /** What the steering routes need of the board (a slice of BoardContext). */
 export interface SteerContext {
@@ -135,10 +135,7 @@ export async function startFromBoard(ctx: SteerContext, body: StartBody) {
 
 /** Cancels a running saga, as `saga cancel`: agents stopped, work committed, worktrees removed. */
 export async function cancelFromBoard(ctx: SteerContext, name: string) {
-  const desc = await describeSaga(ctx.client, name);
-  if (desc.status.name !== 'RUNNING')
-    throw new UserError(`Saga '${name}' is not running any more (${desc.status.name}).`);
-  await ctx.client.workflow.getHandle(sagaWorkflowId(name)).cancel();
+  await cancelSaga(ctx.client, name);
   ctx.watcher.refresh();
   return { cancelled: name };
 }

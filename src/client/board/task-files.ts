@@ -2,15 +2,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { runGit } from '../../activities/git-ops/run';
-import { readableLine } from '../../domain/agents/cli-output';
 import { parseTaskRef } from '../../domain/contract/naming';
 import { SAGA_FILES } from '../../domain/contract/saga-dir';
 import type { SagaStatus, TaskState } from '../../domain/contract/state';
 import { UserError } from '../errors';
-import { findTranscript, transcriptFormat } from '../transcripts';
+import { findTranscript, transcriptTailLines } from '../transcripts';
 
-/** The most a transcript read takes from the end of the file, so a long run does not load whole. */
-const TRANSCRIPT_READ_BYTES = 2 * 1024 * 1024;
 /** A diff longer than this is cut (the page shows a notice); the branch itself is in git. */
 const DIFF_MAX_CHARS = 1024 * 1024;
 
@@ -36,26 +33,7 @@ export async function transcriptTail(status: SagaStatus, ref: string, tail: numb
     if (error instanceof UserError) return [];
     throw error;
   }
-  const format = await transcriptFormat(file);
-  const handle = await fs.open(file, 'r');
-  let text: string;
-  let fromMiddle = false;
-  try {
-    const { size } = await handle.stat();
-    const start = Math.max(0, size - TRANSCRIPT_READ_BYTES);
-    fromMiddle = start > 0;
-    const buffer = Buffer.alloc(size - start);
-    await handle.read(buffer, 0, buffer.length, start);
-    text = buffer.toString('utf8');
-  } finally {
-    await handle.close();
-  }
-  const raw = text.split('\n');
-  // A read from the middle starts with a partial line; the last one may still be written.
-  const whole = raw.slice(fromMiddle ? 1 : 0, -1);
-  const lines =
-    format === 'text' ? whole : whole.map((l) => readableLine(format, l)).filter((l) => l !== null);
-  return lines.slice(-tail);
+  return transcriptTailLines(file, tail);
 }
 
 /** The task branch's changes since it left the integration branch (`git diff base...task`). */

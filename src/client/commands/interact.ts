@@ -3,11 +3,10 @@ import os from 'node:os';
 import type { Client } from '@temporalio/client';
 import { parseIssueLines } from '../../domain/planning/acceptance-issues';
 import { ACCEPTANCE_CHOICE, acceptChoice, PLAN_APPROVAL_CHOICE } from '../../domain/contract/answer-choices';
-import { sagaWorkflowId } from '../../domain/contract/naming';
 import { bool, str, strs } from '../args';
 import type { ParsedArgs } from '../command-decl';
 import { UserError } from '../errors';
-import { describeSaga, respond, respondToKind } from '../saga-client';
+import { cancelSaga, respond, respondToKind } from '../saga-client';
 import type { Io } from '../io';
 
 const cliUser = (): string => `cli:${process.env.USER ?? os.userInfo().username}`;
@@ -126,11 +125,7 @@ export async function cancelCommand(
   connect: () => Promise<Client>,
 ): Promise<number> {
   const [name] = args.positionals as [string];
-  const client = await connect();
-  const desc = await describeSaga(client, name);
-  if (desc.status.name !== 'RUNNING')
-    throw new UserError(`Saga '${name}' is not running (${desc.status.name}).`);
-  await client.workflow.getHandle(sagaWorkflowId(name)).cancel();
+  await cancelSaga(await connect(), name);
   io.out(
     `Cancellation requested for saga '${name}': running agents are stopped, work is committed, worktrees removed.`,
   );

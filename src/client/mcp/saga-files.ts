@@ -5,20 +5,16 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { readableLine } from '../../domain/agents/cli-output';
 import { SAGA_FILES } from '../../domain/contract/saga-dir';
 import { stripControls } from '../../domain/text/terminal';
 import { defaultSagaHome } from '../../worker/host-settings';
 import { UserError } from '../errors';
 import { getStatus } from '../saga-client';
-import { findTranscript, transcriptFormat } from '../transcripts';
+import { findTranscript, transcriptTailLines } from '../transcripts';
 
 /** The files a client may read, by the name in their resource URI. */
 export const SAGA_DOCUMENTS = [SAGA_FILES.saga, SAGA_FILES.progress, SAGA_FILES.report] as const;
 export type SagaDocument = (typeof SAGA_DOCUMENTS)[number];
-
-/** A transcript's end is enough for its last lines; a long run's whole file is not read. */
-const TAIL_BYTES = 2 * 1024 * 1024;
 
 /** The saga's directory, from its status; a saga the server no longer knows: its default place, if there. */
 export async function sagaDirOf(client: () => Promise<Client>, name: string): Promise<string> {
@@ -33,29 +29,8 @@ export async function sagaDirOf(client: () => Promise<Client>, name: string): Pr
 
 /** The last `tail` readable lines of a task's newest transcript, terminal controls stripped. */
 export async function transcriptTail(sagaDir: string, taskId: string, tail: number): Promise<string[]> {
-  const file = await findTranscript(sagaDir, taskId);
-  const format = await transcriptFormat(file);
-  const handle = await fs.open(file, 'r');
-  let text: string;
-  let cut: boolean;
-  try {
-    const { size } = await handle.stat();
-    const start = Math.max(0, size - TAIL_BYTES);
-    const buffer = Buffer.alloc(size - start);
-    await handle.read(buffer, 0, buffer.length, start);
-    text = buffer.toString('utf8');
-    cut = start > 0;
-  } finally {
-    await handle.close();
-  }
-  const lines = text.split('\n');
-  if (cut) lines.shift(); // begins mid-line
-  if (lines[lines.length - 1] === '') lines.pop();
-  const readable = lines
-    .map((line) => readableLine(format, line))
-    .filter((line): line is string => line !== null)
-    .map((line) => stripControls(line));
-  return readable.slice(-tail);
+  const lines = await transcriptTailLines(await findTranscript(sagaDir, taskId), tail);
+  return lines.map((line) => stripControls(line));
 }
 
 /** One of the saga's documents, terminal controls stripped; a clear error when it is not written yet. */
