@@ -24,9 +24,11 @@ jest.setTimeout(240_000);
  * one more workflow task in the last run (2026-12-06: 212 seen with the cores busy). The patches of the procedure's
  * fourth round (`parallel-any-profile` at intake, `by-hand-verified` at validation and acceptance) add a marker
  * each where they are first met (2026-12-06: 214 seen). The goal of 40 + 6 per task + 10 per interaction =
- * 134 is not reached (bench/README.md says why); this keeps what is won.
+ * 134 is not reached (bench/README.md says why); this keeps what is won. The `quiet-answered-at-once` patch
+ * (issue 46) adds a marker in each run where an interaction opens, up to three (2026-12-06: 219 seen with the
+ * cores busy, in a clean-clone CI run).
  */
-const DEMO_SAGA_EVENTS_LIMIT = 217;
+const DEMO_SAGA_EVENTS_LIMIT = 220;
 
 describe('saga demo', () => {
   let env: SagaTestEnv;
