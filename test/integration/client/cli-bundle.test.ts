@@ -2,14 +2,13 @@
  * bin/saga runs the short commands from one bundled file (dist/cli.js, built by `npm run build`) with a V8
  * code cache per command, and the worker commands from dist/src/. Both ways must behave the same.
  */
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { runSaga } from '../../harness/cli';
 import { createSagaTestEnv, type SagaTestEnv } from '../../harness/saga-env';
 import { PROJECT_ROOT } from '../../../src/project-root';
 
 const ROOT = PROJECT_ROOT;
-const CACHE = path.join(ROOT, 'dist', '.cli-cache');
 
 describe('the bundled CLI', () => {
   let env: SagaTestEnv;
@@ -47,13 +46,15 @@ describe('the bundled CLI', () => {
   });
 
   test('a code cache is made per command on its first run and used after', async () => {
-    const cache = path.join(CACHE, 'list.bin');
-    rmSync(cache, { force: true });
-    const first = await runSaga(['list', '--json'], env.cliEnv);
+    // A cache directory of this test's own: other files' `saga list`s, run meanwhile without dist's cache,
+    // would write dist's list.bin again as they exit.
+    const cacheEnv = { ...env.cliEnv, SAGA_CLI_CACHE_DIR: env.tmp('cli-cache') };
+    const cache = path.join(cacheEnv.SAGA_CLI_CACHE_DIR, 'list.bin');
+    const first = await runSaga(['list', '--json'], cacheEnv);
     expect(first.code).toBe(0);
     expect(statSync(cache).size).toBeGreaterThan(100_000);
     const made = statSync(cache).mtimeMs;
-    const again = await runSaga(['list', '--json'], env.cliEnv);
+    const again = await runSaga(['list', '--json'], cacheEnv);
     expect(again.code).toBe(0);
     // Accepted by V8, so not made again.
     expect(statSync(cache).mtimeMs).toBe(made);

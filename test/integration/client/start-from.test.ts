@@ -78,13 +78,17 @@ async function startFrom(ref: string, token: string | null = gitea.users.alice.t
   return result;
 }
 
-/** No saga directory, no saga workflow of the issue's name: nothing was started (other files share the server). */
+/**
+ * No saga directory, no saga workflow of this file's issue: nothing was started. Only this file's name is
+ * looked for: tracker-intake-gitea.test.ts starts gitea-alice-demo-1 on the shared server meanwhile.
+ */
 async function expectNothingStarted(result: { stdout: string }) {
   expect(result.stdout).not.toContain('Started saga');
   const dirs = existsSync(env.sagaHome) ? readdirSync(env.sagaHome).filter((f) => !f.startsWith('.')) : [];
   expect(dirs).toEqual([]);
+  const ours = issueSagaName({ kind: 'gitea', owner: 'alice', repo: 'demo', number: issue });
   const sagas = JSON.parse((await runSaga(['list', '--json'], env.cliEnv)).stdout) as { name: string }[];
-  expect(sagas.map((s) => s.name).filter((n) => n.startsWith('gitea-alice-demo'))).toEqual([]);
+  expect(sagas.map((s) => s.name).filter((n) => n === ours)).toEqual([]);
 }
 
 /** The input the saga workflow was started with, as its history holds it. */
