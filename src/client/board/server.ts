@@ -78,7 +78,7 @@ export async function startBoardServer(options: BoardOptions): Promise<BoardServ
   const pollMs = options.pollMs ?? 500;
   const reads = new BoundedReads(client);
   const listCache: ListCache = {
-    closed: new Map(),
+    kept: new Map(),
     recent: (name) => {
       const hit = recent.get(name);
       return hit && Date.now() - hit.at < pollMs * 2 ? hit.status : undefined;

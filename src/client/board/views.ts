@@ -117,10 +117,19 @@ function summary(entry: SagaListEntry, status: SagaStatus | null): SagaSummary {
 
 /** A closed saga whose status could not be read is tried again after this long (its worker may be back). */
 const CLOSED_RETRY_MS = 60_000;
+/**
+ * A running saga whose status query did not answer twice running (its worker is gone) is asked again after
+ * this long, or as soon as its search attributes change (a worker set them): each ask costs the list the
+ * read's time limit. One miss (a busy worker) is asked again at the next read.
+ */
+const SILENT_RETRY_MS = 30_000;
 
 export interface ListCache {
-  /** Closed sagas' summaries by workflow id, while their run stays the same. */
-  closed: Map<string, { key: string; summary: SagaSummary; retryAt: number | null }>;
+  /**
+   * Summaries kept by workflow id: a closed saga's while its run stays the same, a running saga's that did
+   * not answer until it is due again (retryAt) or its search attributes change.
+   */
+  kept: Map<string, { key: string; summary: SagaSummary; retryAt: number | null; misses: number }>;
   /** The latest status of a saga someone watches (read by its own topic), reused instead of asked again. */
   recent(name: string): SagaStatus | undefined;
   /** A saga's status, or null when it cannot be read soon (a saga whose worker is gone never answers). */
@@ -129,26 +138,29 @@ export interface ListCache {
 
 /**
  * The saga list, running first, newest first within each. A closed saga's status (a query replays its
- * history) is read once and kept while its run stays the same; a watched saga's status is its topic's.
+ * history) is read once and kept while its run stays the same; a watched saga's status is its topic's; a
+ * running saga that did not answer shows from its search attributes until it is due again.
  */
 export async function sagaSummaries(client: Client, cache: ListCache): Promise<{ sagas: SagaSummary[] }> {
   const entries = await listSagas(client);
   const now = Date.now();
   const sagas = await Promise.all(
     entries.map(async (entry) => {
-      const key = `${entry.status}:${entry.startTime}`;
+      const key = `${entry.status}:${entry.startTime}:${entry.phase}:${entry.awaitingInput}`;
       const running = entry.status === 'RUNNING';
-      const cached = cache.closed.get(entry.workflowId);
-      if (!running && cached?.key === key && (cached.retryAt === null || cached.retryAt > now))
-        return cached.summary;
+      const kept = cache.kept.get(entry.workflowId);
+      if (kept?.key === key && (kept.retryAt === null || kept.retryAt > now)) return kept.summary;
       // A saga no worker answers for still shows, from its search attributes.
       const status = (running ? cache.recent(entry.name) : undefined) ?? (await cache.statusOf(entry.name));
       const result = summary(entry, status);
-      if (!running)
-        cache.closed.set(entry.workflowId, {
+      const misses = status ? 0 : (kept?.key === key ? kept.misses : 0) + 1;
+      if (running && status) cache.kept.delete(entry.workflowId);
+      else
+        cache.kept.set(entry.workflowId, {
           key,
           summary: result,
-          retryAt: status ? null : now + CLOSED_RETRY_MS,
+          retryAt: status ? null : now + (!running ? CLOSED_RETRY_MS : misses > 1 ? SILENT_RETRY_MS : 0),
+          misses,
         });
       return result;
     }),

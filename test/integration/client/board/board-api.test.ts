@@ -32,6 +32,8 @@ describe('saga board API', () => {
   const orphan = `${name}-orphan`;
   /** Queries and descriptions of this saga's workflow made through the board's client: the real cost. */
   let calls = 0;
+  /** Status queries of the orphaned saga (below) made through the board's client. */
+  let orphanQueries = 0;
   const streams: EventStream[] = [];
 
   beforeAll(async () => {
@@ -46,6 +48,7 @@ describe('saga board API', () => {
     const counting: WorkflowClientInterceptor = {
       query: (input, next) => {
         if (input.workflowExecution.workflowId === sagaWorkflowId(name)) calls++;
+        if (input.workflowExecution.workflowId === sagaWorkflowId(orphan)) orphanQueries++;
         return next(input);
       },
       describe: (input, next) => {
@@ -150,6 +153,16 @@ describe('saga board API', () => {
       total: 0,
     });
     expect(sagas.find((s) => s.name === name)).toMatchObject({ running: true });
+    // Once it has missed twice running it is not asked again at each read (each ask costs the list 2 s)
+    // until its search attributes change or 30 s pass.
+    await api('/api/sagas');
+    const asked = orphanQueries;
+    expect(asked).toBeGreaterThanOrEqual(2);
+    for (let i = 0; i < 3; i++) {
+      const again = (await (await api('/api/sagas')).json()) as { sagas: Array<Record<string, unknown>> };
+      expect(again.sagas.find((s) => s.name === orphan)).toMatchObject({ running: true, phase: 'planning' });
+    }
+    expect(orphanQueries).toBe(asked);
     // Its own page says why it shows nothing, after the view's time limit.
     const view = await api(`/api/sagas/${orphan}`);
     expect(((await view.json()) as { error: string }).error).toBe(
