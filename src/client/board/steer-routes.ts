@@ -32,6 +32,8 @@ export interface SteerContext {
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
+/** The form's box for `--allow-dirty` (public/new-saga.js shows the same words), named by the error. */
+export const ALLOW_DIRTY_LABEL = 'Start with uncommitted changes';
 /** Enough of the server's sagas to find their repositories without reading a long history list. */
 const MAX_LISTED = 1_000;
 
@@ -44,6 +46,8 @@ export const StartBody = z
     agent: z.string().min(1).max(100).optional(),
     /** The saga budget in USD (over the config's `budget.saga_usd`). */
     budgetUsd: z.number().positive().max(1_000_000).optional(),
+    /** Start on a repository with uncommitted changes (`--allow-dirty`): task branches will not hold them. */
+    allowDirty: z.boolean().optional(),
     name: z.string().min(1).max(100).optional(),
     /** False: check everything and propose the name, start nothing; true: start (the user confirmed it). */
     confirm: z.boolean(),
@@ -119,6 +123,8 @@ export async function startFromBoard(ctx: SteerContext, body: StartBody) {
     argumentsText: argumentsOf(body),
     ...(body.agent ? { agent: body.agent } : {}),
     ...(body.name ? { name: body.name } : {}),
+    allowDirty: body.allowDirty === true,
+    allowDirtyHint: `tick '${ALLOW_DIRTY_LABEL}'`,
     warn: (line) => warnings.push(line),
   }).catch((error: Error) => {
     // An agent CLI or sandbox that cannot run is the user's to fix too: shown on the form, not hidden as a 500.

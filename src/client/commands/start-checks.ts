@@ -32,6 +32,8 @@ export interface StartRequest {
   name?: string;
   base?: string;
   allowDirty?: boolean;
+  /** How this user starts anyway on uncommitted changes, for the error (default: `pass --allow-dirty`). */
+  allowDirtyHint?: string;
   /** Skip the agent CLI checks (when the agents run on another machine than this CLI). */
   skipAgentCheck?: boolean;
   /** `--trust-repo-config`: the repository's saga.config.yaml may set what widens what runs. */
@@ -106,7 +108,7 @@ async function checkRepository(request: StartRequest) {
     throw new UserError(
       `--repo ${repoInfo.repo} has uncommitted changes (${repoInfo.dirtyFiles.slice(0, 5).join(', ')}` +
         `${repoInfo.dirtyFiles.length > 5 ? ', ...' : ''}). Commit or stash them first: task branches start from ` +
-        `'${repoInfo.base}' and would not contain them (or pass --allow-dirty).`,
+        `'${repoInfo.base}' and would not contain them (or ${request.allowDirtyHint ?? 'pass --allow-dirty'}).`,
     );
   }
   return repoInfo;

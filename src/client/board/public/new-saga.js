@@ -21,7 +21,7 @@ export class NewSagaForm extends Component {
   constructor(props) {
     super(props);
     this.state = { open: false, options: null, error: null, busy: false, proposed: null, started: null };
-    this.fields = { goal: '', name: '', budget: '', lanes: '', agent: '', flags: {} };
+    this.fields = { goal: '', name: '', budget: '', lanes: '', agent: '', flags: {}, allowDirty: false };
   }
 
   async open() {
@@ -52,6 +52,7 @@ export class NewSagaForm extends Component {
       ...(f.agent ? { agent: f.agent } : {}),
       ...(budget ? { budgetUsd: Number(budget) } : {}),
       ...(f.name.trim() ? { name: f.name.trim() } : {}),
+      ...(f.allowDirty ? { allowDirty: true } : {}),
       confirm,
     };
   }
@@ -69,7 +70,7 @@ export class NewSagaForm extends Component {
       this.fields.name = reply.name;
       return this.setState({ busy: false, proposed: reply.name, warnings: reply.warnings });
     }
-    this.fields = { goal: '', name: '', budget: '', lanes: '', agent: '', flags: {} };
+    this.fields = { goal: '', name: '', budget: '', lanes: '', agent: '', flags: {}, allowDirty: false };
     this.setState({ busy: false, open: false, proposed: null, started: reply.name, warnings: [] });
   }
 
@@ -123,6 +124,14 @@ export class NewSagaForm extends Component {
       </label>
       ${options.repos.length === 0 && html`<p class="muted">No repository: run saga board --repo PATH.</p>`}
       ${chosen?.error && html`<p class="form-error">${chosen.error}</p>`}
+      <label class="check-choice"
+        ><input
+          name="allowDirty"
+          type="checkbox"
+          onChange=${(e) => this.edit('allowDirty', e.target.checked)}
+        />
+        Start with uncommitted changes (task branches will not hold them)</label
+      >
       <label>Goal <textarea name="goal" rows="3" onInput=${edit('goal')}></textarea></label>
       <fieldset class="flags-choice">
         <legend>Flags</legend>

@@ -7,7 +7,7 @@
  * view and answer, and the list and the form fit; the budget card raises; Cancel cancels. Notifications:
  * board-notify.test.ts.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { createSampleRepo } from '../../../../src/demo/sample-repo';
@@ -125,6 +125,31 @@ describe('starting and steering from the board (bin/saga board, real server, Chr
       .locator('form.new-saga .form-error', { hasText: 'goal: write what the saga should do.' })
       .waitFor();
     expect(await sagaNames()).not.toContain(NAME);
+  });
+
+  it("a repository with uncommitted changes: the error names the form's box, which lets the check pass", async () => {
+    const notes = path.join(repo, 'notes.txt');
+    writeFileSync(notes, 'not committed\n');
+    try {
+      const form = page.locator('form.new-saga');
+      await form.locator('textarea[name="goal"]').fill('Add a greeting');
+      await form.locator('button.check').click();
+      const error = form.locator('.form-error', { hasText: 'has uncommitted changes (notes.txt)' });
+      await error.waitFor();
+      expect(await error.textContent()).toContain("(or tick 'Start with uncommitted changes').");
+      const box = form.locator('input[name="allowDirty"]');
+      await box.check();
+      await form.locator('button.check').click();
+      await form.locator('button.start').waitFor();
+      const proposed = await form.locator('input[name="name"]').inputValue();
+      expect(proposed).toMatch(/^add-a-greeting-/);
+      // Unticked, the proposal is gone: it was for a dirty start.
+      await box.uncheck();
+      await form.locator('button.check').waitFor();
+      expect(await sagaNames()).not.toContain(proposed);
+    } finally {
+      rmSync(notes);
+    }
   });
 
   it('starts a saga from the form: it appears on the list and runs, its name confirmed as board:tester', async () => {
