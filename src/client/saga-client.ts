@@ -184,7 +184,8 @@ export async function listSagas(client: Client): Promise<SagaListEntry[]> {
       workflowId: wf.workflowId,
       status: wf.status.name,
       phase: attrs.get(SagaPhase) ?? null,
-      awaitingInput: attrs.get(SagaAwaitingInput) ?? false,
+      // A saga cancelled or terminated while it waited keeps the attribute's last value: it waits no more.
+      awaitingInput: wf.status.name === 'RUNNING' && (attrs.get(SagaAwaitingInput) ?? false),
       startTime: wf.startTime.toISOString(),
     });
   }

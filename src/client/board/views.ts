@@ -94,21 +94,25 @@ export async function readSagaView(
   return view;
 }
 
-function summary(entry: SagaListEntry, status: SagaStatus | null): SagaSummary {
+/** One row of the list: from the status when it could be read, else from the search attributes. */
+export function sagaSummary(entry: SagaListEntry, status: SagaStatus | null): SagaSummary {
   const tasks = status?.milestones.flatMap((m) => m.tasks) ?? [];
+  const phase = status?.phase ?? entry.phase ?? 'unknown';
+  // A cancelled saga still cleaning up (agents stopped, work committed) asks nothing any more.
+  const pending = CLOSED_PHASES.includes(phase) ? [] : (status?.pending ?? null);
   return {
     name: entry.name,
-    phase: status?.phase ?? entry.phase ?? 'unknown',
+    phase,
     goal: status?.goal ?? '',
     running: entry.status === 'RUNNING',
     integrated: tasks.filter((t) => t.status === 'integrated').length,
     total: tasks.length,
     costUsd: status?.usage?.costUsd ?? 0,
     budgetUsd: status?.budgetUsd ?? null,
-    waiting: status ? status.pending.length : entry.awaitingInput ? 1 : 0,
+    waiting: pending ? pending.length : entry.awaitingInput ? 1 : 0,
     waitingSince:
-      status?.pending
-        .map((p) => p.openedAt)
+      pending
+        ?.map((p) => p.openedAt)
         .sort()
         .pop() ?? null,
     startedAt: entry.startTime,
@@ -152,7 +156,7 @@ export async function sagaSummaries(client: Client, cache: ListCache): Promise<{
       if (kept?.key === key && (kept.retryAt === null || kept.retryAt > now)) return kept.summary;
       // A saga no worker answers for still shows, from its search attributes.
       const status = (running ? cache.recent(entry.name) : undefined) ?? (await cache.statusOf(entry.name));
-      const result = summary(entry, status);
+      const result = sagaSummary(entry, status);
       const misses = status ? 0 : (kept?.key === key ? kept.misses : 0) + 1;
       if (running && status) cache.kept.delete(entry.workflowId);
       else
