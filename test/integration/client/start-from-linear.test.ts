@@ -62,13 +62,14 @@ async function startFrom(ref: string, token: string | null = key) {
   return result;
 }
 
-/** No saga directory, no saga workflow of a Linear issue: nothing was started (other files share the server). */
+/** No saga directory, no saga workflow of this file's issue: nothing was started (other files share the server). */
 async function expectNothingStarted(result: { stdout: string }) {
   expect(result.stdout).not.toContain('Started saga');
   const dirs = existsSync(env.sagaHome) ? readdirSync(env.sagaHome).filter((f) => !f.startsWith('.')) : [];
   expect(dirs).toEqual([]);
   const sagas = JSON.parse((await runSaga(['list', '--json'], env.cliEnv)).stdout) as { name: string }[];
-  expect(sagas.map((s) => s.name).filter((n) => n.startsWith('linear-'))).toEqual([]);
+  const ours = issueSagaName({ kind: 'linear', team: 'ENG', number: 1 });
+  expect(sagas.map((s) => s.name).filter((n) => n === ours)).toEqual([]);
 }
 
 test('the key variable not set: refused naming the variable and its key, nothing started', async () => {
