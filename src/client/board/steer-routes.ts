@@ -32,8 +32,8 @@ export interface SteerContext {
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
-/** The form's box for `--allow-dirty` (public/new-saga.js shows the same words), named by the error. */
-export const ALLOW_DIRTY_LABEL = 'Start with uncommitted changes';
+/** The form's box for `--allow-dirty`: the page shows these words (start-options), the error names them. */
+const ALLOW_DIRTY_LABEL = 'Start with uncommitted changes';
 /** Enough of the server's sagas to find their repositories without reading a long history list. */
 const MAX_LISTED = 1_000;
 
@@ -163,7 +163,11 @@ async function bodyOf<T>(c: Context, schema: z.ZodType<T, z.ZodTypeDef, unknown>
 /** Mounts the routes; `sagaName` checks a name from the path as the other routes do. */
 export function steerRoutes(app: Hono, ctx: SteerContext, sagaName: (c: Context) => string): void {
   app.get('/api/start-options', async (c) =>
-    c.json({ repos: await Promise.all((await knownRepos(ctx)).map(repoOptions)), ...flagChoices() }),
+    c.json({
+      repos: await Promise.all((await knownRepos(ctx)).map(repoOptions)),
+      ...flagChoices(),
+      allowDirtyLabel: ALLOW_DIRTY_LABEL,
+    }),
   );
   app.post('/api/sagas', limited(), async (c) =>
     c.json(await startFromBoard(ctx, await bodyOf(c, StartBody))),

@@ -1,7 +1,7 @@
 /** The board API's JSON (the contract in docs and README "The saga board"): the saga list and one saga's view. */
 import type { Client } from '@temporalio/client';
 import { uiSagaListUrl, uiWorkflowUrl } from '../../domain/contract/naming';
-import type { SagaStatus, Usage } from '../../domain/contract/state';
+import { isEndedPhase, type SagaStatus, type Usage } from '../../domain/contract/state';
 import { describeSaga, getStatus, listSagas, type SagaListEntry } from '../saga-client';
 import { runningAgents } from '../running-agents';
 import { statusJson, type StatusJson } from '../status-json';
@@ -64,8 +64,6 @@ export function sagaView(status: SagaStatus, ui: UiPlace, agents: Record<string,
   };
 }
 
-const CLOSED_PHASES = ['complete', 'cancelled', 'failed'];
-
 /**
  * One saga's view with its running agents (`withAgents: false`: without them, a round trip fewer for a page's
  * first paint). A closed saga's view is read once and kept while its run stays the same: its status query
@@ -88,7 +86,7 @@ export async function readSagaView(
   for (const a of withAgents ? await runningAgents(client, status) : [])
     agents[a.taskId] = { lastLine: a.lastLine, step: a.step, attempt: a.attempt, usage: a.usage };
   const view = sagaView(status, ui, agents);
-  if (CLOSED_PHASES.includes(status.phase) && status.runId && withAgents)
+  if (isEndedPhase(status.phase) && status.runId && withAgents)
     closedCache.set(name, { runId: status.runId, view });
   else closedCache.delete(name);
   return view;
@@ -98,8 +96,9 @@ export async function readSagaView(
 export function sagaSummary(entry: SagaListEntry, status: SagaStatus | null): SagaSummary {
   const tasks = status?.milestones.flatMap((m) => m.tasks) ?? [];
   const phase = status?.phase ?? entry.phase ?? 'unknown';
-  // A cancelled saga still cleaning up (agents stopped, work committed) asks nothing any more.
-  const pending = CLOSED_PHASES.includes(phase) ? [] : (status?.pending ?? null);
+  // A saga cancelled while it waited keeps its SagaAwaitingInput attribute (clearing it would be a new
+  // history event); its status, once read, has no questions (saga-run.ts status()).
+  const pending = isEndedPhase(phase) ? [] : (status?.pending ?? null);
   return {
     name: entry.name,
     phase,

@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { readableLine } from '../../domain/agents/cli-output';
 import { pullRequestStatusLines } from '../../domain/record/pull-requests';
 import { reconciliationSummary } from '../../domain/record/reconciliation';
-import type { SagaStatus } from '../../domain/contract/state';
+import { isEndedPhase, type SagaStatus } from '../../domain/contract/state';
 import { stripControls } from '../../domain/text/terminal';
 import { defaultSagaHome } from '../../worker/host-settings';
 import { bool } from '../args';
@@ -113,7 +113,7 @@ export async function statusCommand(
         ? JSON.stringify(withUsage(status))
         : `\x1b[2J\x1b[H${renderStatus(status, await runningAgents(client, status))}`,
     );
-    if (['complete', 'cancelled', 'failed'].includes(status.phase)) return 0;
+    if (isEndedPhase(status.phase)) return 0;
     await sleep(1000);
   }
 }

@@ -17,6 +17,9 @@ export const PHASES = [
 ] as const;
 export const PhaseSchema = z.enum(PHASES);
 export type Phase = z.infer<typeof PhaseSchema>;
+/** The phases a saga ends in: it asks nothing more, though its run may still be cleaning up. */
+export const ENDED_PHASES: readonly Phase[] = ['complete', 'cancelled', 'failed'];
+export const isEndedPhase = (phase: string): boolean => (ENDED_PHASES as readonly string[]).includes(phase);
 
 export const INTERACTION_KINDS = [
   'confirm-name',

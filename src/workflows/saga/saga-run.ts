@@ -23,14 +23,15 @@ import type { WatchMemory } from '../../domain/delivery/watch-rules';
 import type { SagaInput } from '../../domain/saga/saga-input';
 import { SAGA_LOG_KEEP, SAGA_STATE_VERSION, type SagaState } from '../../domain/saga/saga-state';
 import { SagaAwaitingInput, SagaPhase } from '../../domain/contract/search-attributes';
-import type {
-  Answer,
-  ExitResult,
-  Interaction,
-  Phase,
-  ProgressEvent,
-  SagaStatus,
-  Usage,
+import {
+  isEndedPhase,
+  type Answer,
+  type ExitResult,
+  type Interaction,
+  type Phase,
+  type ProgressEvent,
+  type SagaStatus,
+  type Usage,
 } from '../../domain/contract/state';
 import { quickActivities } from '../activity-proxies';
 import { ask, askAll } from '../ask';
@@ -205,7 +206,8 @@ export class SagaRun {
       ...(input.source ? { source: { ref: trackerRefText(input.source.ref), url: input.source.url } } : {}),
       flags: input.flags,
       executionMode: this.executionModeLabel,
-      pending: this.hub.list(),
+      // A saga that ended (cancelled while it waited) asks nothing more: its open questions go unanswered.
+      pending: isEndedPhase(this.phase) ? [] : this.hub.list(),
       milestones: this.progress.milestones,
       integrationBranch: integrationBranch(input.name),
       sagaDir: input.sagaDir,

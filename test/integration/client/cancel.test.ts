@@ -1,10 +1,12 @@
 /**
  * `saga cancel` mid-implementation: the running agent's process tree is killed, its work is committed to
- * the task branch, no saga worktree is left, and the saga ends `cancelled` (branches stay).
+ * the task branch, no saga worktree is left, and the saga ends `cancelled` (branches stay). A saga cancelled
+ * while it waits shows no question any more.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { Worker } from '@temporalio/worker';
 import { createSampleRepo, demoScript, GREETING_PLAN_FILE } from '../../../src/demo/sample-repo';
 import { sagaWorkflowId } from '../../../src/domain/contract/naming';
 import { runSaga } from '../../harness/cli';
@@ -13,10 +15,12 @@ import {
   createInProcessSagaEnv,
   demoInvocations,
   sagaStatus,
+  waitForPending,
   waitForStatus,
   type InProcessSagaEnv,
 } from '../../harness/saga-env';
 import { processesWithEnv } from '../../harness/processes';
+import { WORKFLOW_BUNDLE } from '../../harness/server';
 
 jest.setTimeout(180_000);
 
@@ -75,5 +79,36 @@ describe('saga cancel', () => {
     const again = await runSaga(['cancel', 'cancel-me'], env.cliEnv);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('is not running');
+  });
+
+  test('a saga cancelled while it waits asks nothing more (status, saga list), and its history replays', async () => {
+    const repo = createSampleRepo(path.join(env.tmp('repo'), 'greeting'));
+    const started = await runSaga(
+      ['start', '--repo', repo, '--name', 'cancel-waiting', '--', 'Add a greeting'],
+      env.cliEnv,
+    );
+    expect(started.code).toBe(0);
+    await waitForPending(env, 'cancel-waiting', 'confirm-name');
+    expect((await runSaga(['cancel', 'cancel-waiting'], env.cliEnv)).code).toBe(0);
+    const handle = env.client.workflow.getHandle(sagaWorkflowId('cancel-waiting'));
+    expect((await handle.result()).phase).toBe('cancelled');
+
+    const status = JSON.parse((await runSaga(['status', 'cancel-waiting', '--json'], env.cliEnv)).stdout) as {
+      phase: string;
+      pending: unknown[];
+    };
+    expect(status).toMatchObject({ phase: 'cancelled', pending: [] });
+    expect((await runSaga(['status', 'cancel-waiting'], env.cliEnv)).stdout).not.toContain('Waiting for you');
+    const listed = JSON.parse((await runSaga(['list', '--json'], env.cliEnv)).stdout) as {
+      name: string;
+      awaitingInput: boolean;
+    }[];
+    expect(listed.find((s) => s.name === 'cancel-waiting')).toMatchObject({ awaitingInput: false });
+    // The status query changed, not the commands: the history replays on the current code.
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: WORKFLOW_BUNDLE } },
+      await handle.fetchHistory(),
+      sagaWorkflowId('cancel-waiting'),
+    );
   });
 });

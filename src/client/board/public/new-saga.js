@@ -130,7 +130,7 @@ export class NewSagaForm extends Component {
           type="checkbox"
           onChange=${(e) => this.edit('allowDirty', e.target.checked)}
         />
-        Start with uncommitted changes (task branches will not hold them)</label
+        ${options.allowDirtyLabel} (task branches will not hold them)</label
       >
       <label>Goal <textarea name="goal" rows="3" onInput=${edit('goal')}></textarea></label>
       <fieldset class="flags-choice">
