@@ -79,8 +79,9 @@ describe('saga worker shutdown', () => {
   test('Ctrl-C with a saga waiting for an answer: its projector ends at once, quietly, and resumes on the next worker', async () => {
     const dir = env.tmp('waiting');
     const repo = createSampleRepo(path.join(dir, 'greeting'));
-    // A long grace period: a projector that held the shutdown would show as a wait of 30 s.
-    const worker = await spawnWorker(env, env.hostId, { SAGA_SHUTDOWN_GRACE_MS: '30000' });
+    // A long grace period: a projector that held the shutdown would show as a wait of 60 s. Half of it is the
+    // limit: a worker stopping on 2 busy cores took 10 s (a CI run), which is not the projector.
+    const worker = await spawnWorker(env, env.hostId, { SAGA_SHUTDOWN_GRACE_MS: '60000' });
     const name = `waiting-${env.hostId.slice(-6)}`;
     await startWaitingSaga(env, repo, dir, name);
     const projectorOf = async () => {
@@ -97,8 +98,8 @@ describe('saga worker shutdown', () => {
     );
 
     const stopped = Date.now();
-    expect(await worker.stop('SIGINT', 60_000)).toEqual({ code: 0, signal: null });
-    expect(Date.now() - stopped).toBeLessThan(10_000);
+    expect(await worker.stop('SIGINT', 90_000)).toEqual({ code: 0, signal: null });
+    expect(Date.now() - stopped).toBeLessThan(30_000);
     expect(worker.output()).not.toMatch(/projection failed|Activity failed|unexpected error/i);
 
     // It completed (no failed attempt for the server to time out): the saga schedules a new one, which the
@@ -117,7 +118,7 @@ describe('saga worker shutdown', () => {
     expect(second.attempt).toBe(1);
     await env.client.workflow.getHandle(sagaWorkflowId(name)).terminate('test done');
     await next.stop('SIGTERM', 40_000);
-  }, 120_000);
+  }, 240_000);
 });
 
 /** A one-task saga, its name confirmed: it waits for plan approval, and its saga directory exists. */
