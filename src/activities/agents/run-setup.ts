@@ -50,11 +50,12 @@ export async function prepareRunFiles(input: AgentRunInput, resumeId: string | n
   // A retry after a worker crash: the crashed try's agent may still run in this worktree; end it first.
   await endLeftover(pidPath);
   const fullPrompt = await composePrompt(input, reportPath);
-  await fs.writeFile(promptPath, fullPrompt);
+  // Whole or not at all: the board, `saga mcp` and people read the prompt while the run goes on.
+  await writeAtomic(promptPath, fullPrompt);
   // A resumed session already holds the task: it gets only what is new (failure notes, or "go on").
   const resumePromptPath = path.join(runDir, 'resume-prompt.md');
   const promptText = resumeId ? await composeResumePrompt(input, reportPath, promptPath) : fullPrompt;
-  if (resumeId) await fs.writeFile(resumePromptPath, promptText);
+  if (resumeId) await writeAtomic(resumePromptPath, promptText);
   await fs.writeFile(reportPath, '');
   const transcriptPath = path.join(runDir, 'transcript.log');
   return { runDir, promptPath, resumePromptPath, reportPath, transcriptPath, pidPath, promptText };
